@@ -1,0 +1,90 @@
+// Resolves a presented API key to its project and scopes, by the SHA-256 of the key.
+//
+// Active keys are cached in memory by hash. Unknown hashes are not cached, so a key created by the
+// command line while the server runs works on its first request. Keys changed in another process
+// bump meta.keys_generation (a trigger); a timer polls it and drops the cache when it moves, so a
+// revoked key stops working within one poll interval (well under a second).
+import type { Statement } from 'better-sqlite3';
+import type { Db } from '../store/database.js';
+import { hashApiKey, type Environment, type KeyKind, type Scope } from './api-keys.js';
+
+export interface AuthenticatedKey {
+  readonly keyId: string;
+  readonly projectId: string;
+  readonly tenantId: string;
+  readonly kind: KeyKind;
+  readonly environment: Environment;
+  readonly scopes: ReadonlySet<Scope>;
+  /** For publishable keys: the page origins allowed to use it; null allows any origin. */
+  readonly allowedOrigins: readonly string[] | null;
+}
+
+interface KeyRow {
+  key_id: string;
+  project_id: string;
+  tenant_id: string;
+  kind: KeyKind;
+  environment: Environment;
+  scopes: string;
+  allowed_origins: string | null;
+  revoked_at: number | null;
+}
+
+export const kKeyPollIntervalMs = 250;
+
+export class KeyRegistry {
+  readonly #byHash: Statement<[string], KeyRow>;
+  readonly #generation: Statement<[], { value: string }>;
+  #cache = new Map<string, AuthenticatedKey>();
+  #seenGeneration: string;
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(db: Db) {
+    this.#byHash = db.prepare(
+      `SELECT k.key_id, k.project_id, p.tenant_id, k.kind, k.environment, k.scopes, k.allowed_origins, k.revoked_at
+       FROM api_keys k JOIN projects p ON p.project_id = k.project_id WHERE k.key_hash = ?`,
+    );
+    this.#generation = db.prepare("SELECT value FROM meta WHERE name = 'keys_generation'");
+    this.#seenGeneration = this.#generation.get()?.value ?? '0';
+  }
+
+  /** Starts watching for key changes made by other processes. */
+  start(intervalMs = kKeyPollIntervalMs): void {
+    this.#timer = setInterval(() => this.refresh(), intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Drops the cache when keys changed since the last look. */
+  refresh(): void {
+    const generation = this.#generation.get()?.value ?? '0';
+    if (generation !== this.#seenGeneration) {
+      this.#seenGeneration = generation;
+      this.#cache = new Map();
+    }
+  }
+
+  /** The active key behind `key`, or null when it is unknown or revoked. */
+  lookup(key: string): AuthenticatedKey | null {
+    const hash = hashApiKey(key);
+    const cached = this.#cache.get(hash);
+    if (cached !== undefined) return cached;
+    const row = this.#byHash.get(hash);
+    if (row === undefined || row.revoked_at !== null) return null;
+    const resolved: AuthenticatedKey = Object.freeze({
+      keyId: row.key_id,
+      projectId: row.project_id,
+      tenantId: row.tenant_id,
+      kind: row.kind,
+      environment: row.environment,
+      scopes: new Set(JSON.parse(row.scopes) as Scope[]),
+      allowedOrigins: row.allowed_origins === null ? null : (JSON.parse(row.allowed_origins) as string[]),
+    });
+    this.#cache.set(hash, resolved);
+    return resolved;
+  }
+}

@@ -1,0 +1,133 @@
+import { resolveScopes, type KeyKind } from '../auth/api-keys.js';
+import { createApiKey, findApiKey, listApiKeys, resolveProjectRef, revokeApiKey, type ApiKeyInfo } from '../tenancy/tenancy-store.js';
+import { dataDirOf, formatTime, kDataDirOption, openDataDir, parse, print, printJson, required, UsageError, type Command } from './args.js';
+
+const kHelp = `Usage:
+  fraud-scorer keys create --project live|sandbox|<prj_id> --kind secret|publishable
+                           [--scopes a,b,c] [--label TEXT] [--origins https://a.example,...]
+                           [--data-dir D] [--json]
+  fraud-scorer keys list   [--project live|sandbox|<prj_id>] [--data-dir D] [--json]
+  fraud-scorer keys revoke --key-id key_... [--data-dir D] [--json]
+
+create  prints the new key once (with --json: one JSON object with key, key_id, project_id,
+        environment, scopes). Secret keys get every scope unless --scopes is given; publishable
+        keys hold only fp:write, and --origins restricts the web pages that may use them.
+        A running server accepts the key at once.
+list    shows keys without the key itself (only its SHA-256 hash is stored).
+revoke  stops a key; a running server refuses it within a second.
+
+--project live / sandbox name the first tenant's live project / its sandbox project.`;
+
+export const keysCommand: Command = {
+  summary: 'create, list and revoke API keys',
+  help: kHelp,
+  async run(args) {
+    const [action, ...rest] = args;
+    if (action === undefined || action === '--help' || action === '-h') {
+      print(kHelp);
+      return action === undefined ? 2 : 0;
+    }
+    if (action === 'create') return create(rest);
+    if (action === 'list') return list(rest);
+    if (action === 'revoke') return revoke(rest);
+    throw new UsageError(`unknown keys action ${JSON.stringify(action)}; expected create, list or revoke`);
+  },
+};
+
+function create(args: string[]): number {
+  const { values } = parse(args, {
+    ...kDataDirOption,
+    project: { type: 'string' },
+    kind: { type: 'string' },
+    scopes: { type: 'string' },
+    label: { type: 'string' },
+    origins: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) return (print(kHelp), 0);
+  const kind = required(values.kind, 'kind');
+  if (kind !== 'secret' && kind !== 'publishable') throw new UsageError('--kind must be secret or publishable');
+  const scopes = resolveScopes(kind as KeyKind, values.scopes === undefined ? null : splitList(values.scopes));
+  if (typeof scopes === 'string') throw new UsageError(`--scopes: ${scopes}`);
+  const origins = values.origins === undefined ? null : splitList(values.origins);
+  if (origins !== null) {
+    if (kind !== 'publishable') throw new UsageError('--origins applies to publishable keys only');
+    for (const origin of origins) {
+      if (!isOrigin(origin)) throw new UsageError(`--origins: ${JSON.stringify(origin)} is not an origin like https://shop.example`);
+    }
+  }
+  const db = openDataDir(dataDirOf(values));
+  try {
+    const project = resolveProjectRef(db, required(values.project, 'project'));
+    if (project === null) throw new UsageError(`no such project: ${values.project}`);
+    const { key, info } = createApiKey(db, { projectId: project.project_id, kind: kind as KeyKind, scopes, label: values.label ?? '', allowedOrigins: origins }, Date.now());
+    if (values.json) {
+      printJson({ key, key_id: info.key_id, project_id: info.project_id, environment: info.environment, kind: info.kind, scopes: info.scopes, allowed_origins: info.allowed_origins });
+    } else {
+      print(key);
+      print(`key_id ${info.key_id}  project ${info.project_id} (${info.environment})  scopes ${info.scopes.join(',')}`);
+      print('This is the only time the key is shown.');
+    }
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+function list(args: string[]): number {
+  const { values } = parse(args, { ...kDataDirOption, project: { type: 'string' }, json: { type: 'boolean' } });
+  if (values.help) return (print(kHelp), 0);
+  const db = openDataDir(dataDirOf(values));
+  try {
+    let projectId: string | undefined;
+    if (values.project !== undefined) {
+      const project = resolveProjectRef(db, values.project);
+      if (project === null) throw new UsageError(`no such project: ${values.project}`);
+      projectId = project.project_id;
+    }
+    const keys = listApiKeys(db, projectId);
+    if (values.json) printJson(keys);
+    else for (const key of keys) print(describeKey(key));
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+function revoke(args: string[]): number {
+  const { values, positionals } = parse(args, { ...kDataDirOption, 'key-id': { type: 'string' }, json: { type: 'boolean' } }, true);
+  if (values.help) return (print(kHelp), 0);
+  const keyId = values['key-id'] ?? positionals[0];
+  if (keyId === undefined) throw new UsageError('--key-id is required');
+  const db = openDataDir(dataDirOf(values));
+  try {
+    if (!revokeApiKey(db, keyId, Date.now())) {
+      process.stderr.write(`no such key: ${keyId}\n`);
+      return 1;
+    }
+    const info = findApiKey(db, keyId)!;
+    if (values.json) printJson(info);
+    else print(`revoked ${keyId} at ${formatTime(info.revoked_at)}`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
+
+function describeKey(key: ApiKeyInfo): string {
+  const state = key.revoked_at === null ? 'active' : `revoked ${formatTime(key.revoked_at)}`;
+  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  scopes=${key.scopes.join(',')}${key.label ? `  "${key.label}"` : ''}`;
+}
+
+function splitList(value: string): string[] {
+  return value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,49 @@
+// fraud-scorer: the command line (package bin). One module per command; this file only dispatches.
+import { UsageError, print, type Command } from './args.js';
+import { keysCommand } from './keys.js';
+import { projectsCommand, tenantsCommand } from './projects.js';
+import { serveCommand } from './serve.js';
+
+const kCommands: Record<string, Command> = {
+  serve: serveCommand,
+  keys: keysCommand,
+  projects: projectsCommand,
+  tenants: tenantsCommand,
+};
+
+function usage(): string {
+  const lines = Object.entries(kCommands).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}`);
+  return `Usage: fraud-scorer <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun fraud-scorer <command> --help for the options of a command.`;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    print(usage());
+    return name === undefined ? 2 : 0;
+  }
+  const command = kCommands[name];
+  if (command === undefined) {
+    process.stderr.write(`fraud-scorer: unknown command ${JSON.stringify(name)}\n\n${usage()}\n`);
+    return 2;
+  }
+  try {
+    return await command.run(args);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`fraud-scorer ${name}: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`fraud-scorer: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

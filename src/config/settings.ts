@@ -1,0 +1,123 @@
+// Every operator setting in one table (DESIGN §5): flag, environment variable, type, default.
+// Settings come from flags, then the environment, then the defaults; the resolved object is
+// validated by one JSON schema and frozen before anything else starts.
+import { availableParallelism } from 'node:os';
+import { Ajv } from 'ajv';
+
+interface SettingDefinition {
+  readonly flag: string;
+  readonly env: string;
+  readonly type: 'string' | 'integer' | 'boolean';
+  readonly default: string | number | boolean;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly description: string;
+}
+
+export const kSettings = {
+  host: { flag: 'host', env: 'HOST', type: 'string', default: '127.0.0.1', description: 'Address to listen on.' },
+  port: {
+    flag: 'port', env: 'PORT', type: 'integer', default: 8080, minimum: 0, maximum: 65535,
+    description: 'Port to listen on (0 picks a free port and prints it).',
+  },
+  dataDir: {
+    flag: 'data-dir', env: 'DATA_DIR', type: 'string', default: './data',
+    description: 'Folder holding the database and bootstrap-keys.json.',
+  },
+  workers: {
+    flag: 'workers', env: 'WORKERS', type: 'integer', default: 0, minimum: 0, maximum: 64,
+    description: 'Rule-evaluation worker threads (0: one less than the CPU count, at least 1).',
+  },
+  rateLimitWindowSeconds: {
+    flag: 'rate-limit-window-seconds', env: 'RATE_LIMIT_WINDOW_SECONDS', type: 'integer', default: 60,
+    minimum: 1, maximum: 86_400, description: 'Length of the fixed rate-limit window.',
+  },
+  rateLimitPerRoute: {
+    flag: 'rate-limit-per-route', env: 'RATE_LIMIT_PER_ROUTE', type: 'integer', default: 1000, minimum: 1,
+    maximum: 100_000_000, description: 'Requests per key and per method and route, per window.',
+  },
+  rateLimitFpPerKey: {
+    flag: 'rate-limit-fp-per-key', env: 'RATE_LIMIT_FP_PER_KEY', type: 'integer', default: 10_000, minimum: 1,
+    maximum: 100_000_000, description: 'POST /v1/fp/collect requests per key, per window.',
+  },
+  rateLimitFpPerKeyAndAddress: {
+    flag: 'rate-limit-fp-per-key-and-address', env: 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', type: 'integer',
+    default: 60, minimum: 1, maximum: 100_000_000,
+    description: 'POST /v1/fp/collect requests per key and caller address, per window.',
+  },
+  rateLimitFailedKeyLookups: {
+    flag: 'rate-limit-failed-key-lookups', env: 'RATE_LIMIT_FAILED_KEY_LOOKUPS', type: 'integer', default: 60,
+    minimum: 1, maximum: 100_000_000,
+    description: 'Failed lookups of well-formed keys per caller address, per window.',
+  },
+  trustProxy: {
+    flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'boolean', default: false,
+    description: 'off: the caller address is the socket peer; on: the last hop of X-Forwarded-For.',
+  },
+} as const satisfies Record<string, SettingDefinition>;
+
+export type SettingName = keyof typeof kSettings;
+
+type ValueOf<D> = D extends { type: 'integer' } ? number : D extends { type: 'boolean' } ? boolean : string;
+export type Config = { readonly [K in SettingName]: ValueOf<(typeof kSettings)[K]> };
+
+/** Flag values as node:util parseArgs returns them (every setting flag takes a string). */
+export type SettingFlags = Partial<Record<string, string | boolean | undefined>>;
+
+export class ConfigError extends Error {}
+
+const kBooleanWords: Record<string, boolean> = { on: true, true: true, '1': true, yes: true, off: false, false: false, '0': false, no: false };
+
+const kSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: Object.keys(kSettings),
+  properties: Object.fromEntries(
+    Object.entries(kSettings).map(([name, setting]: [string, SettingDefinition]) => [
+      name,
+      setting.type === 'integer'
+        ? { type: 'integer', minimum: setting.minimum, maximum: setting.maximum }
+        : setting.type === 'string'
+          ? { type: 'string', minLength: 1 }
+          : { type: 'boolean' },
+    ]),
+  ),
+};
+const kValidate = new Ajv({ allErrors: false }).compile(kSchema);
+
+/** Resolves every setting (flag, then environment, then default), validates, and freezes. */
+export function loadConfig(flags: SettingFlags, env: NodeJS.ProcessEnv): Config {
+  const resolved: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(kSettings) as Array<[SettingName, SettingDefinition]>) {
+    const flagValue = flags[setting.flag];
+    const raw = typeof flagValue === 'string' ? flagValue : env[setting.env];
+    const source = typeof flagValue === 'string' ? `--${setting.flag}` : setting.env;
+    resolved[name] = raw === undefined || raw === '' ? setting.default : convert(raw, setting, source);
+  }
+  if (!kValidate(resolved)) {
+    const problem = kValidate.errors![0]!;
+    const name = problem.instancePath.slice(1) as SettingName;
+    const setting: SettingDefinition | undefined = kSettings[name];
+    throw new ConfigError(`${setting ? `${setting.env} / --${setting.flag}` : name}: ${problem.message}`);
+  }
+  if (resolved.workers === 0) resolved.workers = Math.max(1, availableParallelism() - 1);
+  return Object.freeze(resolved) as Config;
+}
+
+function convert(raw: string, setting: SettingDefinition, source: string): unknown {
+  if (setting.type === 'string') return raw;
+  if (setting.type === 'boolean') {
+    const value = kBooleanWords[raw.trim().toLowerCase()];
+    if (value === undefined) throw new ConfigError(`${source}: expected on or off, got ${JSON.stringify(raw)}`);
+    return value;
+  }
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${source}: expected an integer, got ${JSON.stringify(raw)}`);
+  return Number(raw.trim());
+}
+
+/** Help lines for the settings, shared by `serve --help` and the README. */
+export function describeSettings(): string {
+  return Object.values(kSettings as Record<string, SettingDefinition>)
+    .map((s) => `  --${s.flag.padEnd(36)} ${s.env.padEnd(36)} default ${String(s.default).padEnd(10)} ${s.description}`)
+    .join('\n');
+}

@@ -1,0 +1,34 @@
+// The envelope of every JSON response (interface, "General format rules"):
+//   success { "status": 1, "data": {...}, "errors": [] }
+//   failure { "status": 0, "data": null, "errors": [{ "code", "message", "parameter" }] }
+import type { ApiError } from '../shared/errors.js';
+
+export function successBody(data: unknown): string {
+  return `{"status":1,"data":${JSON.stringify(data)},"errors":[]}`;
+}
+
+export function failureBody(errors: readonly ApiError[]): string {
+  return `{"status":0,"data":null,"errors":${JSON.stringify(
+    errors.map((error) => ({ code: error.code, message: error.message, parameter: error.parameter })),
+  )}}`;
+}
+
+const kReasonPhrases: Record<number, string> = {
+  200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No Content',
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 413: 'Payload Too Large', 429: 'Too Many Requests',
+  500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+/** "404 Not Found": the status line uWS writes. */
+export function statusLine(status: number): string {
+  const phrase = kReasonPhrases[status];
+  return phrase === undefined ? String(status) : `${status} ${phrase}`;
+}
+
+const kRequestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** A caller's x-request-id is echoed only when well formed: 1-128 of letters, digits and -_.: */
+export function isWellFormedRequestId(value: string): boolean {
+  return kRequestIdPattern.test(value);
+}

@@ -1,0 +1,41 @@
+// The whole HTTP API in one table: method, path pattern, authentication, scope, body and its cap,
+// rate-limit class, and handler. The server (server.ts) applies each column in the same order for
+// every route; nothing about a route is decided anywhere else.
+import type { Scope } from '../auth/api-keys.js';
+import type { HttpMethod } from './router.js';
+import type { Handler, RateLimitClass, RouteDefinition } from './types.js';
+
+/** Default body cap (interface, Limits). */
+export const kDefaultBodyLimit = 1024 * 1024;
+/** Body cap of POST /v1/fp/collect (interface, Limits). */
+export const kFingerprintBodyLimit = 64 * 1024;
+
+export interface RouteHandlers {
+  readonly health: Handler;
+  readonly metrics: Handler;
+}
+
+type Auth = RouteDefinition['auth'];
+type Body = RouteDefinition['body'];
+
+interface Extras {
+  readonly liveOnly?: boolean;
+  readonly cors?: boolean;
+}
+
+function row(
+  method: HttpMethod, pattern: string, auth: Auth, scope: Scope | null, body: Body, bodyLimit: number,
+  rateLimit: RateLimitClass, handler: Handler, extras: Extras = {},
+): RouteDefinition {
+  return { method, pattern, auth, scope, body, bodyLimit, rateLimit, handler, liveOnly: extras.liveOnly ?? false, cors: extras.cors ?? false };
+}
+
+const kMiB = kDefaultBodyLimit;
+
+export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
+  return [
+    //  method    pattern       auth    scope  body    cap   rate    handler
+    row('GET',   '/healthz',    'none', null,  'none', kMiB, 'none', h.health),
+    row('GET',   '/metrics',    'none', null,  'none', kMiB, 'none', h.metrics),
+  ];
+}

@@ -1,0 +1,72 @@
+// What a route handler sees and returns. Handlers are plain functions of a RequestContext: they
+// never touch the uWS request or response, so they can be read (and tested) without a socket.
+import type { AuthenticatedKey } from '../auth/key-registry.js';
+import type { Scope } from '../auth/api-keys.js';
+import type { ApiError } from '../shared/errors.js';
+import type { JsonObject } from '../validation/json-body.js';
+import type { HttpMethod } from './router.js';
+
+export interface RequestContext {
+  readonly requestId: string;
+  readonly method: HttpMethod;
+  readonly path: string;
+  /** The raw query string, without '?'. */
+  readonly query: string;
+  readonly params: Readonly<Record<string, string>>;
+  /** The authenticated key; null only on routes with `auth: 'none'`. */
+  readonly key: AuthenticatedKey | null;
+  /** The caller address: the socket peer, or the last X-Forwarded-For hop with TRUST_PROXY on. */
+  readonly address: string;
+  /** The Origin header ('' when absent); read only on CORS routes. */
+  readonly origin: string;
+  /** The parsed JSON object body on routes with `body: 'json'`; null otherwise. */
+  readonly body: JsonObject | null;
+  /** Wall-clock time the request arrived (epoch ms). */
+  readonly receivedAt: number;
+}
+
+export type ExtraHeaders = ReadonlyArray<readonly [string, string]>;
+
+export type Reply =
+  | { readonly kind: 'data'; readonly status: number; readonly data: unknown; readonly headers?: ExtraHeaders }
+  | { readonly kind: 'error'; readonly error: ApiError; readonly headers?: ExtraHeaders }
+  /** A non-envelope answer: Prometheus text, the browser agent script. */
+  | { readonly kind: 'raw'; readonly status: number; readonly contentType: string; readonly body: string; readonly headers?: ExtraHeaders };
+
+export type Handler = (context: RequestContext) => Reply | Promise<Reply>;
+
+export type RateLimitClass =
+  /** Per key and per method and route pattern. */
+  | 'route'
+  /** POST /v1/fp/collect: per key, and per key and caller address. */
+  | 'fp'
+  | 'none';
+
+export interface RouteDefinition {
+  readonly method: HttpMethod;
+  readonly pattern: string;
+  /** 'key': Authorization: Bearer <key> required. 'none': open (health, metrics, agent script). */
+  readonly auth: 'key' | 'none';
+  readonly scope: Scope | null;
+  /** Refuses sandbox keys with 403 SANDBOX_KEY_FORBIDDEN. */
+  readonly liveOnly: boolean;
+  /** 'json': a JSON object body is required. 'optional-json': an empty body reads as {}. */
+  readonly body: 'json' | 'optional-json' | 'none';
+  readonly bodyLimit: number;
+  readonly rateLimit: RateLimitClass;
+  /** Cross-origin callable from web pages: answers preflight, adds Access-Control-* headers. */
+  readonly cors: boolean;
+  readonly handler: Handler;
+}
+
+export function data(payload: unknown, status = 200, headers?: ExtraHeaders): Reply {
+  return headers === undefined ? { kind: 'data', status, data: payload } : { kind: 'data', status, data: payload, headers };
+}
+
+export function failure(error: ApiError, headers?: ExtraHeaders): Reply {
+  return headers === undefined ? { kind: 'error', error } : { kind: 'error', error, headers };
+}
+
+export function raw(status: number, contentType: string, body: string, headers?: ExtraHeaders): Reply {
+  return headers === undefined ? { kind: 'raw', status, contentType, body } : { kind: 'raw', status, contentType, body, headers };
+}

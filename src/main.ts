@@ -1,0 +1,99 @@
+// The composition root: settings in, a running service out. Opens the store, runs migrations and
+// the first-start bootstrap, wires the handlers into the route table, and starts the front end.
+// Nothing else constructs services; tests start the real thing through the command line.
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Config } from './config/settings.js';
+import { KeyRegistry } from './auth/key-registry.js';
+import { createHealthHandler, createMetricsHandler } from './http/handlers/operations.js';
+import { buildRouteTable } from './http/routes.js';
+import { HttpServer } from './http/server.js';
+import type { Logger } from './shared/log.js';
+import { Metrics } from './shared/metrics.js';
+import { ensureDataDir, openDatabase } from './store/database.js';
+import { migrate } from './store/migrate.js';
+import { Writer } from './store/writer.js';
+import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/provision.js';
+
+export const kVersion = '0.1.0';
+export const kBootstrapKeysFile = 'bootstrap-keys.json';
+const kDrainTimeoutMs = 10_000;
+
+export interface RunningService {
+  readonly port: number;
+  readonly bootstrap: BootstrapResult | null;
+  /** SIGTERM: stop listening, finish requests in flight, flush the writer, close the database. */
+  shutdown(): Promise<void>;
+}
+
+export async function startService(config: Config, log: Logger): Promise<RunningService> {
+  const now = Date.now;
+  ensureDataDir(config.dataDir);
+  const writeDb = openDatabase(config.dataDir);
+  migrate(writeDb);
+  const bootstrap = bootstrapIfEmpty(writeDb, now());
+  if (bootstrap !== null) writeBootstrapKeys(config.dataDir, bootstrap);
+  const readDb = openDatabase(config.dataDir, { readonly: true });
+
+  const writer = new Writer(writeDb);
+  const keys = new KeyRegistry(readDb);
+  keys.start();
+  const metrics = new Metrics();
+  metrics.gauge('fraud_scorer_writer_queue_depth', 'Writes waiting for the next group commit.', () => writer.queueDepth);
+  metrics.counter('fraud_scorer_writer_commits_total', 'Group commits of the single writer.', () => writer.batches);
+  metrics.counter('fraud_scorer_writer_writes_total', 'Writes committed by the single writer.', () => writer.writes);
+
+  let draining = false;
+  const routes = buildRouteTable({
+    health: createHealthHandler({ startedAt: now(), version: kVersion, isDraining: () => draining }, now),
+    metrics: createMetricsHandler(metrics),
+  });
+  const server = new HttpServer({
+    host: config.host,
+    port: config.port,
+    trustProxy: config.trustProxy,
+    rateLimits: {
+      windowSeconds: config.rateLimitWindowSeconds,
+      perRoute: config.rateLimitPerRoute,
+      fpPerKey: config.rateLimitFpPerKey,
+      fpPerKeyAndAddress: config.rateLimitFpPerKeyAndAddress,
+      failedKeyLookups: config.rateLimitFailedKeyLookups,
+    },
+    routes,
+    keys,
+    metrics,
+    log,
+    now,
+  });
+  const port = await server.listen();
+
+  let shutdownPromise: Promise<void> | null = null;
+  const shutdown = (): Promise<void> => {
+    shutdownPromise ??= (async () => {
+      draining = true;
+      await server.drain(kDrainTimeoutMs);
+      server.close();
+      keys.stop();
+      writer.close();
+      readDb.close();
+      // A checkpoint on close folds the WAL into the main file; better-sqlite3 does it in close().
+      writeDb.close();
+    })();
+    return shutdownPromise;
+  };
+  return { port, bootstrap, shutdown };
+}
+
+/** The bootstrap keys, readable only by the owner (mode 0600), written once. */
+function writeBootstrapKeys(dataDir: string, bootstrap: BootstrapResult): void {
+  const content = {
+    tenant_id: bootstrap.tenant.tenant_id,
+    live_project_id: bootstrap.live.project_id,
+    sandbox_project_id: bootstrap.sandbox.project_id,
+    keys: Object.fromEntries(bootstrap.keys.map((entry) => [entry.name, { key: entry.key, key_id: entry.info.key_id, project_id: entry.info.project_id, scopes: entry.info.scopes }])),
+  };
+  const path = join(dataDir, kBootstrapKeysFile);
+  writeFileSync(path, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+  chmodSync(path, 0o600); // `mode` applies only when the file is created
+
+}

@@ -1,0 +1,72 @@
+// The one registry of error codes the API answers with (interface, section "Errors").
+// Every failure the service sends is built here: handlers never write ad-hoc codes or statuses.
+
+export interface ErrorDefinition {
+  readonly status: number;
+  readonly message: string;
+}
+
+export const kErrorCodes = {
+  VALIDATION_ERROR: { status: 400, message: 'The request is invalid.' },
+  CARD_NUMBER_DETECTED: {
+    status: 400,
+    message: 'A card number was found in the body. Send payment.bin, payment.last4 or payment.card_token instead.',
+  },
+  NUL_CHARACTER_DETECTED: { status: 400, message: 'A NUL character was found in the body.' },
+  AUTH_ERROR: { status: 401, message: 'The API key is missing or invalid.' },
+  SCOPE_ERROR: { status: 403, message: 'The API key lacks the scope this route needs.' },
+  SANDBOX_KEY_FORBIDDEN: { status: 403, message: 'This operation needs a live key; a sandbox key was used.' },
+  ACCOUNT_SHARED_ACROSS_PROJECTS: {
+    status: 403,
+    message: 'The account is used by several projects and cannot be erased through one of them.',
+  },
+  NOT_FOUND: { status: 404, message: 'Not found.' },
+  EVENT_ID_CONFLICT: { status: 409, message: 'This event_id was already used with a different body.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is larger than this route accepts.' },
+  RATE_LIMIT_EXCEEDED: { status: 429, message: 'Rate limit exceeded; retry after the number of seconds in Retry-After.' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal error. The same request may be retried.' },
+  ASYNC_UNAVAILABLE: { status: 503, message: 'Async ingestion is unavailable. Nothing was stored; retry with backoff.' },
+  COMPILED_RULES_UNAVAILABLE: {
+    status: 503,
+    message: 'The compiled ruleset is unavailable. Nothing was scored or stored; retry with backoff.',
+  },
+  PROJECT_POLICY_UNAVAILABLE: {
+    status: 503,
+    message: 'The project policy is unavailable. Nothing was scored or stored; retry with backoff.',
+  },
+  RATE_LIMIT_UNAVAILABLE: {
+    status: 503,
+    message: 'The rate limiter is not ready. Nothing was scored or stored; retry with backoff.',
+  },
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorCode = keyof typeof kErrorCodes;
+
+/** An API error as a value: what the failure envelope carries, plus the HTTP status. */
+export interface ApiError {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly message: string;
+  /** Names the offending field or header when the error is about one; '' otherwise. */
+  readonly parameter: string;
+}
+
+export function apiError(code: ErrorCode, message?: string, parameter?: string): ApiError {
+  const definition: ErrorDefinition = kErrorCodes[code];
+  return {
+    code,
+    status: definition.status,
+    message: message ?? definition.message,
+    parameter: parameter ?? '',
+  };
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ApiError).code === 'string' &&
+    Object.hasOwn(kErrorCodes, (value as ApiError).code) &&
+    typeof (value as ApiError).status === 'number'
+  );
+}

@@ -1,0 +1,35 @@
+// Opening the SQLite file with the settings every connection needs (DESIGN §2):
+// WAL so readers never wait for the writer, synchronous=NORMAL so a commit does not fsync (WAL with
+// NORMAL survives a process crash or SIGKILL; only an OS crash or power cut can lose the last
+// commits), foreign keys on, and a busy timeout for the moments the command line writes too.
+import Database from 'better-sqlite3';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type Db = Database.Database;
+
+export const kDatabaseFileName = 'fraud-scorer.db';
+const kBusyTimeoutMs = 5000;
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, kDatabaseFileName);
+}
+
+/** Creates the data dir (mode 0700: it holds keys and personal data) when missing. */
+export function ensureDataDir(dataDir: string): void {
+  if (!existsSync(dataDir)) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
+  }
+}
+
+export function openDatabase(dataDir: string, options: { readonly?: boolean } = {}): Db {
+  const db = new Database(databasePath(dataDir), { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  db.pragma(`busy_timeout = ${kBusyTimeoutMs}`);
+  if (!options.readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+  }
+  db.pragma('foreign_keys = ON');
+  return db;
+}

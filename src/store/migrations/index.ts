@@ -1,0 +1,13 @@
+// The schema history, in order. A migration is never edited once released: add a new one.
+// The schema version is SQLite's user_version; each migration runs in its own transaction.
+import { kTenancyMigration } from './001-tenancy.js';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const kMigrations: readonly Migration[] = [
+  { version: 1, name: 'tenancy', sql: kTenancyMigration },
+];

@@ -1,0 +1,47 @@
+// Creating tenants and projects that are ready to use. The first-start bootstrap and the command
+// line both come through here, so a project is always set up the same way.
+import type { Db } from '../store/database.js';
+import { createApiKey, createTenant, insertProject, type ApiKeyInfo, type Project, type Tenant } from './tenancy-store.js';
+import { kPublishableScopes, kScopes } from '../auth/api-keys.js';
+
+export const kDefaultPreset = 'default';
+
+/** A tenant with its sandbox project and one live project. */
+export function provisionTenant(db: Db, name: string, now: number): { tenant: Tenant; live: Project; sandbox: Project } {
+  return db.transaction(() => {
+    const { tenant, sandbox } = createTenant(db, name, now);
+    const live = insertProject(db, { tenantId: tenant.tenant_id, name, environment: 'live', preset: kDefaultPreset }, now);
+    return { tenant, live, sandbox };
+  }).immediate();
+}
+
+/** A further live project of an existing tenant. */
+export function provisionProject(db: Db, tenantId: string, name: string, preset: string, now: number): Project {
+  return db.transaction(() => insertProject(db, { tenantId, name, environment: 'live', preset }, now)).immediate();
+}
+
+export interface BootstrapResult {
+  readonly tenant: Tenant;
+  readonly live: Project;
+  readonly sandbox: Project;
+  readonly keys: ReadonlyArray<{ readonly name: string; readonly key: string; readonly info: ApiKeyInfo }>;
+}
+
+/**
+ * First start on an empty data dir (DESIGN §5): a default tenant with a live project and its
+ * sandbox, and three keys: live secret and sandbox secret with every scope, live publishable.
+ * Returns null when the database already has a tenant.
+ */
+export function bootstrapIfEmpty(db: Db, now: number): BootstrapResult | null {
+  return db.transaction(() => {
+    const existing = db.prepare('SELECT 1 FROM tenants LIMIT 1').get();
+    if (existing !== undefined) return null;
+    const { tenant, live, sandbox } = provisionTenant(db, 'default', now);
+    const keys = [
+      { name: 'live_secret', ...createApiKey(db, { projectId: live.project_id, kind: 'secret', scopes: kScopes, label: 'bootstrap live secret' }, now) },
+      { name: 'sandbox_secret', ...createApiKey(db, { projectId: sandbox.project_id, kind: 'secret', scopes: kScopes, label: 'bootstrap sandbox secret' }, now) },
+      { name: 'live_publishable', ...createApiKey(db, { projectId: live.project_id, kind: 'publishable', scopes: kPublishableScopes, label: 'bootstrap live publishable' }, now) },
+    ];
+    return { tenant, live, sandbox, keys };
+  }).immediate();
+}

@@ -1,0 +1,198 @@
+// Scans of the raw request body for data we refuse to hold (interface, "Rules on the input" 5):
+// NUL characters and payment card numbers. Pure functions over the body text.
+//
+// The card scan runs over the raw JSON text rather than over parsed values, so that it sees keys,
+// strings and numbers at any depth in one pass, and numbers keep every digit (JSON.parse rounds
+// integers above 2^53, which would hide a 19-digit card number).
+//
+// A card number is 13 to 19 digits passing the Luhn check, possibly written in groups separated by
+// a single space or dash. What is never taken for a card number:
+//   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters (hashes, tokens, identifiers);
+//   - a run right after '+' (an E.164 phone number) or starting with 0 (national and 00-prefixed
+//     phone numbers; no card scheme issues numbers starting with 0);
+//   - the integer or fraction part of a decimal number, and dotted IP addresses (dots break runs);
+//   - an unseparated 13, 16 or 19 digit run starting with 1 (epoch milliseconds, microseconds,
+//     nanoseconds between 2001 and 2033), and an unseparated 14 or 17 digit run that reads as a
+//     compact date-time (YYYYMMDDhhmmss[fff]).
+
+/** At least 13 digits, with at most one space or dash between two digits. Linear: no ambiguity. */
+const kCandidateRun = /[0-9](?:[ -]?[0-9]){12,}/g;
+const kUuid = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
+const kMinCardDigits = 13;
+const kMaxCardDigits = 19;
+
+const kBackslash = 0x5c;
+
+/** True when the body holds a NUL character, raw or as the JSON escape \u0000. */
+export function containsNul(text: string): boolean {
+  if (text.indexOf('\u0000') !== -1) return true;
+  let from = 0;
+  for (;;) {
+    const at = text.indexOf('\\u0000', from);
+    if (at === -1) return false;
+    // "\\u0000" is an escaped backslash followed by text: the escape counts only when the
+    // backslash itself is not escaped, i.e. it ends an odd run of backslashes.
+    if (countBackslashesBefore(text, at + 1) % 2 === 1) return true;
+    from = at + 1;
+  }
+}
+
+/** True when the text holds something that reads as a payment card number. */
+export function containsCardNumber(text: string): boolean {
+  if (text.length < kMinCardDigits) return false;
+  let uuidRanges: number[] | null = null;
+  kCandidateRun.lastIndex = 0;
+  for (let match = kCandidateRun.exec(text); match !== null; match = kCandidateRun.exec(text)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    if (!isStandaloneRun(text, start, end)) continue;
+    uuidRanges ??= findUuidRanges(text);
+    if (overlapsAny(uuidRanges, start, end)) continue;
+    if (runHoldsCardNumber(match[0])) return true;
+  }
+  return false;
+}
+
+function isStandaloneRun(text: string, start: number, end: number): boolean {
+  const before = start > 0 ? text.charCodeAt(start - 1) : -1;
+  const after = end < text.length ? text.charCodeAt(end) : -1;
+  if (before === 0x2b /* + */) return false;
+  if (isLetter(before) && !isJsonEscapeLetter(text, start - 1)) return false;
+  if (isLetter(after)) return false;
+  // Decimal numbers: "123.4567890123456" or "1234567890123.45".
+  if (before === 0x2e /* . */ && start > 1 && isDigit(text.charCodeAt(start - 2))) return false;
+  if (after === 0x2e && end + 1 < text.length && isDigit(text.charCodeAt(end + 1))) return false;
+  return true;
+}
+
+/** "\n4111..." in raw JSON: the n belongs to an escape, so it separates like whitespace. */
+function isJsonEscapeLetter(text: string, at: number): boolean {
+  const letter = text[at];
+  if (letter !== 'n' && letter !== 't' && letter !== 'r' && letter !== 'b' && letter !== 'f') return false;
+  return countBackslashesBefore(text, at) % 2 === 1;
+}
+
+function countBackslashesBefore(text: string, at: number): number {
+  let count = 0;
+  for (let i = at - 1; i >= 0 && text.charCodeAt(i) === kBackslash; i--) count++;
+  return count;
+}
+
+function findUuidRanges(text: string): number[] {
+  const ranges: number[] = [];
+  kUuid.lastIndex = 0;
+  for (let match = kUuid.exec(text); match !== null; match = kUuid.exec(text)) {
+    ranges.push(match.index, match.index + match[0].length);
+  }
+  return ranges;
+}
+
+function overlapsAny(ranges: number[], start: number, end: number): boolean {
+  for (let i = 0; i < ranges.length; i += 2) {
+    if (start < ranges[i + 1]! && end > ranges[i]!) return true;
+  }
+  return false;
+}
+
+/**
+ * A run is digit groups joined by single separators. A card number may be the whole run or any
+ * consecutive groups of it ("order 12 4111 1111 1111 1111"), but never part of a group.
+ */
+function runHoldsCardNumber(run: string): boolean {
+  const groups = run.split(/[ -]/);
+  for (let first = 0; first < groups.length; first++) {
+    let digits = '';
+    for (let last = first; last < groups.length; last++) {
+      digits += groups[last];
+      if (digits.length > kMaxCardDigits) break;
+      if (digits.length < kMinCardDigits) continue;
+      if (isExemptDigits(digits, first === last) || !passesLuhn(digits)) continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+function isExemptDigits(digits: string, unseparated: boolean): boolean {
+  if (digits.charCodeAt(0) === 0x30 /* 0 */) return true;
+  if (!unseparated) return false;
+  const length = digits.length;
+  if ((length === 13 || length === 16 || length === 19) && digits.charCodeAt(0) === 0x31 /* 1 */) return true;
+  if (length === 14 || length === 17) return isCompactDateTime(digits);
+  return false;
+}
+
+function isCompactDateTime(digits: string): boolean {
+  const year = Number(digits.slice(0, 4));
+  const month = Number(digits.slice(4, 6));
+  const day = Number(digits.slice(6, 8));
+  const hour = Number(digits.slice(8, 10));
+  const minute = Number(digits.slice(10, 12));
+  const second = Number(digits.slice(12, 14));
+  return (
+    year >= 1900 && year <= 2199 && month >= 1 && month <= 12 && day >= 1 && day <= 31 &&
+    hour <= 23 && minute <= 59 && second <= 60
+  );
+}
+
+/** The Luhn (mod 10) check digit test of ISO/IEC 7812. */
+export function passesLuhn(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let digit = digits.charCodeAt(i) - 0x30;
+    if (double) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
+function isLetter(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f /* _ */ || code > 0x7f;
+}
+
+/**
+ * Where a card number sits in a parsed body, as a dotted path ('payment.note', 'extras.list[2]'),
+ * for the error's `parameter`. Only strings and keys are searched (numbers above 2^53 lost digits
+ * in parsing); returns '' when the raw scan found a number the parsed value cannot show.
+ */
+export function locateCardNumber(value: unknown): string {
+  return locate(value, (text) => containsCardNumber(text));
+}
+
+/** Where a NUL character sits in a parsed body, as a dotted path; '' for the body itself. */
+export function locateNul(value: unknown): string {
+  return locate(value, (text) => text.includes('\u0000'));
+}
+
+function locate(root: unknown, matches: (text: string) => boolean): string {
+  // Iterative walk: bodies are untrusted, so recursion depth must not depend on them.
+  const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (matches(value)) return path;
+    } else if (typeof value === 'number') {
+      if (matches(String(value))) return path;
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}[${i}]` });
+    } else if (typeof value === 'object' && value !== null) {
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!;
+        const child = path === '' ? key : `${path}.${key}`;
+        if (matches(key)) return child;
+        stack.push({ value: (value as Record<string, unknown>)[key], path: child });
+      }
+    }
+  }
+  return '';
+}

@@ -1,0 +1,42 @@
+// Turns a request body into a JSON object, or into the error the interface names for it.
+// Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
+import { apiError, type ApiError } from '../shared/errors.js';
+import { containsCardNumber, containsNul, locateCardNumber, locateNul } from './body-scan.js';
+
+export type JsonObject = Record<string, unknown>;
+export type ParsedBody = { ok: true; value: JsonObject } | { ok: false; error: ApiError };
+
+const kDecoder = new TextDecoder('utf-8', { fatal: true });
+
+export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
+  if (bytes.byteLength === 0) return invalid('The body is empty; a JSON object is required.');
+  let text: string;
+  try {
+    text = kDecoder.decode(bytes);
+  } catch {
+    return invalid('The body is not valid UTF-8.');
+  }
+  if (text.indexOf('\u0000') !== -1) {
+    return { ok: false, error: apiError('NUL_CHARACTER_DETECTED', undefined, 'body') };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return invalid(`The body is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return invalid('The body must be a JSON object.');
+  }
+  if (containsNul(text)) {
+    return { ok: false, error: apiError('NUL_CHARACTER_DETECTED', undefined, locateNul(value)) };
+  }
+  if (containsCardNumber(text)) {
+    return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value)) };
+  }
+  return { ok: true, value: value as JsonObject };
+}
+
+function invalid(message: string): ParsedBody {
+  return { ok: false, error: apiError('VALIDATION_ERROR', message, 'body') };
+}
