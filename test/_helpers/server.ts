@@ -1,0 +1,152 @@
+// Starts the real server (the compiled command line) on a free loopback port with a fresh data dir,
+// and talks to it over real HTTP. Every HTTP test goes through here.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const kCliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+export interface BootstrapKeys {
+  readonly tenant_id: string;
+  readonly live_project_id: string;
+  readonly sandbox_project_id: string;
+  readonly keys: {
+    readonly live_secret: { key: string; key_id: string };
+    readonly sandbox_secret: { key: string; key_id: string };
+    readonly live_publishable: { key: string; key_id: string };
+  };
+}
+
+export interface TestServer {
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly bootstrap: BootstrapKeys;
+  readonly child: ChildProcess;
+  /** Everything the server printed so far (stdout and stderr). */
+  output(): string;
+  /** SIGTERM and wait for the exit; resolves with the exit code and signal. */
+  stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL and wait: a crash, as far as the store can tell. */
+  kill(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Reuse a data dir (restart tests); a fresh temp dir otherwise. */
+  readonly dataDir?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly args?: readonly string[];
+  /** Keep the data dir after stop (for restart tests); it is removed otherwise. */
+  readonly keepDataDir?: boolean;
+}
+
+export function makeDataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'fraud-scorer-test-'));
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? makeDataDir();
+  const child = spawn(process.execPath, [kCliPath, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const check = (): void => {
+      const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+
+  const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap-keys.json'), 'utf8')) as BootstrapKeys;
+  let cleaned = false;
+  const cleanup = (): void => {
+    if (cleaned || options.keepDataDir || options.dataDir !== undefined) return;
+    cleaned = true;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    bootstrap,
+    child,
+    output: () => output,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const result = await exited;
+      cleanup();
+      return result;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export interface ApiResponse<T = any> {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: { status: 0 | 1; data: T; errors: Array<{ code: string; message: string; parameter: string }> };
+  readonly text: string;
+}
+
+export interface RequestOptions {
+  readonly key?: string | null;
+  readonly body?: unknown;
+  /** Sent as is (not JSON-encoded). */
+  readonly rawBody?: string | Uint8Array;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** One request over real HTTP; the body is JSON-encoded unless rawBody is given. */
+export async function api<T = any>(server: { url: string }, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  let body: string | Uint8Array | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) body = JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  const response = await fetch(`${server.url}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: ApiResponse<T>['body'];
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = { status: 0, data: null as T, errors: [] };
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
+
+export interface CliResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function runCli(args: readonly string[], env: Readonly<Record<string, string>> = {}): CliResult {
+  const result = spawnSync(process.execPath, [kCliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
