@@ -1,0 +1,153 @@
+// The event input of POST /v1/events (interface, "Event input"): one JSON schema, compiled once,
+// plus the checks a schema cannot say (a phone with no digit). Pure: no I/O.
+//
+// Bounds the interface leaves open are chosen here and documented in docs/events.md.
+import type { ErrorObject } from 'ajv';
+import { apiError, type ApiError } from '../shared/errors.js';
+import { createAjv } from './ajv.js';
+import type { JsonObject } from './json-body.js';
+
+export const kEventTypes = ['payment', 'payout', 'login', 'registration', 'deposit', 'withdrawal'] as const;
+export type EventType = (typeof kEventTypes)[number];
+
+/** Letters, digits and . _ : @ - : an external id made only of these works inside /v1/accounts/{id}. */
+export const kUrlSafeExternalId = /^[A-Za-z0-9._:@-]+$/;
+
+const kCountry = { type: 'string', pattern: '^[A-Za-z]{2}$' };
+const kShortText = { type: 'string', maxLength: 128 };
+const kMark = { type: 'boolean' };
+
+export const kEventSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['event_id', 'event_type'],
+  properties: {
+    event_id: { type: 'string', format: 'uuid', maxLength: 36 },
+    event_type: { type: 'string', enum: kEventTypes },
+    async: { type: 'boolean' },
+    external_account_id: {
+      anyOf: [
+        { type: 'string', minLength: 1, maxLength: 64 },
+        { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+      ],
+    },
+    brand_id: { type: 'string', minLength: 1, maxLength: 64 },
+    context: {
+      type: 'object',
+      properties: {
+        ip: { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }], maxLength: 45 },
+        user_agent: { type: 'string', maxLength: 1024 },
+        fp_id: kShortText,
+        session_id: kShortText,
+        country: kCountry,
+        affiliate_id: kShortText,
+        session_anon: { type: 'boolean' },
+      },
+    },
+    user: {
+      type: 'object',
+      properties: {
+        email: { type: 'string', format: 'email', maxLength: 254 },
+        phone: { type: 'string', minLength: 1, maxLength: 64 },
+        name: { type: 'string', maxLength: 256 },
+        country: kCountry,
+        registered_at: { type: 'string', format: 'date-time', maxLength: 64 },
+        email_hash: { type: 'string', minLength: 1, maxLength: 128 },
+        phone_hash: { type: 'string', minLength: 1, maxLength: 128 },
+        trusted: kMark,
+        vip: kMark,
+        is_known_fraud: kMark,
+        chargeback_flag: kMark,
+        name_blocked: kMark,
+        sanctions_match: kMark,
+      },
+    },
+    payment: {
+      type: 'object',
+      properties: {
+        amount_cents: { type: 'integer', minimum: 0, maximum: 1e15 },
+        currency: { type: 'string', pattern: '^[A-Za-z]{3}$' },
+        method: { type: 'string', minLength: 1, maxLength: 32 },
+        bin: { type: 'string', pattern: '^[0-9]{6,8}$' },
+        last4: { type: 'string', pattern: '^[0-9]{4}$' },
+        billing_country: kCountry,
+        card_token: { type: 'string', minLength: 1, maxLength: 128 },
+      },
+    },
+    extras: { type: 'object' },
+  },
+} as const;
+
+const kValidate = createAjv().compile(kEventSchema);
+
+export type EventInput = {
+  event_id: string;
+  event_type: EventType;
+  async?: boolean;
+  external_account_id?: string | number;
+  brand_id?: string;
+  context?: JsonObject;
+  user?: JsonObject;
+  payment?: JsonObject;
+  extras?: JsonObject;
+};
+
+export type EventValidation = { ok: true; event: EventInput } | { ok: false; error: ApiError };
+
+/** Checks an event body; the first problem becomes a 400 VALIDATION_ERROR naming the field. */
+export function validateEventInput(body: JsonObject): EventValidation {
+  if (!kValidate(body)) {
+    // With anyOf, ajv lists each branch's failure before the anyOf itself; the anyOf reads better.
+    const errors = kValidate.errors!;
+    return { ok: false, error: schemaError(errors.find((error) => error.keyword === 'anyOf') ?? errors[0]!) };
+  }
+  const event = body as EventInput;
+  const phone = event.user?.phone;
+  if (typeof phone === 'string' && !/[0-9]/.test(phone)) {
+    return { ok: false, error: apiError('VALIDATION_ERROR', 'user.phone has no digit.', 'user.phone') };
+  }
+  return { ok: true, event };
+}
+
+/** "/user/phone" → "user.phone", "/extras/list/0" → "extras.list[0]". */
+export function pointerToPath(pointer: string): string {
+  if (pointer === '') return '';
+  let path = '';
+  for (const raw of pointer.slice(1).split('/')) {
+    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    path += /^[0-9]+$/.test(segment) ? `[${segment}]` : path === '' ? segment : `.${segment}`;
+  }
+  return path;
+}
+
+function join(parent: string, child: string): string {
+  return parent === '' ? child : `${parent}.${child}`;
+}
+
+function schemaError(error: ErrorObject): ApiError {
+  const at = pointerToPath(error.instancePath);
+  switch (error.keyword) {
+    case 'required': {
+      const field = join(at, (error.params as { missingProperty: string }).missingProperty);
+      return apiError('VALIDATION_ERROR', `${field} is required.`, field);
+    }
+    case 'additionalProperties': {
+      const field = join(at, (error.params as { additionalProperty: string }).additionalProperty);
+      return apiError('VALIDATION_ERROR', `${field} is not a known property.`, field);
+    }
+    case 'enum': {
+      const allowed = (error.params as { allowedValues: readonly unknown[] }).allowedValues.join(', ');
+      return apiError('VALIDATION_ERROR', `${at} must be one of: ${allowed}.`, at);
+    }
+    case 'anyOf':
+      return apiError('VALIDATION_ERROR', describeAnyOf(at), at);
+    default:
+      return apiError('VALIDATION_ERROR', `${at === '' ? 'The body' : at} ${error.message ?? 'is invalid'}.`, at === '' ? 'body' : at);
+  }
+}
+
+function describeAnyOf(at: string): string {
+  if (at === 'external_account_id') return 'external_account_id must be a string of 1 to 64 characters or a non-negative integer.';
+  if (at === 'context.ip') return 'context.ip must be an IPv4 or IPv6 address.';
+  return `${at} is invalid.`;
+}
