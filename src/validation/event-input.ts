@@ -2,9 +2,8 @@
 // plus the checks a schema cannot say (a phone with no digit). Pure: no I/O.
 //
 // Bounds the interface leaves open are chosen here and documented in docs/events.md.
-import type { ErrorObject } from 'ajv';
 import { apiError, type ApiError } from '../shared/errors.js';
-import { createAjv } from './ajv.js';
+import { createAjv, validationErrorOf } from './ajv.js';
 import type { JsonObject } from './json-body.js';
 
 export const kEventTypes = ['payment', 'payout', 'login', 'registration', 'deposit', 'withdrawal'] as const;
@@ -80,6 +79,11 @@ export const kEventSchema = {
 
 const kValidate = createAjv().compile(kEventSchema);
 
+const kAlternativesMessages: Readonly<Record<string, string>> = {
+  external_account_id: 'external_account_id must be a string of 1 to 64 characters or a non-negative integer.',
+  'context.ip': 'context.ip must be an IPv4 or IPv6 address.',
+};
+
 export type EventInput = {
   event_id: string;
   event_type: EventType;
@@ -96,11 +100,7 @@ export type EventValidation = { ok: true; event: EventInput } | { ok: false; err
 
 /** Checks an event body; the first problem becomes a 400 VALIDATION_ERROR naming the field. */
 export function validateEventInput(body: JsonObject): EventValidation {
-  if (!kValidate(body)) {
-    // With anyOf, ajv lists each branch's failure before the anyOf itself; the anyOf reads better.
-    const errors = kValidate.errors!;
-    return { ok: false, error: schemaError(errors.find((error) => error.keyword === 'anyOf') ?? errors[0]!) };
-  }
+  if (!kValidate(body)) return { ok: false, error: validationErrorOf(kValidate.errors!, kAlternativesMessages) };
   const event = body as EventInput;
   const phone = event.user?.phone;
   if (typeof phone === 'string' && !/[0-9]/.test(phone)) {
@@ -109,45 +109,3 @@ export function validateEventInput(body: JsonObject): EventValidation {
   return { ok: true, event };
 }
 
-/** "/user/phone" → "user.phone", "/extras/list/0" → "extras.list[0]". */
-export function pointerToPath(pointer: string): string {
-  if (pointer === '') return '';
-  let path = '';
-  for (const raw of pointer.slice(1).split('/')) {
-    const segment = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    path += /^[0-9]+$/.test(segment) ? `[${segment}]` : path === '' ? segment : `.${segment}`;
-  }
-  return path;
-}
-
-function join(parent: string, child: string): string {
-  return parent === '' ? child : `${parent}.${child}`;
-}
-
-function schemaError(error: ErrorObject): ApiError {
-  const at = pointerToPath(error.instancePath);
-  switch (error.keyword) {
-    case 'required': {
-      const field = join(at, (error.params as { missingProperty: string }).missingProperty);
-      return apiError('VALIDATION_ERROR', `${field} is required.`, field);
-    }
-    case 'additionalProperties': {
-      const field = join(at, (error.params as { additionalProperty: string }).additionalProperty);
-      return apiError('VALIDATION_ERROR', `${field} is not a known property.`, field);
-    }
-    case 'enum': {
-      const allowed = (error.params as { allowedValues: readonly unknown[] }).allowedValues.join(', ');
-      return apiError('VALIDATION_ERROR', `${at} must be one of: ${allowed}.`, at);
-    }
-    case 'anyOf':
-      return apiError('VALIDATION_ERROR', describeAnyOf(at), at);
-    default:
-      return apiError('VALIDATION_ERROR', `${at === '' ? 'The body' : at} ${error.message ?? 'is invalid'}.`, at === '' ? 'body' : at);
-  }
-}
-
-function describeAnyOf(at: string): string {
-  if (at === 'external_account_id') return 'external_account_id must be a string of 1 to 64 characters or a non-negative integer.';
-  if (at === 'context.ip') return 'context.ip must be an IPv4 or IPv6 address.';
-  return `${at} is invalid.`;
-}
