@@ -5,7 +5,18 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
+import { AccountDirectory } from './accounts/account-directory.js';
+import { createReadScoreHandler, createSubmitEventHandler } from './http/handlers/events.js';
 import { createHealthHandler, createMetricsHandler } from './http/handlers/operations.js';
+import { RulesPool } from './pool/rules-pool.js';
+import { LiveRulesets } from './rulesets/live-rulesets.js';
+import { AsyncScorer } from './scoring/async-scorer.js';
+import { EventService } from './scoring/event-service.js';
+import { EventReader } from './scoring/event-store.js';
+import { Scorer } from './scoring/scorer.js';
+import { rebuildVelocity } from './scoring/velocity-rebuild.js';
+import { VelocityWindows } from './signals/velocity.js';
+import { installSecret } from './store/install-secret.js';
 import { buildRouteTable } from './http/routes.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './shared/log.js';
@@ -18,6 +29,7 @@ import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/provision.js';
 export const kVersion = '0.1.0';
 export const kBootstrapKeysFile = 'bootstrap-keys.json';
 const kDrainTimeoutMs = 10_000;
+const kVelocitySweepIntervalMs = 10 * 60_000;
 
 export interface RunningService {
   readonly port: number;
@@ -33,20 +45,42 @@ export async function startService(config: Config, log: Logger): Promise<Running
   migrate(writeDb);
   const bootstrap = bootstrapIfEmpty(writeDb, now());
   if (bootstrap !== null) writeBootstrapKeys(config.dataDir, bootstrap);
+  const secret = installSecret(writeDb);
   const readDb = openDatabase(config.dataDir, { readonly: true });
 
   const writer = new Writer(writeDb);
   const keys = new KeyRegistry(readDb);
   keys.start();
+  const rulesets = new LiveRulesets(readDb);
+  rulesets.start();
+  const pool = new RulesPool({ dataDir: config.dataDir, installSecret: secret.toString('base64') }, config.workers);
+  const velocity = new VelocityWindows();
+  const rebuilt = rebuildVelocity(readDb, velocity, now());
+  const velocitySweep = setInterval(() => velocity.sweep(now()), kVelocitySweepIntervalMs);
+  velocitySweep.unref();
+  const scorer = new Scorer({ pool, writer, accounts: new AccountDirectory(readDb), velocity, now });
+  const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
+  const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer });
+  const pending = asyncScorer.loadPending(readDb);
+  asyncScorer.start((job) => events.scorePending(job));
+  log.info('store ready', { velocity_events_rebuilt: rebuilt, pending_async_events: pending });
+
   const metrics = new Metrics();
   metrics.gauge('fraud_scorer_writer_queue_depth', 'Writes waiting for the next group commit.', () => writer.queueDepth);
   metrics.counter('fraud_scorer_writer_commits_total', 'Group commits of the single writer.', () => writer.batches);
   metrics.counter('fraud_scorer_writer_writes_total', 'Writes committed by the single writer.', () => writer.writes);
+  metrics.gauge('fraud_scorer_async_queue_depth', 'Async events accepted and not yet scored.', () => asyncScorer.depth);
+  metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', () => asyncScorer.scored);
+  metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);
+  metrics.counter('fraud_scorer_rule_pool_batches_total', 'Batches sent to the rule workers.', () => pool.batches);
+  metrics.gauge('fraud_scorer_velocity_keys', 'Keys held by the in-memory velocity windows.', () => velocity.size);
 
   let draining = false;
   const routes = buildRouteTable({
     health: createHealthHandler({ startedAt: now(), version: kVersion, isDraining: () => draining }, now),
     metrics: createMetricsHandler(metrics),
+    submitEvent: createSubmitEventHandler(events),
+    readScore: createReadScoreHandler(events),
   });
   const server = new HttpServer({
     host: config.host,
@@ -73,7 +107,12 @@ export async function startService(config: Config, log: Logger): Promise<Running
       draining = true;
       await server.drain(kDrainTimeoutMs);
       server.close();
+      // Pending async events stay pending in the store; the next start scores them.
+      await asyncScorer.pause();
+      await pool.close();
+      clearInterval(velocitySweep);
       keys.stop();
+      rulesets.stop();
       writer.close();
       readDb.close();
       // A checkpoint on close folds the WAL into the main file; better-sqlite3 does it in close().

@@ -50,6 +50,10 @@ export const kSettings = {
     minimum: 1, maximum: 100_000_000,
     description: 'Failed lookups of well-formed keys per caller address, per window.',
   },
+  asyncQueueLimit: {
+    flag: 'async-queue-limit', env: 'ASYNC_QUEUE_LIMIT', type: 'integer', default: 100_000, minimum: 1, maximum: 10_000_000,
+    description: 'Async events accepted but not yet scored; past it, async answers 503 ASYNC_UNAVAILABLE.',
+  },
   trustProxy: {
     flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'boolean', default: false,
     description: 'off: the caller address is the socket peer; on: the last hop of X-Forwarded-For.',

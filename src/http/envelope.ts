@@ -4,7 +4,12 @@
 import type { ApiError } from '../shared/errors.js';
 
 export function successBody(data: unknown): string {
-  return `{"status":1,"data":${JSON.stringify(data)},"errors":[]}`;
+  return serializedSuccessBody(JSON.stringify(data));
+}
+
+/** The success envelope around data that is already JSON text. */
+export function serializedSuccessBody(json: string): string {
+  return `{"status":1,"data":${json},"errors":[]}`;
 }
 
 export function failureBody(errors: readonly ApiError[]): string {

@@ -13,6 +13,8 @@ export const kFingerprintBodyLimit = 64 * 1024;
 export interface RouteHandlers {
   readonly health: Handler;
   readonly metrics: Handler;
+  readonly submitEvent: Handler;
+  readonly readScore: Handler;
 }
 
 type Auth = RouteDefinition['auth'];
@@ -34,8 +36,10 @@ const kMiB = kDefaultBodyLimit;
 
 export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
   return [
-    //  method    pattern       auth    scope  body    cap   rate    handler
-    row('GET',   '/healthz',    'none', null,  'none', kMiB, 'none', h.health),
-    row('GET',   '/metrics',    'none', null,  'none', kMiB, 'none', h.metrics),
+    //  method    pattern                    auth    scope           body    cap   rate     handler
+    row('GET',   '/healthz',                 'none', null,           'none', kMiB, 'none',  h.health),
+    row('GET',   '/metrics',                 'none', null,           'none', kMiB, 'none',  h.metrics),
+    row('POST',  '/v1/events',               'key',  'events:write', 'json', kMiB, 'route', h.submitEvent),
+    row('GET',   '/v1/scores/:event_id',     'key',  'scores:read',  'none', kMiB, 'route', h.readScore),
   ];
 }

@@ -25,7 +25,7 @@ import { apiError, isApiError, type ApiError } from '../shared/errors.js';
 import type { Logger } from '../shared/log.js';
 import type { Metrics } from '../shared/metrics.js';
 import { parseJsonObjectBody, type JsonObject } from '../validation/json-body.js';
-import { failureBody, isWellFormedRequestId, statusLine, successBody } from './envelope.js';
+import { failureBody, isWellFormedRequestId, serializedSuccessBody, statusLine, successBody } from './envelope.js';
 import { FixedWindowCounter, type LimitVerdict } from './rate-limiter.js';
 import { Router, type HttpMethod } from './router.js';
 import type { ExtraHeaders, Reply, RequestContext, RouteDefinition } from './types.js';
@@ -218,7 +218,7 @@ export class HttpServer {
       exchange.corsOrigin = origin;
     }
 
-    const start = (body: JsonObject | null): void => {
+    const start = (body: JsonObject | null, bodyText: string): void => {
       const context: RequestContext = {
         requestId: exchange.requestId,
         method: route.method,
@@ -229,13 +229,14 @@ export class HttpServer {
         address: key !== null || route.rateLimit === 'fp' ? addressOf() : '',
         origin,
         body,
+        bodyText,
         receivedAt: this.#now(),
       };
       this.#invoke(exchange, route, context);
     };
 
     if (route.body === 'none') {
-      start(null);
+      start(null, '');
       return;
     }
     this.#readBody(exchange, route, contentLength, start);
@@ -301,7 +302,7 @@ export class HttpServer {
     );
   }
 
-  #readBody(exchange: Exchange, route: CompiledRoute, contentLength: string, start: (body: JsonObject | null) => void): void {
+  #readBody(exchange: Exchange, route: CompiledRoute, contentLength: string, start: (body: JsonObject | null, bodyText: string) => void): void {
     const limit = route.bodyLimit;
     const declared = contentLength === '' ? -1 : Number(contentLength);
     if (declared > limit) {
@@ -328,7 +329,7 @@ export class HttpServer {
       done = true;
       const bytes = exact !== null ? exact.subarray(0, received) : Buffer.concat(chunks, received);
       if (bytes.length === 0 && route.body === 'optional-json') {
-        start({});
+        start({}, '');
         return;
       }
       const parsed = parseJsonObjectBody(bytes);
@@ -336,7 +337,7 @@ export class HttpServer {
         this.#sendError(exchange, parsed.error, kNoHeaders);
         return;
       }
-      start(parsed.value);
+      start(parsed.value, parsed.text);
     });
   }
 
@@ -367,6 +368,7 @@ export class HttpServer {
   #reply(exchange: Exchange, reply: Reply): void {
     const headers = reply.headers ?? kNoHeaders;
     if (reply.kind === 'data') this.#send(exchange, reply.status, kJson, successBody(reply.data), headers);
+    else if (reply.kind === 'json') this.#send(exchange, reply.status, kJson, serializedSuccessBody(reply.json), headers);
     else if (reply.kind === 'error') this.#sendError(exchange, reply.error, headers);
     else this.#send(exchange, reply.status, reply.contentType, reply.body, headers);
   }

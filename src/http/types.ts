@@ -19,8 +19,10 @@ export interface RequestContext {
   readonly address: string;
   /** The Origin header ('' when absent); read only on CORS routes. */
   readonly origin: string;
-  /** The parsed JSON object body on routes with `body: 'json'`; null otherwise. */
+  /** The parsed JSON object body on routes with a body; null otherwise. */
   readonly body: JsonObject | null;
+  /** The body text as received ('' without a body). */
+  readonly bodyText: string;
   /** Wall-clock time the request arrived (epoch ms). */
   readonly receivedAt: number;
 }
@@ -29,6 +31,8 @@ export type ExtraHeaders = ReadonlyArray<readonly [string, string]>;
 
 export type Reply =
   | { readonly kind: 'data'; readonly status: number; readonly data: unknown; readonly headers?: ExtraHeaders }
+  /** Success with `data` already serialised (a stored result answered again byte for byte). */
+  | { readonly kind: 'json'; readonly status: number; readonly json: string; readonly headers?: ExtraHeaders }
   | { readonly kind: 'error'; readonly error: ApiError; readonly headers?: ExtraHeaders }
   /** A non-envelope answer: Prometheus text, the browser agent script. */
   | { readonly kind: 'raw'; readonly status: number; readonly contentType: string; readonly body: string; readonly headers?: ExtraHeaders };
@@ -61,6 +65,10 @@ export interface RouteDefinition {
 
 export function data(payload: unknown, status = 200, headers?: ExtraHeaders): Reply {
   return headers === undefined ? { kind: 'data', status, data: payload } : { kind: 'data', status, data: payload, headers };
+}
+
+export function serialized(json: string, status = 200, headers?: ExtraHeaders): Reply {
+  return headers === undefined ? { kind: 'json', status, json } : { kind: 'json', status, json, headers };
 }
 
 export function failure(error: ApiError, headers?: ExtraHeaders): Reply {

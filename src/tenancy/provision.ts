@@ -3,21 +3,35 @@
 import type { Db } from '../store/database.js';
 import { createApiKey, createTenant, insertProject, type ApiKeyInfo, type Project, type Tenant } from './tenancy-store.js';
 import { kPublishableScopes, kScopes } from '../auth/api-keys.js';
+import { installPreset } from '../rulesets/ruleset-store.js';
 
 export const kDefaultPreset = 'default';
+/** A project without rules: it scores nothing (503 COMPILED_RULES_UNAVAILABLE) until a publish. */
+export const kNoPreset = 'none';
+
+/** Copies the preset's rules and policy into the project and publishes them as version 1. */
+function setUpRules(db: Db, project: Project, now: number): void {
+  if (project.preset !== kNoPreset) installPreset(db, project.project_id, project.preset, now);
+}
 
 /** A tenant with its sandbox project and one live project. */
 export function provisionTenant(db: Db, name: string, now: number): { tenant: Tenant; live: Project; sandbox: Project } {
   return db.transaction(() => {
     const { tenant, sandbox } = createTenant(db, name, now);
     const live = insertProject(db, { tenantId: tenant.tenant_id, name, environment: 'live', preset: kDefaultPreset }, now);
+    setUpRules(db, sandbox, now);
+    setUpRules(db, live, now);
     return { tenant, live, sandbox };
   }).immediate();
 }
 
 /** A further live project of an existing tenant. */
 export function provisionProject(db: Db, tenantId: string, name: string, preset: string, now: number): Project {
-  return db.transaction(() => insertProject(db, { tenantId, name, environment: 'live', preset }, now)).immediate();
+  return db.transaction(() => {
+    const project = insertProject(db, { tenantId, name, environment: 'live', preset }, now);
+    setUpRules(db, project, now);
+    return project;
+  }).immediate();
 }
 
 export interface BootstrapResult {

@@ -4,9 +4,15 @@ import { apiError, type ApiError } from '../shared/errors.js';
 import { containsCardNumber, containsNul, locateCardNumber, locateNul } from './body-scan.js';
 
 export type JsonObject = Record<string, unknown>;
-export type ParsedBody = { ok: true; value: JsonObject } | { ok: false; error: ApiError };
+export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };
 
 const kDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Deepest nesting of objects and arrays accepted in any body. Events are at most a few levels
+ * deep; the bound keeps every later step (hashing, serialising) free of deep recursion.
+ */
+export const kMaxBodyDepth = 32;
 
 export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   if (bytes.byteLength === 0) return invalid('The body is empty; a JSON object is required.');
@@ -28,15 +34,36 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid('The body must be a JSON object.');
   }
+  if (exceedsDepth(value, kMaxBodyDepth)) {
+    return invalid(`The body is nested deeper than ${kMaxBodyDepth} levels.`);
+  }
   if (containsNul(text)) {
     return { ok: false, error: apiError('NUL_CHARACTER_DETECTED', undefined, locateNul(value)) };
   }
   if (containsCardNumber(text)) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value)) };
   }
-  return { ok: true, value: value as JsonObject };
+  return { ok: true, value: value as JsonObject, text };
 }
 
 function invalid(message: string): ParsedBody {
   return { ok: false, error: apiError('VALIDATION_ERROR', message, 'body') };
+}
+
+/** Iterative, so that the check itself cannot overflow the stack. */
+function exceedsDepth(root: object, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[root, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    if (Array.isArray(value)) {
+      for (const item of value) if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+    } else {
+      for (const key in value as object) {
+        const item = (value as Record<string, unknown>)[key];
+        if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+      }
+    }
+  }
+  return false;
 }

@@ -1,6 +1,10 @@
 // The schema history, in order. A migration is never edited once released: add a new one.
 // The schema version is SQLite's user_version; each migration runs in its own transaction.
 import { kTenancyMigration } from './001-tenancy.js';
+import { kRulesMigration } from './002-rules.js';
+import { kEventsMigration } from './003-events.js';
+import { kAccountsMigration } from './004-accounts.js';
+import { kCasesMigration } from './005-cases.js';
 
 export interface Migration {
   readonly version: number;
@@ -10,4 +14,8 @@ export interface Migration {
 
 export const kMigrations: readonly Migration[] = [
   { version: 1, name: 'tenancy', sql: kTenancyMigration },
+  { version: 2, name: 'rules', sql: kRulesMigration },
+  { version: 3, name: 'events', sql: kEventsMigration },
+  { version: 4, name: 'accounts', sql: kAccountsMigration },
+  { version: 5, name: 'cases', sql: kCasesMigration },
 ];

@@ -1,0 +1,39 @@
+// POST /v1/events and GET /v1/scores/{event_id}: input checks here, everything else in
+// scoring/event-service.ts.
+import type { EventService } from '../../scoring/event-service.js';
+import { apiError } from '../../shared/errors.js';
+import { validateEventInput } from '../../validation/event-input.js';
+import { data, failure, serialized, type Handler } from '../types.js';
+
+export function createSubmitEventHandler(events: EventService): Handler {
+  return async (context) => {
+    const checked = validateEventInput(context.body!);
+    if (!checked.ok) return failure(checked.error);
+    const key = context.key!;
+    const reply = await events.submit({
+      projectId: key.projectId,
+      tenantId: key.tenantId,
+      event: checked.event,
+      payload: context.bodyText,
+      receivedAt: context.receivedAt,
+    });
+    switch (reply.kind) {
+      case 'result':
+        return data(reply.result);
+      case 'stored':
+        return serialized(reply.json);
+      case 'receipt':
+        return data(reply.receipt, 202);
+      case 'error':
+        return failure(reply.error);
+    }
+  };
+}
+
+export function createReadScoreHandler(events: EventService): Handler {
+  return (context) => {
+    const found = events.read(context.key!.projectId, context.params.event_id!);
+    if (found === null) return failure(apiError('NOT_FOUND', 'No event with this event_id in this project.', 'event_id'));
+    return found.kind === 'stored' ? serialized(found.json) : data(found.body);
+  };
+}

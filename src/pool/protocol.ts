@@ -1,0 +1,66 @@
+// The messages between the main thread and the rule-evaluation workers. Plain data only: class
+// identity does not survive postMessage, so errors travel as values with the interface's code.
+import type { RulesetOutcome } from '../../compiler/index.js';
+import type { SignalType } from '../signals/keyed-hash.js';
+import type { VelocitySignals } from '../signals/velocity.js';
+import type { EventInput } from '../validation/event-input.js';
+
+export interface WorkerSetup {
+  /** The data dir: workers open the database read-only for ruleset sources and stored signals. */
+  readonly dataDir: string;
+  /** The install secret (base64) for keyed hashes of signal values. */
+  readonly installSecret: string;
+}
+
+/** What the worker must compute besides the rules (bit flags, so the message stays small). */
+export const enum Needs {
+  None = 0,
+  /** The ruleset reads `links`. */
+  Links = 1,
+  /** The ruleset reads `account`. */
+  Account = 2,
+  /** The event has an account: its signal values are hashed and masked for storage. */
+  StoredIdentifiers = 4,
+}
+
+export interface EvaluateItem {
+  readonly projectId: string;
+  readonly tenantId: string;
+  readonly version: number;
+  readonly event: EventInput;
+  readonly accountId: string | null;
+  /** Computed on the main thread (in-memory windows); null when the ruleset does not read it. */
+  readonly velocity: VelocitySignals | null;
+  readonly needs: number;
+  /** Epoch ms: the `now` rules see. */
+  readonly now: number;
+}
+
+export interface EvaluateTask {
+  readonly items: readonly EvaluateItem[];
+}
+
+/** A signal value of the event as the store keeps it. */
+export interface StoredIdentifier {
+  readonly type: SignalType;
+  readonly hash: string;
+  readonly masked: string;
+}
+
+export type EnrichmentStatus = 'ok' | 'unconfigured' | 'error' | 'unparseable';
+
+export type ItemResult =
+  | {
+      readonly ok: true;
+      readonly outcome: RulesetOutcome;
+      /** Rule evaluation time only (the interface's latency_ms). */
+      readonly evalMs: number;
+      readonly enrichment: Readonly<Record<string, EnrichmentStatus>>;
+      readonly identifiers: readonly StoredIdentifier[];
+    }
+  /** COMPILED_RULES_UNAVAILABLE: the ruleset cannot be loaded; INTERNAL_ERROR: the signals could not be read. */
+  | { readonly ok: false; readonly code: 'COMPILED_RULES_UNAVAILABLE' | 'INTERNAL_ERROR'; readonly message: string };
+
+export interface EvaluateTaskResult {
+  readonly results: ItemResult[];
+}

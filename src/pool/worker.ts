@@ -1,0 +1,65 @@
+// A piscina worker: prepares each event's signals and runs it through its project's compiled
+// ruleset.
+//
+// Each (project, version) is built once from its stored source (compiler loadRuleset) and kept in
+// a bounded cache. Versions are immutable, so an event tagged with version N is judged by exactly
+// version N even while N+1 is being published: a new version is a new cache entry, never a
+// mutation of the one in use.
+import Database from 'better-sqlite3';
+import { workerData } from 'node:worker_threads';
+import { loadRuleset, type RulesetFunction } from '../../compiler/index.js';
+import { StoredSignals } from '../signals/stored-signals.js';
+import { databasePath } from '../store/database.js';
+import { prepareEvent } from './prepare-event.js';
+import type { EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
+
+const kMaxCachedRulesets = 256;
+
+const setup = workerData as WorkerSetup;
+const secret = Buffer.from(setup.installSecret, 'base64');
+const db = new Database(databasePath(setup.dataDir), { readonly: true, fileMustExist: true });
+db.pragma('busy_timeout = 5000');
+const sourceOf = db.prepare<[string, number], { source: string }>('SELECT source FROM rulesets WHERE project_id = ? AND version = ?');
+const stored = new StoredSignals(db);
+const cache = new Map<string, RulesetFunction>();
+
+function rulesetFor(projectId: string, version: number): RulesetFunction | string {
+  const cacheKey = `${projectId}\u0000${version}`;
+  const cached = cache.get(cacheKey);
+  if (cached !== undefined) return cached;
+  const row = sourceOf.get(projectId, version);
+  if (row === undefined) return `ruleset version ${version} of project ${projectId} is not stored`;
+  let fn: RulesetFunction;
+  try {
+    fn = loadRuleset(row.source);
+  } catch (error) {
+    return `ruleset version ${version} of project ${projectId} does not load: ${(error as Error).message}`;
+  }
+  if (cache.size >= kMaxCachedRulesets) cache.delete(cache.keys().next().value!);
+  cache.set(cacheKey, fn);
+  return fn;
+}
+
+export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
+  const results: ItemResult[] = new Array(task.items.length);
+  for (let i = 0; i < task.items.length; i++) {
+    const item = task.items[i]!;
+    const ruleset = rulesetFor(item.projectId, item.version);
+    if (typeof ruleset === 'string') {
+      results[i] = { ok: false, code: 'COMPILED_RULES_UNAVAILABLE', message: ruleset };
+      continue;
+    }
+    let prepared;
+    try {
+      prepared = prepareEvent(item, secret, stored);
+    } catch (error) {
+      results[i] = { ok: false, code: 'INTERNAL_ERROR', message: `signals could not be read: ${(error as Error).message}` };
+      continue;
+    }
+    const started = performance.now();
+    const outcome = ruleset({ event: prepared.event, signals: prepared.signals, now: item.now });
+    const evalMs = performance.now() - started;
+    results[i] = { ok: true, outcome, evalMs, enrichment: prepared.enrichment, identifiers: prepared.identifiers };
+  }
+  return { results };
+}

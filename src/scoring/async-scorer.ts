@@ -1,0 +1,129 @@
+// The background scorer of async events (interface, States and transitions: pending → scored).
+//
+// Accepted events are committed as pending before the 202, then queued here in arrival order. A
+// restart reloads every pending event from the store, so an accepted event is always scored.
+// The queue is bounded: past the bound, POST /v1/events with async answers 503 ASYNC_UNAVAILABLE
+// and stores nothing. An event that cannot be scored now (no live ruleset, a failed write) is set
+// aside and retried after a pause, ahead of later events; other events keep flowing meanwhile.
+import type { Statement } from 'better-sqlite3';
+import type { Logger } from '../shared/log.js';
+import type { Db } from '../store/database.js';
+import type { EventInput } from '../validation/event-input.js';
+import type { ScoreJob } from './scorer.js';
+
+/** Events scored at once: enough to fill the pool's batches, few enough to keep arrival order. */
+const kMaxActive = 256;
+const kRetryDelayMs = 1000;
+
+export class AsyncScorer {
+  readonly #limit: number;
+  readonly #log: Logger;
+  #run: ((job: ScoreJob) => Promise<'done' | 'retry'>) | null = null;
+  // A FIFO as an array with a moving head: no shift() per event.
+  #queue: ScoreJob[] = [];
+  #head = 0;
+  #active = 0;
+  #paused = false;
+  #delayed: ScoreJob[] = [];
+  #retryTimer: NodeJS.Timeout | null = null;
+  #idleWaiters: Array<() => void> = [];
+  /** Events scored since start, for /metrics. */
+  scored = 0;
+
+  constructor(limit: number, log: Logger) {
+    this.#limit = limit;
+    this.#log = log;
+  }
+
+  /** Queued plus being scored: what counts against the bound. */
+  get depth(): number {
+    return this.#queue.length - this.#head + this.#active + this.#delayed.length;
+  }
+
+  canAccept(): boolean {
+    return !this.#paused && this.depth < this.#limit;
+  }
+
+  /** Starts scoring with `run` (EventService.scorePending). */
+  start(run: (job: ScoreJob) => Promise<'done' | 'retry'>): void {
+    this.#run = run;
+    this.#pump();
+  }
+
+  enqueue(job: ScoreJob): void {
+    this.#queue.push(job);
+    this.#pump();
+  }
+
+  /** Loads the pending events a previous run accepted but did not score, in arrival order. */
+  loadPending(db: Db): number {
+    const rows = (db.prepare(
+      `SELECT e.project_id, p.tenant_id, e.event_id, e.payload, e.received_at
+       FROM events e JOIN projects p ON p.project_id = e.project_id WHERE e.state = 'pending' ORDER BY e.seq`,
+    ) as Statement<[], { project_id: string; tenant_id: string; event_id: string; payload: string; received_at: number }>).all();
+    for (const row of rows) {
+      this.#queue.push({
+        projectId: row.project_id,
+        tenantId: row.tenant_id,
+        eventId: row.event_id,
+        event: JSON.parse(row.payload) as EventInput,
+        payload: row.payload,
+        receivedAt: row.received_at,
+      });
+    }
+    this.#pump();
+    return rows.length;
+  }
+
+  /** Stops taking new events from the queue; resolves when those being scored are done. */
+  pause(): Promise<void> {
+    this.#paused = true;
+    if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    if (this.#active === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  #pump(): void {
+    if (this.#run === null || this.#paused) return;
+    while (this.#active < kMaxActive && this.#head < this.#queue.length) {
+      const job = this.#queue[this.#head]!;
+      this.#queue[this.#head] = undefined as unknown as ScoreJob;
+      this.#head++;
+      this.#active++;
+      this.#run(job).then(
+        (outcome) => this.#settle(job, outcome),
+        (error: unknown) => {
+          this.#log.error('async scoring failed', { event_id: job.eventId, error });
+          this.#settle(job, 'retry');
+        },
+      );
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  #settle(job: ScoreJob, outcome: 'done' | 'retry'): void {
+    this.#active--;
+    if (outcome === 'done') {
+      this.scored++;
+    } else {
+      // Set aside for a while: the cause (no ruleset yet, a locked database) does not go away
+      // within microseconds, and retrying at once would spin.
+      this.#delayed.push(job);
+      if (this.#retryTimer === null && !this.#paused) {
+        this.#retryTimer = setTimeout(() => {
+          this.#retryTimer = null;
+          this.#queue.splice(this.#head, 0, ...this.#delayed.splice(0));
+          this.#pump();
+        }, kRetryDelayMs);
+        this.#retryTimer.unref();
+      }
+    }
+    if (this.#active === 0 && this.#idleWaiters.length > 0) {
+      for (const wake of this.#idleWaiters.splice(0)) wake();
+    }
+    this.#pump();
+  }
+}

@@ -1,0 +1,154 @@
+// POST /v1/events and GET /v1/scores/{event_id} (interface: "POST /v1/events", "Idempotency",
+// "States and transitions").
+//
+//   sync, new event     → score, commit, 200 with the result
+//   sync, same body     → 200 with the stored result, not scored again (a pending async event is
+//                          scored now)
+//   any, other body     → 409 EVENT_ID_CONFLICT (the async flag is not part of the body)
+//   async, new event    → commit as pending, 202 receipt; the background scorer finishes it
+//   async, same body    → a new 202 receipt
+//
+// Concurrent requests for one event id are serialised through an in-flight map: the second waits
+// for the first to finish and then answers from what the first stored, so an event is scored once.
+import { apiError, type ApiError } from '../shared/errors.js';
+import type { LiveRulesets } from '../rulesets/live-rulesets.js';
+import type { Writer } from '../store/writer.js';
+import type { EventInput } from '../validation/event-input.js';
+import type { AsyncScorer } from './async-scorer.js';
+import { EventReader, insertPendingEvent, type StoredEvent } from './event-store.js';
+import { canonicalBodyHash } from './idempotency.js';
+import type { ScoreJob, Scorer } from './scorer.js';
+
+export type EventReply =
+  /** 200 with this score result object. */
+  | { readonly kind: 'result'; readonly result: object }
+  /** 200 with a stored result, already serialised. */
+  | { readonly kind: 'stored'; readonly json: string }
+  /** 202 with this receipt. */
+  | { readonly kind: 'receipt'; readonly receipt: AsyncReceipt }
+  | { readonly kind: 'error'; readonly error: ApiError };
+
+export interface AsyncReceipt {
+  readonly event_id: string;
+  readonly state: 'pending' | 'scored';
+  readonly accepted_at: string;
+}
+
+export interface Submission {
+  readonly projectId: string;
+  readonly tenantId: string;
+  readonly event: EventInput;
+  /** The body text as received. */
+  readonly payload: string;
+  readonly receivedAt: number;
+}
+
+export interface EventServiceDeps {
+  readonly reader: EventReader;
+  readonly writer: Writer;
+  readonly rulesets: LiveRulesets;
+  readonly scorer: Scorer;
+  readonly asyncScorer: AsyncScorer;
+}
+
+export class EventService {
+  readonly #deps: EventServiceDeps;
+  readonly #inFlight = new Map<string, Promise<unknown>>();
+
+  constructor(deps: EventServiceDeps) {
+    this.#deps = deps;
+  }
+
+  async submit(submission: Submission): Promise<EventReply> {
+    const eventId = submission.event.event_id.toLowerCase();
+    const flightKey = `${submission.projectId}\u0000${eventId}`;
+    await this.#waitForOthers(flightKey);
+    const existing = this.#deps.reader.find(submission.projectId, eventId);
+    if (existing !== null && !sameBody(existing, submission.event)) {
+      return { kind: 'error', error: apiError('EVENT_ID_CONFLICT', undefined, 'event_id') };
+    }
+    const work = submission.event.async === true
+      ? this.#submitAsync(submission, eventId, existing)
+      : this.#submitSync(submission, eventId, existing);
+    this.#inFlight.set(flightKey, work);
+    try {
+      return await work;
+    } finally {
+      this.#inFlight.delete(flightKey);
+    }
+  }
+
+  /**
+   * The background scorer's entry: completes a pending async event unless something else scored it.
+   * 'retry' when it cannot be scored now (no ruleset, a failed write); nothing was stored then.
+   */
+  async scorePending(job: ScoreJob): Promise<'done' | 'retry'> {
+    const flightKey = `${job.projectId}\u0000${job.eventId}`;
+    await this.#waitForOthers(flightKey);
+    const stored = this.#deps.reader.find(job.projectId, job.eventId);
+    if (stored === null || stored.state === 'scored') return 'done';
+    const live = this.#deps.rulesets.get(job.projectId);
+    if (!live.ok) return 'retry';
+    const work = this.#deps.scorer.score(job, live.ruleset, true);
+    this.#inFlight.set(flightKey, work);
+    try {
+      return (await work).ok ? 'done' : 'retry';
+    } finally {
+      this.#inFlight.delete(flightKey);
+    }
+  }
+
+  async #waitForOthers(flightKey: string): Promise<void> {
+    for (;;) {
+      const running = this.#inFlight.get(flightKey);
+      if (running === undefined) return;
+      await running.catch(() => undefined);
+    }
+  }
+
+  async #submitSync(submission: Submission, eventId: string, existing: StoredEvent | null): Promise<EventReply> {
+    if (existing !== null && existing.state === 'scored') return { kind: 'stored', json: existing.result! };
+    const live = this.#deps.rulesets.get(submission.projectId);
+    if (!live.ok) return { kind: 'error', error: live.error };
+    const job = { projectId: submission.projectId, tenantId: submission.tenantId, eventId, event: submission.event, payload: submission.payload, receivedAt: existing?.received_at ?? submission.receivedAt };
+    const outcome = await this.#deps.scorer.score(job, live.ruleset, existing !== null);
+    if (!outcome.ok) return { kind: 'error', error: outcome.error };
+    if (outcome.result !== null) return { kind: 'result', result: outcome.result };
+    // Scored by the background scorer between our read and our write: answer with its result.
+    const stored = this.#deps.reader.find(submission.projectId, eventId);
+    return stored?.result ? { kind: 'stored', json: stored.result } : { kind: 'error', error: apiError('INTERNAL_ERROR') };
+  }
+
+  async #submitAsync(submission: Submission, eventId: string, existing: StoredEvent | null): Promise<EventReply> {
+    const acceptedAt = new Date(submission.receivedAt).toISOString();
+    if (existing !== null) return { kind: 'receipt', receipt: { event_id: eventId, state: existing.state, accepted_at: acceptedAt } };
+    const { asyncScorer, writer } = this.#deps;
+    if (!asyncScorer.canAccept()) {
+      return { kind: 'error', error: apiError('ASYNC_UNAVAILABLE', 'The async queue is full. Nothing was stored; retry with backoff.') };
+    }
+    try {
+      await writer.run((db) =>
+        insertPendingEvent(db, { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload }),
+      );
+    } catch {
+      return { kind: 'error', error: apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.') };
+    }
+    asyncScorer.enqueue({ projectId: submission.projectId, tenantId: submission.tenantId, eventId, event: submission.event, payload: submission.payload, receivedAt: submission.receivedAt });
+    return { kind: 'receipt', receipt: { event_id: eventId, state: 'pending', accepted_at: acceptedAt } };
+  }
+
+  /** GET /v1/scores/{event_id}: the stored result, or the pending state. */
+  read(projectId: string, rawEventId: string): { kind: 'stored'; json: string } | { kind: 'pending'; body: object } | null {
+    const eventId = rawEventId.toLowerCase();
+    const stored = this.#deps.reader.find(projectId, eventId);
+    if (stored === null) return null;
+    if (stored.state === 'scored') return { kind: 'stored', json: stored.result! };
+    return { kind: 'pending', body: { event_id: eventId, state: 'pending', accepted_at: new Date(stored.received_at).toISOString() } };
+  }
+}
+
+/** Interface, Idempotency 2: bodies are compared without `async`, in canonical form. */
+function sameBody(existing: StoredEvent, event: EventInput): boolean {
+  const storedHash = existing.body_hash ?? canonicalBodyHash(JSON.parse(existing.payload) as Record<string, unknown>);
+  return storedHash === canonicalBodyHash(event as unknown as Record<string, unknown>);
+}

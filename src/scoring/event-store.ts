@@ -1,0 +1,230 @@
+// Events, score results and everything one scored event writes (schema: migrations 003–005).
+//
+// Reads run on the read-only connection. Writes are work functions for the group-commit Writer:
+// synchronous, run inside the batch's transaction, and written not to throw for expected outcomes.
+import type { Statement } from 'better-sqlite3';
+import type { StoredIdentifier } from '../pool/protocol.js';
+import { newId } from '../shared/ids.js';
+import type { Db } from '../store/database.js';
+import type { Decision } from './score-result.js';
+
+export interface StoredEvent {
+  readonly seq: number;
+  readonly state: 'pending' | 'scored';
+  readonly payload: string;
+  readonly body_hash: string | null;
+  readonly result: string | null;
+  readonly received_at: number;
+}
+
+export class EventReader {
+  readonly #find: Statement<[string, string], StoredEvent>;
+
+  constructor(readDb: Db) {
+    this.#find = readDb.prepare('SELECT seq, state, payload, body_hash, result, received_at FROM events WHERE project_id = ? AND event_id = ?');
+  }
+
+  find(projectId: string, eventId: string): StoredEvent | null {
+    return this.#find.get(projectId, eventId) ?? null;
+  }
+}
+
+export interface PendingEventRecord {
+  readonly projectId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly receivedAt: number;
+  readonly payload: string;
+}
+
+export interface ScoredEventRecord {
+  readonly projectId: string;
+  readonly tenantId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly receivedAt: number;
+  readonly payload: string;
+  readonly account: { readonly accountId: string; readonly externalId: string } | null;
+  readonly identifiers: readonly StoredIdentifier[];
+  readonly rulesetVersion: number;
+  readonly decision: Decision;
+  readonly riskScore: number;
+  readonly result: string;
+  readonly shadow: string;
+  readonly scoredAt: number;
+  /** For async events: the decision webhook body, queued when the project has a webhook. */
+  readonly webhookPayload: string | null;
+}
+
+export type PersistOutcome =
+  /** Stored; accountId is the account the event was linked to (the stored one, if ids raced). */
+  | { readonly kind: 'stored'; readonly accountId: string | null }
+  /** An async event that something else scored first: nothing written. */
+  | { readonly kind: 'already_scored' };
+
+/** Signals of an account are re-written (last_seen, links) at most this often. */
+export const kSignalRefreshMs = 60 * 60_000;
+/** Other accounts linked per signal value when a signal is first seen or refreshed. */
+export const kMaxLinksPerSignal = 100;
+const kDayMs = 86_400_000;
+
+interface Statements {
+  insertPending: Statement;
+  insertScored: Statement;
+  markScored: Statement;
+  setBodyHash: Statement;
+  setEventAccount: Statement;
+  upsertAccount: Statement<unknown[], { account_id: string }>;
+  accountProject: Statement;
+  findSignal: Statement<[string, string, string, string], { last_seen: number }>;
+  insertSignal: Statement;
+  touchSignal: Statement;
+  otherHolders: Statement<[string, string, string, string, number], { account_id: string }>;
+  upsertLink: Statement;
+  openCase: Statement<[string, string], { case_id: string }>;
+  insertCase: Statement;
+  extendCase: Statement;
+  addCaseEvent: Statement;
+  hasWebhook: Statement<[string], { present: number }>;
+  insertOutbox: Statement;
+}
+
+const kStatements = new WeakMap<Db, Statements>();
+
+function statements(db: Db): Statements {
+  let prepared = kStatements.get(db);
+  if (prepared !== undefined) return prepared;
+  prepared = {
+    insertPending: db.prepare(
+      `INSERT INTO events (project_id, event_id, event_type, received_at, state, payload) VALUES (?, ?, ?, ?, 'pending', ?)`,
+    ),
+    insertScored: db.prepare(
+      `INSERT INTO events (project_id, event_id, event_type, account_id, received_at, state, payload, ruleset_version, decision, risk_score, result, shadow, scored_at)
+       VALUES (?, ?, ?, ?, ?, 'scored', ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    markScored: db.prepare(
+      `UPDATE events SET state = 'scored', account_id = ?, ruleset_version = ?, decision = ?, risk_score = ?, result = ?, shadow = ?, scored_at = ?
+       WHERE project_id = ? AND event_id = ? AND state = 'pending'`,
+    ),
+    setBodyHash: db.prepare('UPDATE events SET body_hash = ? WHERE project_id = ? AND event_id = ?'),
+    setEventAccount: db.prepare('UPDATE events SET account_id = ? WHERE project_id = ? AND event_id = ?'),
+    upsertAccount: db.prepare(
+      `INSERT INTO accounts (account_id, tenant_id, external_account_id, created_at, last_seen_at, events, blocks, reviews)
+       VALUES (?, ?, ?, ?, ?, 1, ?, ?)
+       ON CONFLICT (tenant_id, external_account_id) DO UPDATE SET
+         last_seen_at = max(last_seen_at, excluded.last_seen_at), events = events + 1,
+         blocks = blocks + excluded.blocks, reviews = reviews + excluded.reviews
+       RETURNING account_id`,
+    ),
+    accountProject: db.prepare('INSERT OR IGNORE INTO account_projects (account_id, project_id, first_seen_at) VALUES (?, ?, ?)'),
+    findSignal: db.prepare('SELECT last_seen FROM account_signals WHERE tenant_id = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?'),
+    insertSignal: db.prepare(
+      `INSERT INTO account_signals (tenant_id, signal_type, signal_hash, account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    touchSignal: db.prepare(
+      'UPDATE account_signals SET last_seen = ? WHERE tenant_id = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?',
+    ),
+    otherHolders: db.prepare(
+      `SELECT account_id FROM account_signals WHERE tenant_id = ? AND signal_type = ? AND signal_hash = ? AND account_id != ? AND last_seen >= ?
+       ORDER BY last_seen DESC LIMIT ${kMaxLinksPerSignal}`,
+    ),
+    upsertLink: db.prepare(
+      `INSERT INTO account_links (account_id, signal_type, other_account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, signal_type, other_account_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen), masked = excluded.masked`,
+    ),
+    openCase: db.prepare(`SELECT case_id FROM cases WHERE project_id = ? AND account_id = ? AND status = 'open'`),
+    insertCase: db.prepare(
+      `INSERT INTO cases (case_id, project_id, status, resolution, account_id, decision, risk_score, assignee, created_at, updated_at)
+       VALUES (?, ?, 'open', NULL, ?, ?, ?, NULL, ?, ?)`,
+    ),
+    extendCase: db.prepare('UPDATE cases SET risk_score = max(risk_score, ?), updated_at = ? WHERE case_id = ?'),
+    addCaseEvent: db.prepare('INSERT OR IGNORE INTO case_events (case_id, event_id, added_at) VALUES (?, ?, ?)'),
+    hasWebhook: db.prepare('SELECT 1 AS present FROM webhooks WHERE project_id = ?'),
+    insertOutbox: db.prepare(
+      `INSERT INTO webhook_outbox (message_id, project_id, event_id, payload, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)`,
+    ),
+  };
+  kStatements.set(db, prepared);
+  return prepared;
+}
+
+/** An accepted async event, waiting for the background scorer. */
+export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
+  const info = statements(db).insertPending.run(record.projectId, record.eventId, record.eventType, record.receivedAt, record.payload);
+  return Number(info.lastInsertRowid);
+}
+
+/** A scored event: a new sync event (`pending` false) or a pending async event being completed. */
+export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: boolean): PersistOutcome {
+  const s = statements(db);
+  const provisionalAccountId = record.account?.accountId ?? null;
+  if (pending) {
+    const changed = s.markScored.run(
+      provisionalAccountId, record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.scoredAt,
+      record.projectId, record.eventId,
+    ).changes;
+    if (changed === 0) return { kind: 'already_scored' };
+  } else {
+    s.insertScored.run(
+      record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, record.payload,
+      record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.scoredAt,
+    );
+  }
+  let accountId: string | null = null;
+  if (record.account !== null) {
+    const blocks = record.decision === 'block' ? 1 : 0;
+    const reviews = record.decision === 'review' ? 1 : 0;
+    accountId = s.upsertAccount.get(
+      record.account.accountId, record.tenantId, record.account.externalId, record.scoredAt, record.scoredAt, blocks, reviews,
+    )!.account_id;
+    // Two new ids for one external id can only race when the directory's cache evicted one; the
+    // stored account wins.
+    if (accountId !== provisionalAccountId) s.setEventAccount.run(accountId, record.projectId, record.eventId);
+    s.accountProject.run(accountId, record.projectId, record.scoredAt);
+    for (const identifier of record.identifiers) recordSignal(s, record.tenantId, accountId, identifier, record.scoredAt);
+  }
+  if (record.decision === 'review') openOrExtendCase(s, record, accountId);
+  if (record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined) {
+    s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
+  }
+  return { kind: 'stored', accountId };
+}
+
+/**
+ * Stores that the account used a signal value, and links the account with the other accounts that
+ * used it (an IP only within 24 hours of each other). Repeated use within kSignalRefreshMs writes
+ * nothing: that bounds the writes of a busy account to one per signal per refresh interval.
+ */
+function recordSignal(s: Statements, tenantId: string, accountId: string, identifier: StoredIdentifier, now: number): void {
+  const existing = s.findSignal.get(tenantId, identifier.type, identifier.hash, accountId);
+  if (existing === undefined) {
+    s.insertSignal.run(tenantId, identifier.type, identifier.hash, accountId, identifier.masked, now, now);
+  } else if (now - existing.last_seen >= kSignalRefreshMs) {
+    s.touchSignal.run(now, tenantId, identifier.type, identifier.hash, accountId);
+  } else {
+    return;
+  }
+  const since = identifier.type === 'ip' ? now - kDayMs : 0;
+  const linkType = identifier.type === 'ip' ? 'ip_24h' : identifier.type;
+  for (const other of s.otherHolders.all(tenantId, identifier.type, identifier.hash, accountId, since)) {
+    s.upsertLink.run(accountId, linkType, other.account_id, identifier.masked, now, now);
+    s.upsertLink.run(other.account_id, linkType, accountId, identifier.masked, now, now);
+  }
+}
+
+function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null): void {
+  const open = accountId === null ? undefined : s.openCase.get(record.projectId, accountId);
+  let caseId: string;
+  if (open === undefined) {
+    caseId = newId('case');
+    s.insertCase.run(caseId, record.projectId, accountId, record.decision, record.riskScore, record.scoredAt, record.scoredAt);
+  } else {
+    caseId = open.case_id;
+    s.extendCase.run(record.riskScore, record.scoredAt, caseId);
+  }
+  s.addCaseEvent.run(caseId, record.eventId, record.scoredAt);
+}
+
+export function setBodyHash(db: Db, projectId: string, eventId: string, hash: string): void {
+  statements(db).setBodyHash.run(hash, projectId, eventId);
+}

@@ -1,0 +1,128 @@
+// Scores one event and stores the result: the part that sync requests and the background scorer
+// share. Account resolution and velocity are read on this thread (cheap, in memory); phone, email,
+// links and account signals and the rules run in the worker pool; the result is committed by the
+// group-commit writer before anyone is told about it.
+import type { LiveRuleset } from '../rulesets/live-rulesets.js';
+import type { AccountDirectory } from '../accounts/account-directory.js';
+import { Needs, type EvaluateItem } from '../pool/protocol.js';
+import type { RulesPool } from '../pool/rules-pool.js';
+import { apiError, type ApiError } from '../shared/errors.js';
+import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
+import type { VelocityKeys, VelocityWindows } from '../signals/velocity.js';
+import type { Writer } from '../store/writer.js';
+import type { EventInput } from '../validation/event-input.js';
+import { persistScoredEvent, type ScoredEventRecord } from './event-store.js';
+import { buildScoreResult, storedResult, type ScoreResult } from './score-result.js';
+
+export interface ScoreJob {
+  readonly projectId: string;
+  readonly tenantId: string;
+  readonly eventId: string;
+  readonly event: EventInput;
+  /** The body as received: stored as the event's payload. */
+  readonly payload: string;
+  readonly receivedAt: number;
+}
+
+export type ScoreOutcome =
+  | { readonly ok: true; readonly result: ScoreResult }
+  /** An async event that was scored meanwhile (by a sync retry): nothing was written. */
+  | { readonly ok: true; readonly result: null }
+  | { readonly ok: false; readonly error: ApiError };
+
+export interface ScorerDeps {
+  readonly pool: RulesPool;
+  readonly writer: Writer;
+  readonly accounts: AccountDirectory;
+  readonly velocity: VelocityWindows;
+  readonly now: () => number;
+}
+
+export class Scorer {
+  readonly #deps: ScorerDeps;
+
+  constructor(deps: ScorerDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Scores `job` with `ruleset` and stores it: as a new scored event, or (`pending`) by completing
+   * the stored pending event, with a decision webhook message when the project has a webhook.
+   */
+  async score(job: ScoreJob, ruleset: LiveRuleset, pending: boolean): Promise<ScoreOutcome> {
+    const { pool, writer, accounts, velocity } = this.#deps;
+    const externalId = externalAccountIdOf(job.event);
+    const accountId = externalId === null ? null : accounts.resolve(job.tenantId, externalId);
+    const ids = velocityIdentifiers(job.event);
+    const velocityKeys: VelocityKeys = { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp };
+    const now = this.#deps.now();
+
+    let needs = Needs.None;
+    if (ruleset.reads.links) needs |= Needs.Links;
+    if (ruleset.reads.account) needs |= Needs.Account;
+    if (accountId !== null) needs |= Needs.StoredIdentifiers;
+    const item: EvaluateItem = {
+      projectId: job.projectId,
+      tenantId: job.tenantId,
+      version: ruleset.version,
+      event: job.event,
+      accountId,
+      velocity: ruleset.reads.velocity ? velocity.read(job.projectId, velocityKeys, job.receivedAt) : null,
+      needs,
+      now,
+    };
+    const evaluated = await pool.evaluate(item);
+    if (!evaluated.ok) return { ok: false, error: apiError(evaluated.code, evaluated.code === 'INTERNAL_ERROR' ? undefined : evaluated.message) };
+
+    const result = buildScoreResult({
+      eventId: job.eventId,
+      outcome: evaluated.outcome,
+      policy: ruleset.policy,
+      rulesetVersion: ruleset.version,
+      enrichment: evaluated.enrichment,
+      accountPublicId: accountId,
+      latencyMs: evaluated.evalMs,
+    });
+    const stored = storedResult(result);
+    const record: ScoredEventRecord = {
+      projectId: job.projectId,
+      tenantId: job.tenantId,
+      eventId: job.eventId,
+      eventType: job.event.event_type,
+      receivedAt: job.receivedAt,
+      payload: job.payload,
+      account: accountId === null ? null : { accountId, externalId: externalId! },
+      identifiers: evaluated.identifiers,
+      rulesetVersion: ruleset.version,
+      decision: result.decision,
+      riskScore: result.risk_score,
+      result: stored,
+      shadow: JSON.stringify(evaluated.outcome.shadow),
+      scoredAt: now,
+      webhookPayload: pending ? decisionWebhookPayload(result, now) : null,
+    };
+    let persisted;
+    try {
+      persisted = await writer.run((db) => persistScoredEvent(db, record, pending));
+    } catch {
+      return { ok: false, error: apiError('INTERNAL_ERROR', 'The score could not be stored; retry the same request.') };
+    }
+    if (persisted.kind === 'already_scored') return { ok: true, result: null };
+    let recordedKeys = velocityKeys;
+    if (persisted.accountId !== accountId) {
+      if (persisted.accountId !== null) result.account_public_id = persisted.accountId;
+      recordedKeys = { ...velocityKeys, accountId: persisted.accountId };
+    }
+    velocity.record(job.projectId, recordedKeys, ids.amountCents, job.receivedAt);
+    return { ok: true, result };
+  }
+}
+
+/**
+ * The body of the decision webhook (Standard Webhooks: type, timestamp, data). `data` is the score
+ * result as GET /v1/scores returns it, plus the account id.
+ */
+function decisionWebhookPayload(result: ScoreResult, now: number): string {
+  const { latency_ms: _latency, degraded: _degraded, ...data } = result;
+  return JSON.stringify({ type: 'event.scored', timestamp: new Date(now).toISOString(), data });
+}

@@ -1,0 +1,9 @@
+// Keyed hashes of signal values: HMAC-SHA256 with the install secret, over "<type>\0<value>".
+// What the database stores instead of raw emails, phones, IPs, device ids and card numbers.
+import { createHmac } from 'node:crypto';
+
+export type SignalType = 'email' | 'phone' | 'fp' | 'ip' | 'card';
+
+export function keyedHash(secret: Buffer, type: SignalType, value: string): string {
+  return createHmac('sha256', secret).update(type).update('\u0000').update(value).digest('base64url');
+}

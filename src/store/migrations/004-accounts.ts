@@ -1,0 +1,49 @@
+// Accounts, the signals they used, and the links between accounts that share a signal.
+//
+// Signals are stored as keyed hashes (HMAC-SHA256 with the install secret) next to a masked form
+// for display; the raw email, phone, IP or card digits never leave the event payload. Links are
+// stored in both directions so that GET /v1/accounts/{id}/links is one primary-key range scan.
+export const kAccountsMigration = `
+CREATE TABLE accounts (
+  account_id           TEXT PRIMARY KEY,   -- acc_..., random
+  tenant_id            TEXT NOT NULL,
+  external_account_id  TEXT NOT NULL,      -- the caller's id (numbers as decimal strings)
+  created_at           INTEGER NOT NULL,
+  last_seen_at         INTEGER NOT NULL,
+  events               INTEGER NOT NULL DEFAULT 0,
+  blocks               INTEGER NOT NULL DEFAULT 0,
+  reviews              INTEGER NOT NULL DEFAULT 0,
+  fraud_confirmed      INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX accounts_by_external_id ON accounts (tenant_id, external_account_id);
+
+-- Which projects of the tenant used the account: more than one means "shared across projects".
+CREATE TABLE account_projects (
+  account_id     TEXT NOT NULL,
+  project_id     TEXT NOT NULL,
+  first_seen_at  INTEGER NOT NULL,
+  PRIMARY KEY (account_id, project_id)
+) WITHOUT ROWID;
+
+CREATE TABLE account_signals (
+  tenant_id    TEXT NOT NULL,
+  signal_type  TEXT NOT NULL CHECK (signal_type IN ('email', 'phone', 'fp', 'ip', 'card')),
+  signal_hash  TEXT NOT NULL,
+  account_id   TEXT NOT NULL,
+  masked       TEXT NOT NULL,
+  first_seen   INTEGER NOT NULL,
+  last_seen    INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, signal_type, signal_hash, account_id)
+) WITHOUT ROWID;
+CREATE INDEX account_signals_by_account ON account_signals (account_id);
+
+CREATE TABLE account_links (
+  account_id        TEXT NOT NULL,
+  signal_type       TEXT NOT NULL CHECK (signal_type IN ('email', 'phone', 'fp', 'ip_24h', 'card')),
+  other_account_id  TEXT NOT NULL,
+  masked            TEXT NOT NULL,
+  first_seen        INTEGER NOT NULL,
+  last_seen         INTEGER NOT NULL,
+  PRIMARY KEY (account_id, signal_type, other_account_id)
+) WITHOUT ROWID;
+`;

@@ -1,0 +1,257 @@
+// The uWebSockets.js front end over real HTTP: envelope, request ids, routing, body caps, JSON,
+// NUL and card-number refusals, aborted and slow bodies.
+import test from 'ava';
+import { api, startServer, sleep, type TestServer } from '../_helpers/server.js';
+import { minimalEvent } from '../_helpers/events.js';
+import { openSocket, readResponse, requestHead } from '../_helpers/raw-http.js';
+
+let server: TestServer;
+let key: string;
+
+test.before(async () => {
+  server = await startServer();
+  key = server.bootstrap.keys.live_secret.key;
+});
+
+test.after.always(async () => {
+  await server?.stop();
+});
+
+const kMiB = 1024 * 1024;
+
+/** A JSON object body of exactly `size` bytes: {"pad":"xxx..."} */
+function paddedBody(size: number): string {
+  const prefix = '{"pad":"';
+  const suffix = '"}';
+  return prefix + 'x'.repeat(size - prefix.length - suffix.length) + suffix;
+}
+
+test('every response is a JSON envelope with a fresh x-request-id', async (t) => {
+  const response = await api(server, 'GET', '/healthz');
+  t.is(response.status, 200);
+  t.is(response.headers.get('content-type'), 'application/json');
+  t.regex(response.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  t.is(response.body.status, 1);
+  t.deepEqual(response.body.errors, []);
+  t.is(response.body.data.status, 'ok');
+});
+
+test('a well-formed x-request-id is echoed; a malformed one is replaced', async (t) => {
+  const echoed = await api(server, 'GET', '/healthz', { headers: { 'x-request-id': 'req-42_a.b:c' } });
+  t.is(echoed.headers.get('x-request-id'), 'req-42_a.b:c');
+  for (const bad of ['x'.repeat(129), 'has space', 'semi;colon', 'ümlaut']) {
+    const replaced = await api(server, 'GET', '/healthz', { headers: { 'x-request-id': encodeURI(bad) === bad ? bad : bad } }).catch(() => null);
+    if (replaced === null) continue; // fetch itself refuses some header values
+    t.not(replaced.headers.get('x-request-id'), bad);
+    t.regex(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+  }
+  const longest = 'a'.repeat(128);
+  t.is((await api(server, 'GET', '/healthz', { headers: { 'x-request-id': longest } })).headers.get('x-request-id'), longest);
+});
+
+test('errors carry x-request-id too', async (t) => {
+  const response = await api(server, 'POST', '/v1/events', { headers: { 'x-request-id': 'abc' }, body: {} });
+  t.is(response.status, 401);
+  t.is(response.headers.get('x-request-id'), 'abc');
+});
+
+test('unknown routes answer 404 NOT_FOUND in the envelope', async (t) => {
+  for (const path of ['/', '/nope', '/v1/event', '/v1/events/extra', '/v2/events']) {
+    const response = await api(server, 'GET', path, { key });
+    t.is(response.status, 404, path);
+    t.is(response.headers.get('content-type'), 'application/json');
+    t.deepEqual(response.body.data, null);
+    t.is(response.body.status, 0);
+    t.is(response.body.errors[0]?.code, 'NOT_FOUND');
+  }
+});
+
+test('a known path with the wrong method answers 405 with Allow, in the envelope', async (t) => {
+  const response = await api(server, 'DELETE', '/v1/events', { key });
+  t.is(response.status, 405);
+  t.is(response.headers.get('allow'), 'POST');
+  t.is(response.body.errors[0]?.code, 'NOT_FOUND');
+  const put = await api(server, 'PUT', '/healthz');
+  t.is(put.status, 405);
+  t.is(put.headers.get('allow'), 'GET');
+});
+
+test('/metrics is Prometheus text with requests by route and status and a latency histogram', async (t) => {
+  await api(server, 'GET', '/healthz');
+  await api(server, 'GET', '/nope');
+  const response = await fetch(`${server.url}/metrics`);
+  t.is(response.status, 200);
+  t.regex(response.headers.get('content-type') ?? '', /^text\/plain/);
+  const text = await response.text();
+  t.regex(text, /fraud_scorer_http_requests_total\{route="GET \/healthz",status="200"\} \d+/);
+  t.regex(text, /fraud_scorer_http_requests_total\{route="unmatched",status="404"\} \d+/);
+  t.regex(text, /fraud_scorer_http_request_duration_seconds_bucket\{le="0.005",route="GET \/healthz"\} \d+/);
+  t.regex(text, /fraud_scorer_async_queue_depth \d+/);
+});
+
+test('a body of exactly 1 MiB is read; one byte more is 413 PAYLOAD_TOO_LARGE', async (t) => {
+  const atCap = await api(server, 'POST', '/v1/events', { key, rawBody: paddedBody(kMiB) });
+  t.is(atCap.status, 400);
+  t.is(atCap.body.errors[0]?.code, 'VALIDATION_ERROR');
+  t.is(atCap.body.errors[0]?.parameter, 'event_id');
+
+  const overCap = await api(server, 'POST', '/v1/events', { key, rawBody: paddedBody(kMiB + 1) }).catch((error: Error) => error);
+  if (overCap instanceof Error) t.fail(`request failed: ${overCap.message}`);
+  else {
+    t.is(overCap.status, 413);
+    t.is(overCap.body.errors[0]?.code, 'PAYLOAD_TOO_LARGE');
+    t.is(overCap.body.errors[0]?.parameter, 'body');
+  }
+});
+
+test('a chunked body is refused with 413 as soon as it passes the cap, before it ends', async (t) => {
+  const socket = await openSocket(server.port);
+  socket.write(requestHead('POST', '/v1/events', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }));
+  const response = readResponse(socket);
+  const chunk = 'x'.repeat(64 * 1024);
+  let sent = 0;
+  // Send a little more than the cap and then stop: the answer must come without the body ending.
+  while (sent <= kMiB + chunk.length) {
+    socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    sent += chunk.length;
+  }
+  const answered = await response;
+  t.is(answered.status, 413);
+  t.is(JSON.parse(answered.body).errors[0].code, 'PAYLOAD_TOO_LARGE');
+  socket.destroy();
+});
+
+test('a declared Content-Length over the cap is refused before the body is sent', async (t) => {
+  const socket = await openSocket(server.port);
+  socket.write(requestHead('POST', '/v1/events', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': String(kMiB + 1) }));
+  const answered = await readResponse(socket);
+  t.is(answered.status, 413);
+  t.truthy(answered.headers['x-request-id']);
+  socket.destroy();
+});
+
+test('a body sent slowly in pieces is read whole', async (t) => {
+  const body = JSON.stringify(minimalEvent());
+  const socket = await openSocket(server.port);
+  socket.write(requestHead('POST', '/v1/events', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }));
+  const response = readResponse(socket);
+  for (let i = 0; i < body.length; i += 7) {
+    socket.write(body.slice(i, i + 7));
+    await sleep(5);
+  }
+  const answered = await response;
+  t.is(answered.status, 200, answered.body);
+  t.is(JSON.parse(answered.body).data.decision, 'allow');
+  socket.destroy();
+});
+
+test('a client that disconnects mid-body leaves the server healthy', async (t) => {
+  for (let i = 0; i < 20; i++) {
+    const socket = await openSocket(server.port);
+    socket.write(requestHead('POST', '/v1/events', { Authorization: `Bearer ${key}`, 'Content-Length': '5000' }));
+    socket.write('{"event_id": "');
+    await sleep(2);
+    socket.destroy();
+  }
+  const health = await api(server, 'GET', '/healthz');
+  t.is(health.status, 200);
+  const scored = await api(server, 'POST', '/v1/events', { key, body: minimalEvent() });
+  t.is(scored.status, 200);
+});
+
+const kInvalidBodies: Array<[string, string | Uint8Array]> = [
+  ['invalid JSON', '{"event_id": '],
+  ['trailing garbage', '{} x'],
+  ['an array', '[1, 2]'],
+  ['a string', '"payment"'],
+  ['a number', '42'],
+  ['null', 'null'],
+  ['an empty body', ''],
+  ['invalid UTF-8', new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])],
+  ['nesting deeper than 32 levels', `{"extras":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`],
+];
+
+for (const [name, body] of kInvalidBodies) {
+  test(`${name} is 400 VALIDATION_ERROR on parameter body`, async (t) => {
+    const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+    t.is(response.status, 400);
+    t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR');
+    t.is(response.body.errors[0]?.parameter, 'body');
+  });
+}
+
+test('a raw NUL byte anywhere is 400 NUL_CHARACTER_DETECTED', async (t) => {
+  const body = JSON.stringify(minimalEvent()).replace('"payment"', '"pay\u0000ment"');
+  const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+  t.is(response.status, 400);
+  t.is(response.body.errors[0]?.code, 'NUL_CHARACTER_DETECTED');
+});
+
+test('an escaped NUL (\\u0000) in a value or key is 400 NUL_CHARACTER_DETECTED naming the field', async (t) => {
+  const inValue = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ user: { name: 'Ja\u0000ne' } }) });
+  t.is(inValue.status, 400);
+  t.is(inValue.body.errors[0]?.code, 'NUL_CHARACTER_DETECTED');
+  t.is(inValue.body.errors[0]?.parameter, 'user.name');
+  const inKey = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ extras: { 'a\u0000b': 1 } }) });
+  t.is(inKey.status, 400);
+  t.is(inKey.body.errors[0]?.code, 'NUL_CHARACTER_DETECTED');
+  t.is(inKey.body.errors[0]?.parameter, 'extras.a\u0000b');
+  const escapedBackslash = await api(server, 'POST', '/v1/events', { key, rawBody: JSON.stringify(minimalEvent({ user: { name: 'x' } })).replace('"x"', '"\\\\u0000"') });
+  t.is(escapedBackslash.status, 200, 'a literal backslash followed by u0000 is not a NUL');
+});
+
+const kCardBodies: Array<[string, Record<string, unknown>, string]> = [
+  ['a card number in a string', { user: { name: '4111111111111111' } }, 'user.name'],
+  ['with spaces between groups', { extras: { note: 'card 4111 1111 1111 1111 exp 12/29' } }, 'extras.note'],
+  ['with dashes between groups', { extras: { note: '5555-5555-5555-4444' } }, 'extras.note'],
+  ['an Amex number', { extras: { memo: '378282246310005' } }, 'extras.memo'],
+  ['as a JSON number', { extras: { pan: 4111111111111111 } }, 'extras.pan'],
+  ['deep inside extras', { extras: { a: { b: [{ c: 'x 6011111111111117 y' }] } } }, 'extras.a.b[0].c'],
+  ['in a key', { extras: { '4111111111111111': true } }, 'extras.4111111111111111'],
+  ['19 digits', { extras: { pan: '6759649826438453123' } }, ''],
+];
+
+for (const [name, extra, parameter] of kCardBodies) {
+  test(`${name} is 400 CARD_NUMBER_DETECTED`, async (t) => {
+    const response = await api(server, 'POST', '/v1/events', { key, body: minimalEvent(extra) });
+    t.is(response.status, 400, response.text);
+    t.is(response.body.errors[0]?.code, 'CARD_NUMBER_DETECTED');
+    if (parameter !== '') t.is(response.body.errors[0]?.parameter, parameter);
+  });
+}
+
+test('a 19-digit card number as a JSON number is refused (digits beyond 2^53 count)', async (t) => {
+  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"pan":6011000990139424}}');
+  const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+  t.is(response.status, 400);
+  t.is(response.body.errors[0]?.code, 'CARD_NUMBER_DETECTED');
+});
+
+test('UUIDs, timestamps, IP addresses and phone numbers are never taken for card numbers', async (t) => {
+  const response = await api(server, 'POST', '/v1/events', {
+    key,
+    body: minimalEvent({
+      context: { ip: '2001:db8::4111:1111', session_id: '41111111-1111-1111-1111-111111111111' },
+      user: { phone: '+4915112345678', registered_at: '2024-01-15T10:30:00.123Z' },
+      extras: {
+        ts_ms: 1700000000000, ts_us: 1700000000000000, ts_ns: '1700000000000000000', compact: '20240115103000',
+        ip4: '192.168.100.200', phone_national: '0151 1234 5678', phone_intl: '+1 (415) 555-2671', amount: 1234567890123.45,
+        uuid_upper: 'F47AC10B-58CC-4372-A567-0E02B2C3D479', hash: 'a7f3b2c9e1d4411111111111111111118f9e2b7c3d4a1f6e0b5c8d2a9e7f4b1c3',
+      },
+    }),
+  });
+  t.is(response.status, 200, response.text);
+});
+
+test('hundreds of malformed requests leave the server healthy and serving', async (t) => {
+  const bad: Array<Promise<unknown>> = [];
+  for (let i = 0; i < 300; i++) {
+    const kind = i % 6;
+    const body = kind === 0 ? '{' : kind === 1 ? '[]' : kind === 2 ? '{"a":"\u0000"}' : kind === 3 ? '{"x":"4111111111111111"}' : kind === 4 ? '{"event_id":5}' : 'nul\u0000l';
+    bad.push(api(server, 'POST', i % 2 === 0 ? '/v1/events' : '/v1/nope', { key: i % 3 === 0 ? 'ak_live_short' : key, rawBody: body }));
+  }
+  const responses = (await Promise.all(bad)) as Array<{ status: number }>;
+  t.true(responses.every((response) => response.status >= 400 && response.status < 500));
+  t.is((await api(server, 'GET', '/healthz')).status, 200);
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent() })).status, 200);
+});

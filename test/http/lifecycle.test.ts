@@ -1,0 +1,49 @@
+// Start and stop: SIGTERM drains (stops listening, finishes requests in flight, closes the
+// database cleanly), and the data survives a restart.
+import test from 'ava';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { api, makeDataDir, sleep, startServer } from '../_helpers/server.js';
+import { minimalEvent } from '../_helpers/events.js';
+import { openSocket, readResponse, requestHead } from '../_helpers/raw-http.js';
+
+test('SIGTERM finishes the request in flight, stops listening, and closes the database cleanly', async (t) => {
+  const dataDir = makeDataDir();
+  const server = await startServer({ dataDir });
+  const key = server.bootstrap.keys.live_secret.key;
+  const event = minimalEvent();
+  const body = JSON.stringify(event);
+
+  // A request whose body is still arriving when SIGTERM comes.
+  const socket = await openSocket(server.port);
+  socket.write(requestHead('POST', '/v1/events', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }));
+  socket.write(body.slice(0, 10));
+  const response = readResponse(socket);
+  await sleep(100);
+  server.child.kill('SIGTERM');
+  await sleep(200);
+  // No new connections once draining.
+  await t.throwsAsync(fetch(`${server.url}/healthz`));
+  socket.write(body.slice(10));
+  const answered = await response;
+  t.is(answered.status, 200, answered.body);
+  const exit = await server.stop();
+  t.is(exit.code, 0);
+
+  // The database is whole and holds the event.
+  const db = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
+  t.is(db.pragma('integrity_check', { simple: true }), 'ok');
+  t.is((db.prepare('SELECT count(*) AS n FROM events WHERE event_id = ?').get(event.event_id as string) as { n: number }).n, 1);
+  db.close();
+
+  // A restart on the same data dir serves the stored result.
+  const again = await startServer({ dataDir });
+  try {
+    const stored = await api(again, 'GET', `/v1/scores/${event.event_id}`, { key });
+    t.is(stored.status, 200);
+    t.is(stored.body.data.event_id, event.event_id);
+    t.false(again.output().includes('First start'));
+  } finally {
+    await again.stop();
+  }
+});

@@ -1,0 +1,90 @@
+// Rate limits over real HTTP (interface, "Limits"): fixed window, per key and per method and route
+// pattern; the failed-lookup limit per caller address; TRUST_PROXY.
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { api, runCli, sleep, startServer, type TestServer } from '../_helpers/server.js';
+import { minimalEvent } from '../_helpers/events.js';
+
+function createKey(server: TestServer): string {
+  const result = runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--json']);
+  return JSON.parse(result.stdout).key;
+}
+
+function expectLimited(t: any, response: Awaited<ReturnType<typeof api>>, limit: number): void {
+  t.is(response.status, 429);
+  t.is(response.body.errors[0]?.code, 'RATE_LIMIT_EXCEEDED');
+  const retryAfter = Number(response.headers.get('retry-after'));
+  t.true(retryAfter >= 1);
+  t.is(response.headers.get('ratelimit-limit'), String(limit));
+  t.is(response.headers.get('ratelimit-remaining'), '0');
+  t.is(Number(response.headers.get('ratelimit-reset')), retryAfter);
+}
+
+test.serial('requests per key and route pattern are limited in a fixed window, and the window resets', async (t) => {
+  const server = await startServer({ env: { RATE_LIMIT_PER_ROUTE: '3', RATE_LIMIT_WINDOW_SECONDS: '4' } });
+  try {
+    const key = server.bootstrap.keys.live_secret.key;
+    // Start right after a window turns, so the three requests share one window.
+    await sleep(4000 - (Date.now() % 4000) + 50);
+    // Three different concrete paths of one pattern share one counter.
+    for (let i = 0; i < 3; i++) {
+      const response = await api(server, 'GET', `/v1/scores/${randomUUID()}`, { key });
+      t.is(response.status, 404);
+    }
+    expectLimited(t, await api(server, 'GET', `/v1/scores/${randomUUID()}`, { key }), 3);
+    // Another route of the same key has its own counter; so has another key on the same route.
+    t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent() })).status, 200);
+    t.is((await api(server, 'GET', `/v1/scores/${randomUUID()}`, { key: createKey(server) })).status, 404);
+    // A limited request is not processed: the event is not stored.
+    await api(server, 'POST', '/v1/events', { key, body: minimalEvent() });
+    await api(server, 'POST', '/v1/events', { key, body: minimalEvent() });
+    const dropped = minimalEvent();
+    expectLimited(t, await api(server, 'POST', '/v1/events', { key, body: dropped }), 3);
+    // The window turns: allowed again.
+    await sleep(4000 - (Date.now() % 4000) + 50);
+    t.is((await api(server, 'GET', `/v1/scores/${dropped.event_id}`, { key })).status, 404);
+  } finally {
+    await server.stop();
+  }
+});
+
+test.serial('failed lookups of well-formed keys are limited per caller address; then 429 with only Retry-After', async (t) => {
+  const server = await startServer({ env: { RATE_LIMIT_FAILED_KEY_LOOKUPS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' } });
+  try {
+    const unknown = (): string => `ak_live_${randomUUID().replaceAll('-', '').slice(0, 22)}`;
+    for (let i = 0; i < 3; i++) {
+      const response = await api(server, 'POST', '/v1/events', { key: unknown(), body: minimalEvent() });
+      t.is(response.status, 401);
+    }
+    const limited = await api(server, 'POST', '/v1/events', { key: unknown(), body: minimalEvent() });
+    t.is(limited.status, 429);
+    t.is(limited.body.errors[0]?.code, 'RATE_LIMIT_EXCEEDED');
+    t.true(Number(limited.headers.get('retry-after')) >= 1);
+    t.is(limited.headers.get('ratelimit-limit'), null);
+    t.is(limited.headers.get('ratelimit-remaining'), null);
+    t.is(limited.headers.get('ratelimit-reset'), null);
+    // Malformed keys are not lookups: still 401. A valid key from the same address still works.
+    t.is((await api(server, 'POST', '/v1/events', { key: 'ak_live_x', body: minimalEvent() })).status, 401);
+    t.is((await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body: minimalEvent() })).status, 200);
+    // Without TRUST_PROXY, X-Forwarded-For does not make another caller.
+    const spoofed = await api(server, 'POST', '/v1/events', { key: unknown(), headers: { 'x-forwarded-for': '198.51.100.9' }, body: minimalEvent() });
+    t.is(spoofed.status, 429);
+  } finally {
+    await server.stop();
+  }
+});
+
+test.serial('with TRUST_PROXY on, the caller is the last X-Forwarded-For hop', async (t) => {
+  const server = await startServer({ env: { RATE_LIMIT_FAILED_KEY_LOOKUPS: '2', TRUST_PROXY: 'on' } });
+  try {
+    const unknown = 'ak_live_AAAAAAAAAAAAAAAAAAAAAA';
+    const from = (chain: string) => api(server, 'POST', '/v1/events', { key: unknown, headers: { 'x-forwarded-for': chain }, body: minimalEvent() });
+    t.is((await from('198.51.100.1')).status, 401);
+    t.is((await from('203.0.113.50, 198.51.100.1')).status, 401);
+    t.is((await from('198.51.100.1')).status, 429, 'the third failure from 198.51.100.1');
+    // Another last hop is another caller, whatever the client put in front of it.
+    t.is((await from('198.51.100.1, 198.51.100.2')).status, 401);
+  } finally {
+    await server.stop();
+  }
+});

@@ -1,0 +1,50 @@
+// The card-number and NUL scans as pure functions, case by case.
+import test from 'ava';
+import { containsCardNumber, containsNul, passesLuhn } from '../../src/validation/body-scan.js';
+
+const detects = test.macro((t, text: string, expected: boolean) => {
+  t.is(containsCardNumber(text), expected);
+});
+
+for (const card of ['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '3530111333300000', '4222222222222', '6759649826438453123']) {
+  test(`detects ${card} in a JSON string`, detects, `{"a":"${card}"}`, true);
+  test(`detects ${card} as a JSON number`, detects, `{"a":${card}}`, true);
+}
+test('detects groups separated by spaces', detects, '{"a":"4111 1111 1111 1111"}', true);
+test('detects groups separated by dashes', detects, '{"a":"4111-1111-1111-1111"}', true);
+test('detects Amex grouping', detects, '{"a":"3782 822463 10005"}', true);
+test('detects a card after other digit groups', detects, '{"a":"order 12 4111 1111 1111 1111"}', true);
+test('detects a card in a key', detects, '{"4111111111111111":1}', true);
+test('detects a card after an escaped newline', detects, '{"a":"x\\n4111111111111111"}', true);
+test('detects a card followed by punctuation', detects, '{"a":"pan=4111111111111111."}', true);
+
+test('ignores a Luhn-failing number', detects, '{"a":"4111111111111112"}', false);
+test('ignores 12 digits', detects, '{"a":"411111111116"}', false);
+test('ignores 20 unseparated digits', detects, '{"a":"41111111111111111110"}', false);
+test('ignores a UUID of digits', detects, '{"a":"41111111-1111-1111-1111-111111111111"}', false);
+test('ignores a UUID with hex letters', detects, '{"a":"550e8400-e29b-41d4-a716-446655440000"}', false);
+test('ignores digits glued to letters (hashes)', detects, '{"a":"ab4111111111111111cd"}', false);
+test('ignores an E.164 phone number', detects, '{"a":"+4111111111111"}', false);
+test('ignores a number starting with 0 (phones)', detects, '{"a":"04111111111111111"}', false);
+test('ignores epoch milliseconds', detects, '{"a":1700000000000}', false);
+test('ignores epoch microseconds', detects, '{"a":1700000000000000}', false);
+test('ignores epoch nanoseconds', detects, '{"a":"1700000000000000000"}', false);
+test('ignores a compact date-time', detects, '{"a":"20240115103000"}', false);
+test('ignores ISO timestamps', detects, '{"a":"2024-01-15T10:30:00.000Z"}', false);
+test('ignores IPv4 addresses', detects, '{"a":"192.168.100.200","b":"10.0.0.1"}', false);
+test('ignores IPv6 addresses', detects, '{"a":"2001:db8:4111:1111:1111:1111:1111:1111"}', false);
+test('ignores the integer part of a decimal', detects, '{"a":4111111111111111.5}', false);
+test('ignores the fraction part of a decimal', detects, '{"a":0.4111111111111111}', false);
+
+test('Luhn', (t) => {
+  t.true(passesLuhn('79927398713'));
+  t.false(passesLuhn('79927398710'));
+});
+
+test('NUL: raw, escaped, and an escaped backslash that is not one', (t) => {
+  t.true(containsNul('{"a":"x\u0000"}'));
+  t.true(containsNul('{"a":"x\\u0000"}'));
+  t.true(containsNul('{"a":"x\\\\\\u0000"}'));
+  t.false(containsNul('{"a":"x\\\\u0000"}'));
+  t.false(containsNul('{"a":"x\\u00001"}'.replace('\\u0000', 'u0000')));
+});
