@@ -6,11 +6,15 @@ import { join } from 'node:path';
 import type { Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
 import { createHealthHandler, createMetricsHandler } from './http/handlers/operations.js';
+import { createAgentHandler, createCollectHandler } from './http/handlers/fingerprint.js';
+import { loadAgentScript } from './fingerprint/agent-asset.js';
+import { FingerprintStore } from './fingerprint/fingerprint-store.js';
 import { buildRouteTable } from './http/routes.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './shared/log.js';
 import { Metrics } from './shared/metrics.js';
 import { ensureDataDir, openDatabase } from './store/database.js';
+import { installSecret } from './store/install-secret.js';
 import { migrate } from './store/migrate.js';
 import { Writer } from './store/writer.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/provision.js';
@@ -47,6 +51,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const routes = buildRouteTable({
     health: createHealthHandler({ startedAt: now(), version: kVersion, isDraining: () => draining }, now),
     metrics: createMetricsHandler(metrics),
+    fpCollect: createCollectHandler({ installSecret: installSecret(writeDb), store: new FingerprintStore(writer) }),
+    fpAgent: createAgentHandler(loadAgentScript()),
   });
   const server = new HttpServer({
     host: config.host,

@@ -13,6 +13,8 @@ export const kFingerprintBodyLimit = 64 * 1024;
 export interface RouteHandlers {
   readonly health: Handler;
   readonly metrics: Handler;
+  readonly fpCollect: Handler;
+  readonly fpAgent: Handler;
 }
 
 type Auth = RouteDefinition['auth'];
@@ -37,5 +39,8 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     //  method    pattern       auth    scope  body    cap   rate    handler
     row('GET',   '/healthz',    'none', null,  'none', kMiB, 'none', h.health),
     row('GET',   '/metrics',    'none', null,  'none', kMiB, 'none', h.metrics),
+    row('POST',  '/v1/fp/collect',  'key',  'fp:write', 'json', kFingerprintBodyLimit, 'fp', h.fpCollect, { cors: true }),
+    // cors so that pages may load it with integrity= and crossorigin="anonymous" (subresource integrity).
+    row('GET',   '/v1/fp/agent.js', 'none', null,       'none', kMiB,                  'none', h.fpAgent, { cors: true }),
   ];
 }

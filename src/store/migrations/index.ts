@@ -1,6 +1,7 @@
 // The schema history, in order. A migration is never edited once released: add a new one.
 // The schema version is SQLite's user_version; each migration runs in its own transaction.
 import { kTenancyMigration } from './001-tenancy.js';
+import { kFingerprintsMigration } from './006-fingerprints.js';
 
 export interface Migration {
   readonly version: number;
@@ -10,4 +11,5 @@ export interface Migration {
 
 export const kMigrations: readonly Migration[] = [
   { version: 1, name: 'tenancy', sql: kTenancyMigration },
+  { version: 6, name: 'fingerprints', sql: kFingerprintsMigration },
 ];
