@@ -1,6 +1,7 @@
 // Fingerprint bodies shared by the unit tests of the collect schema and the HTTP tests of
 // POST /v1/fp/collect: one valid set of components, and every way the schema refuses a body, with
 // the `parameter` the 400 must name.
+import { runCli } from './server.js';
 
 /** What agent.js sends from Chromium on a Linux desktop. */
 export const kSampleComponents = {
@@ -86,3 +87,10 @@ export const kRejectedBodies: readonly RejectedBody[] = [
   { title: 'user_agent too long', body: { components: components((c) => (c.user_agent = 'u'.repeat(1025))) }, parameter: 'components.user_agent' },
   { title: 'collected_at not a date-time', body: { components: components((c) => (c.collected_at = 'yesterday')) }, parameter: 'components.collected_at' },
 ];
+
+/** `fraud-scorer keys create ... --json` against a data dir; throws with the CLI's stderr on failure. */
+export function createKeyWithCli(dataDir: string, args: readonly string[]): { key: string; key_id: string; project_id: string } {
+  const result = runCli(['keys', 'create', '--data-dir', dataDir, '--json', ...args]);
+  if (result.code !== 0) throw new Error(`keys create ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
+  return JSON.parse(result.stdout) as { key: string; key_id: string; project_id: string };
+}
