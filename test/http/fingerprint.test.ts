@@ -328,7 +328,7 @@ test('the agent script route takes only GET', async (t) => {
 
 // ---- rate limits ----------------------------------------------------------------------------
 
-test('per key and address, then per key: 429 with Retry-After and RateLimit-* headers, nothing stored', async (t) => {
+test('per key and address, and per key: 429 with Retry-After and RateLimit-* headers, nothing stored', async (t) => {
   // TRUST_PROXY lets the test speak from several addresses (the last X-Forwarded-For hop). A day
   // long window: the counts cannot be reset by a window turning during the test (short of UTC
   // midnight).
@@ -336,14 +336,14 @@ test('per key and address, then per key: 429 with Retry-After and RateLimit-* he
     env: { RATE_LIMIT_FP_PER_KEY_AND_ADDRESS: '3', RATE_LIMIT_FP_PER_KEY: '5', RATE_LIMIT_WINDOW_SECONDS: '86400', TRUST_PROXY: 'on' },
   });
   t.teardown(() => limited.stop());
-  const key = limited.bootstrap.keys.live_publishable.key;
-  const from = (address: string, origin?: string) =>
-    collect({ components: own('limited1') }, key, { 'x-forwarded-for': `198.51.100.7, ${address}`, ...(origin ? { origin } : {}) }, limited);
+  const from = (key: string, address: string, canvas: string, origin?: string) =>
+    collect({ components: own(canvas) }, key, { 'x-forwarded-for': `198.51.100.7, ${address}`, ...(origin ? { origin } : {}) }, limited);
 
-  for (let i = 1; i <= 3; i++) t.is((await from('203.0.113.1')).body.data.seen_count, i);
+  // Per key and address, with the first key.
+  const first = limited.bootstrap.keys.live_publishable.key;
+  for (let i = 1; i <= 3; i++) t.is((await from(first, '203.0.113.1', 'limited1')).body.data.seen_count, i);
   const before = storedSightings(limited);
-
-  const overAddress = await from('203.0.113.1', 'https://shop.example');
+  const overAddress = await from(first, '203.0.113.1', 'limited1', 'https://shop.example');
   assertError(t, overAddress, 429, 'RATE_LIMIT_EXCEEDED', '');
   const retryAfter = Number(overAddress.headers.get('retry-after'));
   t.true(Number.isInteger(retryAfter) && retryAfter >= 1);
@@ -353,15 +353,41 @@ test('per key and address, then per key: 429 with Retry-After and RateLimit-* he
   // A page can read the 429 and its Retry-After.
   t.is(overAddress.headers.get('access-control-allow-origin'), 'https://shop.example');
   t.deepEqual(storedSightings(limited), before);
-
-  // Another address of the same key still passes: the limit above was per key and address.
-  const otherAddress = await from('203.0.113.2');
+  // Another address of the same key still passes: that limit was per key and address.
+  const otherAddress = await from(first, '203.0.113.2', 'limited1');
   t.is(otherAddress.status, 200, otherAddress.text);
   t.is(otherAddress.body.data.seen_count, 4);
 
-  // Five requests of the key have been counted (the refused one too): the per-key limit is next.
-  const overKey = await from('203.0.113.3');
+  // Per key, with a second key whose addresses each stay within their own limit.
+  const second = createKeyWithCli(limited.dataDir, ['--project', 'live', '--kind', 'publishable']).key;
+  for (const address of ['203.0.113.1', '203.0.113.1', '203.0.113.1', '203.0.113.2', '203.0.113.2']) {
+    t.is((await from(second, address, 'limited2')).status, 200);
+  }
+  const beforeKey = storedSightings(limited);
+  const overKey = await from(second, '203.0.113.3', 'limited2');
   assertError(t, overKey, 429, 'RATE_LIMIT_EXCEEDED', '');
   t.is(overKey.headers.get('ratelimit-limit'), '5');
-  t.is((storedSightings(limited)[0] as { seen_count: number }).seen_count, 4);
+  t.is(overKey.headers.get('ratelimit-remaining'), '0');
+  t.truthy(overKey.headers.get('retry-after'));
+  t.deepEqual(storedSightings(limited), beforeKey);
+});
+
+// Known bug in src/http/server.ts (#rateLimit), kept here as a failing test until it is fixed:
+// the per-key counter is hit before the per-key-and-address one, so requests that one address
+// sends above its own limit still use up the key's budget. A publishable key is public, so a
+// single address can exhaust RATE_LIMIT_FP_PER_KEY and lock every shopper of that key out.
+// Checking the per-address limit first (and counting the key only when it passes) fixes it; then
+// turn this test.failing into test.
+test.failing('requests refused per address do not use up the key-wide budget', async (t) => {
+  const limited = await startServer({
+    env: { RATE_LIMIT_FP_PER_KEY_AND_ADDRESS: '2', RATE_LIMIT_FP_PER_KEY: '4', RATE_LIMIT_WINDOW_SECONDS: '86400', TRUST_PROXY: 'on' },
+  });
+  t.teardown(() => limited.stop());
+  const key = limited.bootstrap.keys.live_publishable.key;
+  const from = (address: string) => collect({ components: own('budget1') }, key, { 'x-forwarded-for': address }, limited);
+  const flood: number[] = [];
+  for (let i = 0; i < 5; i++) flood.push((await from('203.0.113.66')).status);
+  t.deepEqual(flood, [200, 200, 429, 429, 429]);
+  // Two requests of the key were admitted, two below its limit of four: a shopper elsewhere passes.
+  t.is((await from('203.0.113.67')).status, 200);
 });
