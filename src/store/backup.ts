@@ -33,7 +33,10 @@ const kAllPages = 2 ** 31 - 1;
 export async function backupDatabase(dataDir: string, destination: string, options: { readonly force: boolean }): Promise<BackupResult> {
   const source = databasePath(dataDir);
   if (!existsSync(source)) throw new BackupError(`there is no database at ${source}`);
-  if (existsSync(destination) && !options.force) throw new BackupError(`${destination} exists; pass --force to replace it`);
+  if (existsSync(destination)) {
+    if (statSync(destination).isDirectory()) throw new BackupError(`${destination} is a directory; --to names the file to write`);
+    if (!options.force) throw new BackupError(`${destination} exists; pass --force to replace it`);
+  }
   const folder = dirname(destination);
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new BackupError(`${folder} is not a directory`);
 

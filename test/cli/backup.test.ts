@@ -36,6 +36,17 @@ test('backup of a data dir without a database fails and writes nothing', (t) => 
   t.false(existsSync(join(empty, 'missing')), 'backup must not create a data dir');
 });
 
+test('backup --to a directory fails, even with --force, and leaves it alone', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const folder = makeDataDir();
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }));
+  const result = runCli(['backup', '--data-dir', server.dataDir, '--to', folder, '--force']);
+  t.is(result.code, 1);
+  t.regex(result.stderr, /is a directory/);
+  t.deepEqual(readdirSync(folder), []);
+});
+
 test('a backup taken while the server runs and writes restores into a working server', async (t) => {
   // Writes go on for as long as the backup runs: more than the default 60 collects per address.
   const original = await startServer({ env: { RATE_LIMIT_FP_PER_KEY_AND_ADDRESS: '100000' } });
