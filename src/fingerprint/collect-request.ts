@@ -7,10 +7,8 @@
 // 'components.scren') instead of silently left out of the fp_id. The agent that sends the body is
 // served by the same server (GET /v1/fp/agent.js), so both change in the same release; a page may
 // keep a cached agent for up to an hour after an upgrade (docs/fingerprint.md, "Compatibility").
-import { Ajv } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { ApiError } from '../shared/errors.js';
-import { validationErrorOf } from '../validation/schema-errors.js';
+import { createAjv, validationErrorOf } from '../validation/ajv.js';
 import { kComponents, kStableComponentNames, type Components } from './components.js';
 
 export const kCollectSchema = {
@@ -27,12 +25,9 @@ export const kCollectSchema = {
   },
 } as const;
 
-// allErrors stays off: ajv then stops at the first problem, which bounds the work a hostile body
-// can cause, and the envelope reports one error anyway. Union types ('string' | 'null') are how
-// the table says "the browser may not have this".
-const kAjv = new Ajv({ allErrors: false, allowUnionTypes: true, strict: true });
-addFormats.default(kAjv, ['date-time']);
-const kValidate = kAjv.compile(kCollectSchema);
+// The project's ajv (strict, first error only, ajv-formats); union types ('string' | 'null') are
+// how the component table says "the browser may not have this".
+const kValidate = createAjv().compile(kCollectSchema);
 
 export interface CollectRequest {
   readonly components: Components;
@@ -42,5 +37,5 @@ export type CollectCheck = { readonly ok: true; readonly request: CollectRequest
 
 export function checkCollectBody(body: unknown): CollectCheck {
   if (kValidate(body)) return { ok: true, request: body as unknown as CollectRequest };
-  return { ok: false, error: validationErrorOf(kValidate.errors![0]!, body) };
+  return { ok: false, error: validationErrorOf(kValidate.errors!) };
 }

@@ -72,7 +72,7 @@ export const kRejectedBodies: readonly RejectedBody[] = [
   { title: 'hardware_concurrency zero', body: { components: components((c) => (c.hardware_concurrency = 0)) }, parameter: 'components.hardware_concurrency' },
   { title: 'device_memory zero', body: { components: components((c) => (c.device_memory = 0)) }, parameter: 'components.device_memory' },
   { title: 'device_memory a string', body: { components: components((c) => (c.device_memory = '8')) }, parameter: 'components.device_memory' },
-  { title: 'fonts repeated', body: { components: components((c) => (c.fonts = ['Arial', 'Ubuntu', 'Arial'])) }, parameter: 'components.fonts[2]' },
+  { title: 'fonts repeated', body: { components: components((c) => (c.fonts = ['Arial', 'Ubuntu', 'Arial'])) }, parameter: 'components.fonts' },
   { title: 'font empty', body: { components: components((c) => (c.fonts = ['Arial', ''])) }, parameter: 'components.fonts[1]' },
   { title: 'font name too long', body: { components: components((c) => (c.fonts = ['f'.repeat(65)])) }, parameter: 'components.fonts[0]' },
   { title: 'too many fonts', body: { components: components((c) => (c.fonts = Array.from({ length: 257 }, (_, i) => `Font ${i}`))) }, parameter: 'components.fonts' },
