@@ -196,13 +196,14 @@
   function network() {
     var connection = attempt(function () { return navigator.connection; }, null);
     if (!connection) return null;
-    var type = connection.effectiveType;
-    return {
-      effective_type: ['slow-2g', '2g', '3g', '4g'].indexOf(type) >= 0 ? type : null,
+    var state = {
       downlink: optionalNumber(function () { return connection.downlink; }, 0, 100000, false),
       rtt: optionalNumber(function () { return connection.rtt; }, 0, 600000, true),
       save_data: typeof connection.saveData === 'boolean' ? connection.saveData : null,
     };
+    var type = connection.effectiveType;
+    if (['slow-2g', '2g', '3g', '4g'].indexOf(type) >= 0) state.effective_type = type;
+    return state;
   }
 
   // getBattery is asynchronous and, in some browsers, slow to settle: wait briefly, then go on

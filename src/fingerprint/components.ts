@@ -113,7 +113,7 @@ export const kComponents = [
       type: ['object', 'null'],
       additionalProperties: false,
       properties: {
-        effective_type: { type: ['string', 'null'], enum: ['slow-2g', '2g', '3g', '4g', null] },
+        effective_type: { type: 'string', enum: ['slow-2g', '2g', '3g', '4g'] },
         downlink: { type: ['number', 'null'], minimum: 0, maximum: 100_000 },
         rtt: { type: ['integer', 'null'], minimum: 0, maximum: 600_000 },
         save_data: { type: ['boolean', 'null'] },
