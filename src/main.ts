@@ -17,6 +17,9 @@ import { Scorer } from './scoring/scorer.js';
 import { rebuildVelocity } from './scoring/velocity-rebuild.js';
 import { VelocityWindows } from './signals/velocity.js';
 import { installSecret } from './store/install-secret.js';
+import { createAgentHandler, createCollectHandler } from './http/handlers/fingerprint.js';
+import { loadAgentScript } from './fingerprint/agent-asset.js';
+import { FingerprintStore } from './fingerprint/fingerprint-store.js';
 import { buildRouteTable } from './http/routes.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './shared/log.js';
@@ -81,6 +84,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
     metrics: createMetricsHandler(metrics),
     submitEvent: createSubmitEventHandler(events),
     readScore: createReadScoreHandler(events),
+    fpCollect: createCollectHandler({ installSecret: secret, store: new FingerprintStore(writer) }),
+    fpAgent: createAgentHandler(loadAgentScript()),
   });
   const server = new HttpServer({
     host: config.host,

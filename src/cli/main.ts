@@ -1,5 +1,6 @@
 // fraud-scorer: the command line (package bin). One module per command; this file only dispatches.
 import { UsageError, print, type Command } from './args.js';
+import { backupCommand } from './backup.js';
 import { keysCommand } from './keys.js';
 import { projectsCommand, tenantsCommand } from './projects.js';
 import { serveCommand } from './serve.js';
@@ -9,6 +10,7 @@ const kCommands: Record<string, Command> = {
   keys: keysCommand,
   projects: projectsCommand,
   tenants: tenantsCommand,
+  backup: backupCommand,
 };
 
 function usage(): string {

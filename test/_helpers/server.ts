@@ -75,7 +75,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     });
   });
 
-  const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap-keys.json'), 'utf8')) as BootstrapKeys;
+  // Read on first use: a server started on a data dir that already held a database (a restart, a
+  // restored backup) made no bootstrap keys, and a test of that does not ask for them.
+  let bootstrap: BootstrapKeys | null = null;
+  const readBootstrap = (): BootstrapKeys =>
+    (bootstrap ??= JSON.parse(readFileSync(join(dataDir, 'bootstrap-keys.json'), 'utf8')) as BootstrapKeys);
+  if (options.dataDir === undefined) readBootstrap(); // a fresh data dir must have made them
   let cleaned = false;
   const cleanup = (): void => {
     if (cleaned || options.keepDataDir || options.dataDir !== undefined) return;
@@ -86,7 +91,9 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     url: `http://127.0.0.1:${port}`,
     port,
     dataDir,
-    bootstrap,
+    get bootstrap() {
+      return readBootstrap();
+    },
     child,
     output: () => output,
     async stop() {

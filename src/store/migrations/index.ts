@@ -5,6 +5,7 @@ import { kRulesMigration } from './002-rules.js';
 import { kEventsMigration } from './003-events.js';
 import { kAccountsMigration } from './004-accounts.js';
 import { kCasesMigration } from './005-cases.js';
+import { kFingerprintsMigration } from './006-fingerprints.js';
 
 export interface Migration {
   readonly version: number;
@@ -18,4 +19,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 3, name: 'events', sql: kEventsMigration },
   { version: 4, name: 'accounts', sql: kAccountsMigration },
   { version: 5, name: 'cases', sql: kCasesMigration },
+  { version: 6, name: 'fingerprints', sql: kFingerprintsMigration },
 ];

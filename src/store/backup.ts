@@ -1,0 +1,96 @@
+// Online backup of a data dir's database into one file, while the server keeps running.
+//
+// SQLite's online backup API (better-sqlite3 `db.backup`) copies a consistent snapshot through a
+// read-only connection of its own. In WAL mode a reader never blocks the writer, so the server
+// goes on committing meanwhile. The copy is made in as few steps as possible: when another
+// connection writes between two steps, SQLite restarts the copy, and small steps under steady
+// traffic could restart forever.
+//
+// The file appears at its destination only complete and checked: it is written beside it under a
+// temporary name (mode 0600: it holds key hashes, the install secret and personal data), switched
+// to rollback-journal mode so that it is one self-contained file without -wal/-shm companions,
+// checked with PRAGMA quick_check, flushed to disk, and then moved into place. Without `force`
+// the move is a hard link, which fails rather than replace a file that appeared meanwhile.
+import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { databasePath, openDatabase } from './database.js';
+
+export class BackupError extends Error {}
+
+export interface BackupResult {
+  readonly source: string;
+  readonly destination: string;
+  readonly bytes: number;
+  readonly pages: number;
+  readonly schemaVersion: number;
+}
+
+// Pages per step after the first (better-sqlite3 always starts with 100): everything at once.
+const kAllPages = 2 ** 31 - 1;
+
+export async function backupDatabase(dataDir: string, destination: string, options: { readonly force: boolean }): Promise<BackupResult> {
+  const source = databasePath(dataDir);
+  if (!existsSync(source)) throw new BackupError(`there is no database at ${source}`);
+  if (existsSync(destination)) {
+    if (statSync(destination).isDirectory()) throw new BackupError(`${destination} is a directory; --to names the file to write`);
+    if (!options.force) throw new BackupError(`${destination} exists; pass --force to replace it`);
+  }
+  const folder = dirname(destination);
+  if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new BackupError(`${folder} is not a directory`);
+
+  const partial = join(folder, `.${basename(destination)}.partial-${process.pid}-${randomBytes(4).toString('hex')}`);
+  closeSync(openSync(partial, 'wx', 0o600));
+  try {
+    const db = openDatabase(dataDir, { readonly: true });
+    try {
+      await db.backup(partial, { progress: () => kAllPages });
+    } finally {
+      db.close();
+    }
+    const { pages, schemaVersion } = seal(partial);
+    flushToDisk(partial);
+    if (options.force) {
+      renameSync(partial, destination);
+    } else {
+      try {
+        linkSync(partial, destination);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new BackupError(`${destination} appeared during the backup; pass --force to replace it`);
+        throw error;
+      }
+      unlinkSync(partial);
+    }
+    flushToDisk(folder);
+    return { source, destination, bytes: statSync(destination).size, pages, schemaVersion };
+  } finally {
+    if (existsSync(partial)) unlinkSync(partial);
+  }
+}
+
+/** Makes the copy one self-contained file and checks it. */
+function seal(path: string): { pages: number; schemaVersion: number } {
+  const copy = new Database(path, { fileMustExist: true });
+  try {
+    copy.pragma('journal_mode = DELETE');
+    const check = copy.pragma('quick_check', { simple: true });
+    if (check !== 'ok') throw new BackupError(`the copy failed its check: ${String(check)}`);
+    return {
+      pages: copy.pragma('page_count', { simple: true }) as number,
+      schemaVersion: copy.pragma('user_version', { simple: true }) as number,
+    };
+  } finally {
+    copy.close();
+  }
+}
+
+/** fsync a file, or a directory (so that a rename in it survives a power cut). */
+function flushToDisk(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,111 @@
+// fraud-scorer backup: an online copy taken while the server runs (and writes) restores into a
+// working server with the same state; existing files are not replaced without --force.
+import test from 'ava';
+import Database from 'better-sqlite3';
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { components, createKeyWithCli } from '../_helpers/fingerprint.js';
+import { api, kCliPath, makeDataDir, runCli, startServer } from '../_helpers/server.js';
+
+const execFileAsync = promisify(execFile);
+
+test('backup --help explains --to and --force', (t) => {
+  const result = runCli(['backup', '--help']);
+  t.is(result.code, 0);
+  t.regex(result.stdout, /--to FILE/);
+  t.regex(result.stdout, /--force/);
+  t.regex(result.stdout, /Restore:/);
+});
+
+test('backup without --to is a usage error', (t) => {
+  const result = runCli(['backup', '--data-dir', '/nonexistent/fraud-scorer-data']);
+  t.is(result.code, 2);
+  t.regex(result.stderr, /--to is required/);
+});
+
+test('backup of a data dir without a database fails and writes nothing', (t) => {
+  const empty = makeDataDir();
+  t.teardown(() => rmSync(empty, { recursive: true, force: true }));
+  const target = join(empty, 'copy.db');
+  const result = runCli(['backup', '--data-dir', join(empty, 'missing'), '--to', target]);
+  t.is(result.code, 1);
+  t.regex(result.stderr, /there is no database/);
+  t.deepEqual(readdirSync(empty), []);
+  t.false(existsSync(join(empty, 'missing')), 'backup must not create a data dir');
+});
+
+test('backup --to a directory fails, even with --force, and leaves it alone', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const folder = makeDataDir();
+  t.teardown(() => rmSync(folder, { recursive: true, force: true }));
+  const result = runCli(['backup', '--data-dir', server.dataDir, '--to', folder, '--force']);
+  t.is(result.code, 1);
+  t.regex(result.stderr, /is a directory/);
+  t.deepEqual(readdirSync(folder), []);
+});
+
+test('a backup taken while the server runs and writes restores into a working server', async (t) => {
+  // Writes go on for as long as the backup runs: more than the default 60 collects per address.
+  const original = await startServer({ env: { RATE_LIMIT_FP_PER_KEY_AND_ADDRESS: '100000' } });
+  t.teardown(() => original.stop());
+  const backups = makeDataDir();
+  const restoredDir = makeDataDir();
+  t.teardown(() => {
+    rmSync(backups, { recursive: true, force: true });
+    rmSync(restoredDir, { recursive: true, force: true });
+  });
+
+  // State to carry over: a key made by the command line, and a device seen once with it.
+  const made = createKeyWithCli(original.dataDir, ['--project', 'live', '--kind', 'secret', '--scopes', 'fp:write', '--label', 'before backup']);
+  const device = { components: components((c) => (c.canvas = 'backup1')) };
+  const seen = await api(original, 'POST', '/v1/fp/collect', { key: made.key, body: device });
+  t.is(seen.status, 200, seen.text);
+
+  // The backup runs in its own process while this one keeps the server writing other devices.
+  const target = join(backups, 'fraud-scorer-backup.db');
+  let backupDone = false;
+  const backup = execFileAsync(process.execPath, [kCliPath, 'backup', '--data-dir', original.dataDir, '--to', target]).finally(() => (backupDone = true));
+  const statuses: number[] = [];
+  while (!backupDone) {
+    const answer = await api(original, 'POST', '/v1/fp/collect', { key: made.key, body: { components: components((c) => (c.canvas = `during${statuses.length}`)) } });
+    statuses.push(answer.status);
+  }
+  const { stdout } = await backup;
+  t.true(statuses.length > 0 && statuses.every((status) => status === 200), statuses.join(','));
+  t.regex(stdout, /backed up .* quick_check ok/);
+  t.is(statSync(target).mode & 0o777, 0o600);
+  t.deepEqual(readdirSync(backups), ['fraud-scorer-backup.db'], 'one file, no -wal/-shm or partial files');
+
+  // An existing file is kept unless --force.
+  const firstCopy = readFileSync(target);
+  const again = runCli(['backup', '--data-dir', original.dataDir, '--to', target]);
+  t.is(again.code, 1);
+  t.regex(again.stderr, /exists; pass --force/);
+  t.deepEqual(readFileSync(target), firstCopy);
+  writeFileSync(target, 'not a database');
+  const forced = runCli(['backup', '--data-dir', original.dataDir, '--to', target, '--force']);
+  t.is(forced.code, 0, forced.stderr);
+  const copy = new Database(target, { readonly: true });
+  t.is(copy.pragma('quick_check', { simple: true }), 'ok');
+  copy.close();
+
+  // Restore: a new data dir holding only the copy.
+  mkdirSync(restoredDir, { recursive: true });
+  copyFileSync(target, join(restoredDir, 'fraud-scorer.db'));
+  const restored = await startServer({ dataDir: restoredDir });
+  t.teardown(() => restored.stop());
+  t.false(existsSync(join(restoredDir, 'bootstrap-keys.json')), 'the restored server found its tenants and made no new ones');
+
+  // The old key works, and the device is the same one (the install secret came along).
+  const back = await api(restored, 'POST', '/v1/fp/collect', { key: made.key, body: device });
+  t.is(back.status, 200, back.text);
+  t.is(back.body.data.fp_id, seen.body.data.fp_id);
+  t.is(back.body.data.first_seen, seen.body.data.first_seen);
+  t.is(back.body.data.seen_count, 2);
+  const listed = runCli(['keys', 'list', '--data-dir', restoredDir, '--json']);
+  const keys = JSON.parse(listed.stdout) as Array<{ key_id: string; label: string }>;
+  t.true(keys.some((key) => key.key_id === made.key_id && key.label === 'before backup'));
+});
