@@ -195,6 +195,9 @@ export class HttpServer {
     const query = req.getQuery() ?? '';
     const addressOf = (): string => this.#callerAddress(exchange, forwardedFor);
 
+    // Pages may read the answers of CORS routes, errors included (a page with a revoked key sees
+    // 401, not a failed fetch); only a refused origin gets no Access-Control-Allow-Origin.
+    if (route.cors) exchange.corsOrigin = origin;
     let key: AuthenticatedKey | null = null;
     if (route.auth === 'key') {
       const outcome = this.#authenticate(authorization, addressOf);
@@ -205,17 +208,15 @@ export class HttpServer {
       key = outcome.key;
       const refusal = this.#authorize(route, key, origin);
       if (refusal !== null) {
+        if (refusal.parameter === 'origin') exchange.corsOrigin = '';
         this.#sendError(exchange, refusal, kNoHeaders);
         return;
       }
-      if (route.cors && origin !== '') exchange.corsOrigin = origin;
       const limited = this.#rateLimit(route, key, addressOf);
       if (limited !== null) {
         this.#sendError(exchange, limited.error, limited.headers);
         return;
       }
-    } else if (route.cors && origin !== '') {
-      exchange.corsOrigin = origin;
     }
 
     const start = (body: JsonObject | null, bodyText: string): void => {
@@ -296,9 +297,11 @@ export class HttpServer {
     if (route.rateLimit === 'route') {
       return limitExceeded(this.#limits.hit(`${key.keyId} ${route.label}`, limits.perRoute));
     }
+    // The per-address limit first: what one address sends above its own limit must not use up the
+    // budget of a publishable key that every shopper of the site shares.
     return (
-      limitExceeded(this.#limits.hit(`fp ${key.keyId}`, limits.fpPerKey)) ??
-      limitExceeded(this.#limits.hit(`fp ${key.keyId} ${addressOf()}`, limits.fpPerKeyAndAddress))
+      limitExceeded(this.#limits.hit(`fp ${key.keyId} ${addressOf()}`, limits.fpPerKeyAndAddress)) ??
+      limitExceeded(this.#limits.hit(`fp ${key.keyId}`, limits.fpPerKey))
     );
   }
 

@@ -4,23 +4,29 @@ import { kMigrations, type Migration } from './migrations/index.js';
 export class SchemaTooNewError extends Error {}
 
 /**
- * Brings the schema to the newest version. Safe to call from several processes at once: each
- * step takes the write lock (BEGIN IMMEDIATE) and re-reads the version inside it.
+ * Applies every migration not yet applied, in version order, each in its own transaction, and
+ * records it in schema_migrations. Recording each version (rather than one high-water mark) means a
+ * migration numbered below one already applied still runs. Safe to call from several processes at
+ * once: each step takes the write lock (BEGIN IMMEDIATE) and re-checks inside it.
  */
 export function migrate(db: Db, migrations: readonly Migration[] = kMigrations): number {
-  const newest = migrations.at(-1)?.version ?? 0;
-  for (const migration of migrations) {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  const isApplied = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
+  const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     const step = db.transaction(() => {
-      const current = db.pragma('user_version', { simple: true }) as number;
-      if (current >= migration.version) return;
+      if (isApplied.get(migration.version) !== undefined) return;
       db.exec(migration.sql);
-      db.pragma(`user_version = ${migration.version}`);
+      record.run(migration.version, migration.name, Date.now());
     });
     step.immediate();
   }
-  const version = db.pragma('user_version', { simple: true }) as number;
-  if (version > newest) {
-    throw new SchemaTooNewError(`the database schema is version ${version}, newer than this build knows (${newest})`);
+  const known = new Set(migrations.map((migration) => migration.version));
+  const unknown = (db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as Array<{ version: number }>).filter((row) => !known.has(row.version));
+  if (unknown.length > 0) {
+    throw new SchemaTooNewError(`the database has schema migrations this build does not know (${unknown.map((row) => row.version).join(', ')}): it was used by a newer build`);
   }
-  return version;
+  const newest = migrations.reduce((max, migration) => Math.max(max, migration.version), 0);
+  db.pragma(`user_version = ${newest}`);
+  return newest;
 }
