@@ -3,7 +3,7 @@
 // Nothing else constructs services; tests start the real thing through the command line.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from './config/settings.js';
+import { hasFault, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
 import { AccountDirectory } from './accounts/account-directory.js';
 import { createReadScoreHandler, createSubmitEventHandler } from './http/handlers/events.js';
@@ -16,6 +16,7 @@ import { EventReader } from './scoring/event-store.js';
 import { Scorer } from './scoring/scorer.js';
 import { rebuildVelocity } from './scoring/velocity-rebuild.js';
 import { VelocityWindows } from './signals/velocity.js';
+import { WebhookDeliverer } from './webhooks/deliverer.js';
 import { installSecret } from './store/install-secret.js';
 import { createAgentHandler, createCollectHandler } from './http/handlers/fingerprint.js';
 import { loadAgentScript } from './fingerprint/agent-asset.js';
@@ -44,7 +45,7 @@ export interface RunningService {
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
   const now = Date.now;
   ensureDataDir(config.dataDir);
-  const writeDb = openDatabase(config.dataDir);
+  const writeDb = openDatabase(config.dataDir, { busyTimeoutMs: config.sqliteBusyTimeoutMs });
   migrate(writeDb);
   const bootstrap = bootstrapIfEmpty(writeDb, now());
   if (bootstrap !== null) writeBootstrapKeys(config.dataDir, bootstrap);
@@ -61,12 +62,20 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const rebuilt = rebuildVelocity(readDb, velocity, now());
   const velocitySweep = setInterval(() => velocity.sweep(now()), kVelocitySweepIntervalMs);
   velocitySweep.unref();
-  const scorer = new Scorer({ pool, writer, accounts: new AccountDirectory(readDb), velocity, now });
+  const deliverer = new WebhookDeliverer(readDb, writer, {
+    retryBaseMs: config.webhookRetryBaseMs,
+    retryMaxDelayMs: config.webhookRetryMaxDelayMs,
+    retryHours: config.webhookRetryHours,
+    timeoutMs: config.webhookTimeoutMs,
+  }, log, now);
+  const scorer = new Scorer({ pool, writer, accounts: new AccountDirectory(readDb), velocity, now, onAsyncScored: () => deliverer.poke() });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
   const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer });
   const pending = asyncScorer.loadPending(readDb);
   asyncScorer.start((job) => events.scorePending(job));
+  deliverer.start();
   log.info('store ready', { velocity_events_rebuilt: rebuilt, pending_async_events: pending });
+  if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
 
   const metrics = new Metrics();
   metrics.gauge('fraud_scorer_writer_queue_depth', 'Writes waiting for the next group commit.', () => writer.queueDepth);
@@ -76,6 +85,9 @@ export async function startService(config: Config, log: Logger): Promise<Running
   metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', () => asyncScorer.scored);
   metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);
   metrics.counter('fraud_scorer_rule_pool_batches_total', 'Batches sent to the rule workers.', () => pool.batches);
+  metrics.gauge('fraud_scorer_webhook_outbox_depth', 'Decision webhooks not yet delivered (nor abandoned).', () => deliverer.pending);
+  metrics.counter('fraud_scorer_webhook_deliveries_total', 'Decision webhooks delivered.', () => deliverer.delivered);
+  metrics.counter('fraud_scorer_webhook_failures_total', 'Failed decision webhook attempts.', () => deliverer.failures);
   metrics.gauge('fraud_scorer_velocity_keys', 'Keys held by the in-memory velocity windows.', () => velocity.size);
 
   let draining = false;
@@ -103,6 +115,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     metrics,
     log,
     now,
+    rateLimiterReady: hasFault(config, 'rate_limiter_unready') ? () => false : () => true,
   });
   const port = await server.listen();
 
@@ -114,6 +127,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       server.close();
       // Pending async events stay pending in the store; the next start scores them.
       await asyncScorer.pause();
+      await deliverer.stop();
       await pool.close();
       clearInterval(velocitySweep);
       keys.stop();

@@ -4,12 +4,14 @@ import { backupCommand } from './backup.js';
 import { keysCommand } from './keys.js';
 import { projectsCommand, tenantsCommand } from './projects.js';
 import { serveCommand } from './serve.js';
+import { webhookCommand } from './webhook.js';
 
 const kCommands: Record<string, Command> = {
   serve: serveCommand,
   keys: keysCommand,
   projects: projectsCommand,
   tenants: tenantsCommand,
+  webhook: webhookCommand,
   backup: backupCommand,
 };
 

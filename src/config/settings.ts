@@ -54,6 +54,30 @@ export const kSettings = {
     flag: 'async-queue-limit', env: 'ASYNC_QUEUE_LIMIT', type: 'integer', default: 100_000, minimum: 1, maximum: 10_000_000,
     description: 'Async events accepted but not yet scored; past it, async answers 503 ASYNC_UNAVAILABLE.',
   },
+  webhookRetryBaseMs: {
+    flag: 'webhook-retry-base-ms', env: 'WEBHOOK_RETRY_BASE_MS', type: 'integer', default: 5000, minimum: 1, maximum: 3_600_000,
+    description: 'First decision-webhook retry delay; doubles per attempt, with jitter.',
+  },
+  webhookRetryMaxDelayMs: {
+    flag: 'webhook-retry-max-delay-ms', env: 'WEBHOOK_RETRY_MAX_DELAY_MS', type: 'integer', default: 3_600_000, minimum: 1,
+    maximum: 86_400_000, description: 'Longest delay between two webhook retries.',
+  },
+  webhookRetryHours: {
+    flag: 'webhook-retry-hours', env: 'WEBHOOK_RETRY_HOURS', type: 'integer', default: 72, minimum: 1, maximum: 720,
+    description: 'Webhook retries stop this long after the decision.',
+  },
+  webhookTimeoutMs: {
+    flag: 'webhook-timeout-ms', env: 'WEBHOOK_TIMEOUT_MS', type: 'integer', default: 10_000, minimum: 100, maximum: 120_000,
+    description: 'How long a webhook receiver may take to answer.',
+  },
+  sqliteBusyTimeoutMs: {
+    flag: 'sqlite-busy-timeout-ms', env: 'SQLITE_BUSY_TIMEOUT_MS', type: 'integer', default: 2000, minimum: 0, maximum: 60_000,
+    description: 'How long the writer waits for a lock held by another process (a backup, the CLI).',
+  },
+  faultInjection: {
+    flag: 'fault-injection', env: 'FAULT_INJECTION', type: 'string', default: 'none',
+    description: 'Testing only: comma list of faults to simulate (rate_limiter_unready). Never set in production.',
+  },
   trustProxy: {
     flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'boolean', default: false,
     description: 'off: the caller address is the socket peer; on: the last hop of X-Forwarded-For.',
@@ -69,6 +93,21 @@ export type Config = { readonly [K in SettingName]: ValueOf<(typeof kSettings)[K
 export type SettingFlags = Partial<Record<string, string | boolean | undefined>>;
 
 export class ConfigError extends Error {}
+
+/**
+ * Faults the test-suite can switch on to exercise failure answers that have no other trigger on
+ * demand. rate_limiter_unready: the limiter reports not ready (503 RATE_LIMIT_UNAVAILABLE).
+ */
+export const kFaults = ['rate_limiter_unready'] as const;
+export type Fault = (typeof kFaults)[number];
+
+function faultList(value: string): string[] {
+  return value === 'none' ? [] : value.split(',').map((fault) => fault.trim()).filter((fault) => fault !== '');
+}
+
+export function hasFault(config: Config, fault: Fault): boolean {
+  return faultList(config.faultInjection).includes(fault);
+}
 
 const kBooleanWords: Record<string, boolean> = { on: true, true: true, '1': true, yes: true, off: false, false: false, '0': false, no: false };
 
@@ -103,6 +142,11 @@ export function loadConfig(flags: SettingFlags, env: NodeJS.ProcessEnv): Config 
     const name = problem.instancePath.slice(1) as SettingName;
     const setting: SettingDefinition | undefined = kSettings[name];
     throw new ConfigError(`${setting ? `${setting.env} / --${setting.flag}` : name}: ${problem.message}`);
+  }
+  for (const fault of faultList(resolved.faultInjection as string)) {
+    if (!(kFaults as readonly string[]).includes(fault)) {
+      throw new ConfigError(`FAULT_INJECTION / --fault-injection: unknown fault ${JSON.stringify(fault)}; known: ${kFaults.join(', ')}`);
+    }
   }
   if (resolved.workers === 0) resolved.workers = Math.max(1, availableParallelism() - 1);
   return Object.freeze(resolved) as Config;

@@ -36,6 +36,8 @@ export interface ScorerDeps {
   readonly accounts: AccountDirectory;
   readonly velocity: VelocityWindows;
   readonly now: () => number;
+  /** Called after an async event's result was committed (the webhook deliverer looks for work). */
+  readonly onAsyncScored?: () => void;
 }
 
 export class Scorer {
@@ -114,6 +116,7 @@ export class Scorer {
       recordedKeys = { ...velocityKeys, accountId: persisted.accountId };
     }
     velocity.record(job.projectId, recordedKeys, ids.amountCents, job.receivedAt);
+    if (pending) this.#deps.onAsyncScored?.();
     return { ok: true, result };
   }
 }

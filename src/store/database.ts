@@ -9,7 +9,8 @@ import { join } from 'node:path';
 export type Db = Database.Database;
 
 export const kDatabaseFileName = 'fraud-scorer.db';
-const kBusyTimeoutMs = 5000;
+/** How long a connection waits for another process's write lock before giving up. */
+export const kDefaultBusyTimeoutMs = 2000;
 
 export function databasePath(dataDir: string): string {
   return join(dataDir, kDatabaseFileName);
@@ -23,9 +24,11 @@ export function ensureDataDir(dataDir: string): void {
   }
 }
 
-export function openDatabase(dataDir: string, options: { readonly?: boolean } = {}): Db {
+export function openDatabase(dataDir: string, options: { readonly?: boolean; busyTimeoutMs?: number } = {}): Db {
   const db = new Database(databasePath(dataDir), { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
-  db.pragma(`busy_timeout = ${kBusyTimeoutMs}`);
+  // better-sqlite3 waits on the calling thread: on the HTTP thread this is a pause of the server,
+  // so it is short, and a write that cannot get the lock in time fails (500 / 503) instead.
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? kDefaultBusyTimeoutMs}`);
   if (!options.readonly) {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');

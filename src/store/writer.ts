@@ -57,28 +57,37 @@ export class Writer {
     this.#queue = [];
     this.batches++;
     this.writes += batch.length;
-    const results = new Array<unknown>(batch.length);
+    // The database refusing the transaction (locked past the busy timeout, disk full, I/O error)
+    // fails the whole batch at once: retrying piece by piece would only wait again for each.
     try {
       this.#db.exec('BEGIN IMMEDIATE');
-      try {
-        for (let i = 0; i < batch.length; i++) results[i] = batch[i]!.work(this.#db);
-        this.#db.exec('COMMIT');
-      } catch (error) {
-        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
-        throw error;
-      }
+    } catch (error) {
+      for (const pending of batch) pending.reject(error);
+      return;
+    }
+    const results = new Array<unknown>(batch.length);
+    try {
+      for (let i = 0; i < batch.length; i++) results[i] = batch[i]!.work(this.#db);
     } catch {
+      this.#db.exec('ROLLBACK');
       this.#runOneByOne(batch);
+      return;
+    }
+    try {
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+      for (const pending of batch) pending.reject(error);
       return;
     }
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]);
   }
 
+  /** After a piece of work threw: each piece in its own transaction, so only the bad one fails. */
   #runOneByOne(batch: Pending[]): void {
     for (const pending of batch) {
       try {
-        const result = this.#db.transaction(pending.work).immediate(this.#db);
-        pending.resolve(result);
+        pending.resolve(this.#db.transaction(pending.work).immediate(this.#db));
       } catch (error) {
         if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
         pending.reject(error);

@@ -34,7 +34,8 @@ CREATE TABLE webhooks (
   updated_at  INTEGER NOT NULL
 ) WITHOUT ROWID;
 
--- One row per decision to deliver. Delivered rows keep delivered_at for a while (audit), then go.
+-- One row per decision to deliver, at least once. Finished rows (delivered or abandoned) stay a
+-- week for audit, then go.
 CREATE TABLE webhook_outbox (
   seq              INTEGER PRIMARY KEY,
   message_id       TEXT NOT NULL UNIQUE,   -- msg_..., the webhook-id header
@@ -45,7 +46,8 @@ CREATE TABLE webhook_outbox (
   attempts         INTEGER NOT NULL DEFAULT 0,
   next_attempt_at  INTEGER NOT NULL,
   last_error       TEXT,
-  delivered_at     INTEGER
+  delivered_at     INTEGER,
+  abandoned_at     INTEGER                  -- retries ran out (WEBHOOK_RETRY_HOURS)
 );
-CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE delivered_at IS NULL;
+CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE delivered_at IS NULL AND abandoned_at IS NULL;
 `;

@@ -1,0 +1,145 @@
+// Delivers decision webhooks from the persisted outbox (DESIGN §4): at least once, in the order
+// they became due, retried with exponential backoff and jitter until WEBHOOK_RETRY_HOURS have
+// passed since the decision. Nothing is held only in memory: a message is marked delivered after
+// the receiver answered 2xx, so a crash in between delivers it again (receivers de-duplicate by
+// webhook-id), and a restart resumes from the table.
+import type { Statement } from 'better-sqlite3';
+import type { Logger } from '../shared/log.js';
+import type { Db } from '../store/database.js';
+import type { Writer } from '../store/writer.js';
+import { retryDelayMs, signWebhook } from './signature.js';
+import { dueMessages, markDelivered, markFailed, pruneFinished, type OutboxMessage } from './webhook-store.js';
+
+export interface DeliveryOptions {
+  readonly retryBaseMs: number;
+  readonly retryMaxDelayMs: number;
+  readonly retryHours: number;
+  readonly timeoutMs: number;
+}
+
+const kConcurrency = 16;
+const kPollIntervalMs = 1000;
+const kPruneIntervalMs = 60 * 60_000;
+const kKeepFinishedMs = 7 * 86_400_000;
+const kUserAgent = 'fraud-scorer-webhooks/1';
+
+export class WebhookDeliverer {
+  readonly #readDb: Db;
+  readonly #writer: Writer;
+  readonly #options: DeliveryOptions;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  readonly #config: Statement<[string], { url: string; secret: string }>;
+  readonly #pendingCount: Statement<[], { n: number }>;
+  readonly #inFlight = new Map<number, Promise<void>>();
+  #timer: NodeJS.Timeout | null = null;
+  #pruneTimer: NodeJS.Timeout | null = null;
+  #polling = false;
+  #stopped = false;
+  delivered = 0;
+  failures = 0;
+
+  constructor(readDb: Db, writer: Writer, options: DeliveryOptions, log: Logger, now: () => number = Date.now) {
+    this.#readDb = readDb;
+    this.#writer = writer;
+    this.#options = options;
+    this.#log = log;
+    this.#now = now;
+    this.#config = readDb.prepare('SELECT url, secret FROM webhooks WHERE project_id = ?');
+    this.#pendingCount = readDb.prepare('SELECT count(*) AS n FROM webhook_outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL');
+  }
+
+  /** Messages not yet delivered nor abandoned (for /metrics). */
+  get pending(): number {
+    return this.#pendingCount.get()!.n;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => this.poke(), kPollIntervalMs);
+    this.#pruneTimer = setInterval(() => {
+      void this.#writer.run((db) => pruneFinished(db, this.#now() - kKeepFinishedMs)).catch(() => undefined);
+    }, kPruneIntervalMs);
+    this.#pruneTimer.unref();
+    this.poke();
+  }
+
+  /** Looks for due messages now (called after a decision is committed, and by the timer). */
+  poke(): void {
+    if (this.#polling || this.#stopped) return;
+    this.#polling = true;
+    try {
+      const free = kConcurrency - this.#inFlight.size;
+      if (free <= 0) return;
+      for (const message of dueMessages(this.#readDb, this.#now(), free + this.#inFlight.size)) {
+        if (this.#inFlight.size >= kConcurrency) break;
+        if (this.#inFlight.has(message.seq)) continue;
+        const delivery = this.#deliver(message).finally(() => {
+          this.#inFlight.delete(message.seq);
+          if (!this.#stopped) setImmediate(() => this.poke());
+        });
+        this.#inFlight.set(message.seq, delivery);
+      }
+    } catch (error) {
+      this.#log.error('webhook outbox read failed', { error });
+    } finally {
+      this.#polling = false;
+    }
+  }
+
+  /** Stops sending; waits for deliveries under way (each is bounded by the request timeout). */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== null) clearInterval(this.#timer);
+    if (this.#pruneTimer !== null) clearInterval(this.#pruneTimer);
+    await Promise.allSettled([...this.#inFlight.values()]);
+  }
+
+  async #deliver(message: OutboxMessage): Promise<void> {
+    const config = this.#config.get(message.project_id);
+    const attemptedAt = this.#now();
+    let error: string;
+    if (config === undefined) {
+      error = 'the project has no webhook any more';
+    } else {
+      error = await this.#post(config.url, config.secret, message, attemptedAt);
+      if (error === '') {
+        this.delivered++;
+        await this.#record((db) => markDelivered(db, message.seq, this.#now()));
+        return;
+      }
+    }
+    this.failures++;
+    const attempt = message.attempts + 1;
+    const next = attemptedAt + retryDelayMs(attempt, this.#options.retryBaseMs, this.#options.retryMaxDelayMs);
+    const giveUp = config === undefined || next - message.created_at > this.#options.retryHours * 3_600_000;
+    if (giveUp) this.#log.warn('webhook abandoned', { message_id: message.message_id, project_id: message.project_id, attempts: attempt, error });
+    await this.#record((db) => markFailed(db, message.seq, error, giveUp ? null : next, this.#now()));
+  }
+
+  /** '' on a 2xx answer, else what went wrong. */
+  async #post(url: string, secret: string, message: OutboxMessage, at: number): Promise<string> {
+    const headers = signWebhook(secret, message.message_id, Math.floor(at / 1000), message.payload);
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': kUserAgent, ...headers },
+        body: message.payload,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.#options.timeoutMs),
+      });
+      await response.body?.cancel();
+      return response.status >= 200 && response.status < 300 ? '' : `HTTP ${response.status}`;
+    } catch (error) {
+      return (error as Error).name === 'TimeoutError' ? `no answer within ${this.#options.timeoutMs} ms` : (error as Error).message;
+    }
+  }
+
+  async #record(work: (db: Db) => void): Promise<void> {
+    try {
+      await this.#writer.run(work);
+    } catch (error) {
+      // The message stays due and is sent again: at least once.
+      this.#log.error('webhook outbox update failed', { error });
+    }
+  }
+}
