@@ -7,6 +7,8 @@ import { hasFault, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
 import { AccountDirectory } from './accounts/account-directory.js';
 import { createReadScoreHandler, createSubmitEventHandler } from './http/handlers/events.js';
+import { createEraseHandler, createLinksHandler } from './http/handlers/accounts.js';
+import { AccountsService } from './accounts/accounts-service.js';
 import { createHealthHandler, createMetricsHandler } from './http/handlers/operations.js';
 import { RulesPool } from './pool/rules-pool.js';
 import { LiveRulesets } from './rulesets/live-rulesets.js';
@@ -68,7 +70,9 @@ export async function startService(config: Config, log: Logger): Promise<Running
     retryHours: config.webhookRetryHours,
     timeoutMs: config.webhookTimeoutMs,
   }, log, now);
-  const scorer = new Scorer({ pool, writer, accounts: new AccountDirectory(readDb), velocity, now, onAsyncScored: () => deliverer.poke() });
+  const directory = new AccountDirectory(readDb);
+  const scorer = new Scorer({ pool, writer, accounts: directory, velocity, now, onAsyncScored: () => deliverer.poke() });
+  const accounts = new AccountsService({ readDb, writer, directory, velocity, secret, log, now });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
   const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer });
   const pending = asyncScorer.loadPending(readDb);
@@ -96,6 +100,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
     metrics: createMetricsHandler(metrics),
     submitEvent: createSubmitEventHandler(events),
     readScore: createReadScoreHandler(events),
+    accountLinks: createLinksHandler(accounts),
+    eraseAccount: createEraseHandler(accounts),
     fpCollect: createCollectHandler({ installSecret: secret, store: new FingerprintStore(writer) }),
     fpAgent: createAgentHandler(loadAgentScript()),
   });

@@ -15,6 +15,8 @@ export interface RouteHandlers {
   readonly metrics: Handler;
   readonly submitEvent: Handler;
   readonly readScore: Handler;
+  readonly accountLinks: Handler;
+  readonly eraseAccount: Handler;
   readonly fpCollect: Handler;
   readonly fpAgent: Handler;
 }
@@ -38,13 +40,15 @@ const kMiB = kDefaultBodyLimit;
 
 export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
   return [
-    //  method    pattern                    auth    scope           body    cap                    rate     handler
-    row('GET',   '/healthz',                 'none', null,           'none', kMiB,                  'none',  h.health),
-    row('GET',   '/metrics',                 'none', null,           'none', kMiB,                  'none',  h.metrics),
-    row('POST',  '/v1/events',               'key',  'events:write', 'json', kMiB,                  'route', h.submitEvent),
-    row('GET',   '/v1/scores/:event_id',     'key',  'scores:read',  'none', kMiB,                  'route', h.readScore),
-    row('POST',  '/v1/fp/collect',           'key',  'fp:write',     'json', kFingerprintBodyLimit, 'fp',    h.fpCollect, { cors: true }),
+    //  method     pattern                   auth    scope             body    cap                    rate     handler
+    row('GET',    '/healthz',                'none', null,             'none', kMiB,                  'none',  h.health),
+    row('GET',    '/metrics',                'none', null,             'none', kMiB,                  'none',  h.metrics),
+    row('POST',   '/v1/events',              'key',  'events:write',   'json', kMiB,                  'route', h.submitEvent),
+    row('GET',    '/v1/scores/:event_id',    'key',  'scores:read',    'none', kMiB,                  'route', h.readScore),
+    row('GET',    '/v1/accounts/:id/links',  'key',  'accounts:read',  'none', kMiB,                  'route', h.accountLinks),
+    row('DELETE', '/v1/accounts/:id',        'key',  'accounts:erase', 'none', kMiB,                  'route', h.eraseAccount, { liveOnly: true }),
+    row('POST',   '/v1/fp/collect',          'key',  'fp:write',       'json', kFingerprintBodyLimit, 'fp',    h.fpCollect, { cors: true }),
     // cors so that pages may load it with integrity= and crossorigin="anonymous" (subresource integrity).
-    row('GET',   '/v1/fp/agent.js',          'none', null,           'none', kMiB,                  'none',  h.fpAgent, { cors: true }),
+    row('GET',    '/v1/fp/agent.js',         'none', null,             'none', kMiB,                  'none',  h.fpAgent, { cors: true }),
   ];
 }

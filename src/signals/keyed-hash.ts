@@ -4,6 +4,9 @@ import { createHmac } from 'node:crypto';
 
 export type SignalType = 'email' | 'phone' | 'fp' | 'ip' | 'card';
 
-export function keyedHash(secret: Buffer, type: SignalType, value: string): string {
+/** What a keyed hash is of: a signal type, or an erased account's external id. */
+export type HashDomain = SignalType | 'external_id';
+
+export function keyedHash(secret: Buffer, type: HashDomain, value: string): string {
   return createHmac('sha256', secret).update(type).update('\u0000').update(value).digest('base64url');
 }

@@ -32,6 +32,9 @@ export function openDatabase(dataDir: string, options: { readonly?: boolean; bus
   if (!options.readonly) {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
+    // Deleted and overwritten content is zeroed, so an erased account's data does not linger in
+    // free pages of the file (DELETE /v1/accounts/{id}).
+    db.pragma('secure_delete = ON');
   }
   db.pragma('foreign_keys = ON');
   return db;

@@ -46,4 +46,17 @@ CREATE TABLE account_links (
   last_seen         INTEGER NOT NULL,
   PRIMARY KEY (account_id, signal_type, other_account_id)
 ) WITHOUT ROWID;
+
+-- What was erased, so that a retried DELETE is answered with the same summary. The external id
+-- may itself be personal (an email used as id): only its keyed hash is kept.
+CREATE TABLE erasures (
+  tenant_id         TEXT NOT NULL,
+  account_id        TEXT NOT NULL,
+  external_id_hash  TEXT NOT NULL,
+  project_id        TEXT NOT NULL,
+  erased_at         INTEGER NOT NULL,
+  summary           TEXT NOT NULL,
+  PRIMARY KEY (tenant_id, account_id)
+) WITHOUT ROWID;
+CREATE INDEX erasures_by_external_id ON erasures (tenant_id, external_id_hash);
 `;
