@@ -9,6 +9,8 @@ import { AccountDirectory } from './accounts/account-directory.js';
 import { createReadScoreHandler, createSubmitEventHandler } from './http/handlers/events.js';
 import { createEraseHandler, createLinksHandler } from './http/handlers/accounts.js';
 import { AccountsService } from './accounts/accounts-service.js';
+import { CasesService } from './cases/cases-service.js';
+import { createChangeCaseHandler, createListCasesHandler, createReadCaseHandler } from './http/handlers/cases.js';
 import { createHealthHandler, createMetricsHandler } from './http/handlers/operations.js';
 import { RulesPool } from './pool/rules-pool.js';
 import { LiveRulesets } from './rulesets/live-rulesets.js';
@@ -73,6 +75,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const directory = new AccountDirectory(readDb);
   const scorer = new Scorer({ pool, writer, accounts: directory, velocity, now, onAsyncScored: () => deliverer.poke() });
   const accounts = new AccountsService({ readDb, writer, directory, velocity, secret, log, now });
+  const cases = new CasesService(readDb, writer, now);
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
   const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer });
   const pending = asyncScorer.loadPending(readDb);
@@ -102,6 +105,9 @@ export async function startService(config: Config, log: Logger): Promise<Running
     readScore: createReadScoreHandler(events),
     accountLinks: createLinksHandler(accounts),
     eraseAccount: createEraseHandler(accounts),
+    listCases: createListCasesHandler(cases),
+    readCase: createReadCaseHandler(cases),
+    changeCase: createChangeCaseHandler(cases),
     fpCollect: createCollectHandler({ installSecret: secret, store: new FingerprintStore(writer) }),
     fpAgent: createAgentHandler(loadAgentScript()),
   });

@@ -17,6 +17,9 @@ export interface RouteHandlers {
   readonly readScore: Handler;
   readonly accountLinks: Handler;
   readonly eraseAccount: Handler;
+  readonly listCases: Handler;
+  readonly readCase: Handler;
+  readonly changeCase: Handler;
   readonly fpCollect: Handler;
   readonly fpAgent: Handler;
 }
@@ -47,6 +50,9 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('GET',    '/v1/scores/:event_id',    'key',  'scores:read',    'none', kMiB,                  'route', h.readScore),
     row('GET',    '/v1/accounts/:id/links',  'key',  'accounts:read',  'none', kMiB,                  'route', h.accountLinks),
     row('DELETE', '/v1/accounts/:id',        'key',  'accounts:erase', 'none', kMiB,                  'route', h.eraseAccount, { liveOnly: true }),
+    row('GET',    '/v1/cases',               'key',  'cases:read',     'none', kMiB,                  'route', h.listCases),
+    row('GET',    '/v1/cases/:case_id',      'key',  'cases:read',     'none', kMiB,                  'route', h.readCase),
+    row('PATCH',  '/v1/cases/:case_id',      'key',  'cases:write',    'json', kMiB,                  'route', h.changeCase),
     row('POST',   '/v1/fp/collect',          'key',  'fp:write',       'json', kFingerprintBodyLimit, 'fp',    h.fpCollect, { cors: true }),
     // cors so that pages may load it with integrity= and crossorigin="anonymous" (subresource integrity).
     row('GET',    '/v1/fp/agent.js',         'none', null,             'none', kMiB,                  'none',  h.fpAgent, { cors: true }),

@@ -23,12 +23,16 @@ CREATE TABLE case_events (
   PRIMARY KEY (case_id, event_id)
 ) WITHOUT ROWID;
 
+-- Analysts' notes and a record of every change to a case (status, resolution, assignee): nothing
+-- about a case is overwritten without a trace. seq keeps them in order.
 CREATE TABLE case_notes (
+  seq            INTEGER PRIMARY KEY,
   case_id        TEXT NOT NULL,
-  note_id        TEXT NOT NULL,
+  note_id        TEXT NOT NULL UNIQUE,
+  kind           TEXT NOT NULL CHECK (kind IN ('note', 'change')),
   author_key_id  TEXT NOT NULL,
   body           TEXT NOT NULL,
-  created_at     INTEGER NOT NULL,
-  PRIMARY KEY (case_id, note_id)
-) WITHOUT ROWID;
+  created_at     INTEGER NOT NULL
+);
+CREATE INDEX case_notes_by_case ON case_notes (case_id, seq);
 `;

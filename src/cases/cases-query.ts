@@ -1,0 +1,149 @@
+// The query strings and the PATCH body of the cases routes, checked into values or a
+// VALIDATION_ERROR naming the parameter. Pure.
+import { apiError, type ApiError } from '../shared/errors.js';
+
+export const kDefaultPageSize = 50;
+export const kMaxPageSize = 100;
+export const kMaxNoteLength = 4000;
+export const kMaxAssigneeLength = 128;
+
+export interface CaseListQuery {
+  readonly projectId: string;
+  readonly status: 'open' | 'closed' | null;
+  /** acc_ id or external account id */
+  readonly account: string | null;
+  readonly createdAfter: number | null;
+  readonly createdBefore: number | null;
+  readonly limit: number;
+  readonly cursor: CaseCursor | null;
+}
+
+/** Position after the last case of a page, in the listing order (newest first). */
+export interface CaseCursor {
+  readonly createdAt: number;
+  readonly caseId: string;
+}
+
+type Checked<T> = { ok: true; value: T } | { ok: false; error: ApiError };
+
+const kListParameters = new Set(['project_id', 'status', 'account', 'created_after', 'created_before', 'limit', 'cursor']);
+const kOneCaseParameters = new Set(['project_id']);
+
+function invalid<T>(parameter: string, message: string): Checked<T> {
+  return { ok: false, error: apiError('VALIDATION_ERROR', message, parameter) };
+}
+
+/** project_id is required on every cases route and must be the key's project. */
+function checkProject(params: URLSearchParams, keyProjectId: string, allowed: ReadonlySet<string>): ApiError | null {
+  for (const name of new Set(params.keys())) {
+    if (!allowed.has(name)) return apiError('VALIDATION_ERROR', `${name} is not a known query parameter.`, name);
+    if (params.getAll(name).length > 1) return apiError('VALIDATION_ERROR', `${name} is given more than once.`, name);
+  }
+  const projectId = params.get('project_id');
+  if (projectId === null || projectId === '') return apiError('VALIDATION_ERROR', 'project_id is required.', 'project_id');
+  if (projectId !== keyProjectId) return apiError('SCOPE_ERROR', 'project_id is not the project of this key.', 'project_id');
+  return null;
+}
+
+export function parseOneCaseQuery(query: string, keyProjectId: string): ApiError | null {
+  return checkProject(new URLSearchParams(query), keyProjectId, kOneCaseParameters);
+}
+
+export function parseCaseListQuery(query: string, keyProjectId: string): Checked<CaseListQuery> {
+  const params = new URLSearchParams(query);
+  const projectError = checkProject(params, keyProjectId, kListParameters);
+  if (projectError !== null) return { ok: false, error: projectError };
+
+  const status = params.get('status');
+  if (status !== null && status !== 'open' && status !== 'closed') return invalid('status', 'status must be open or closed.');
+  const account = params.get('account');
+  if (account !== null && (account === '' || account.length > 64)) return invalid('account', 'account must be an acc_ id or an external account id.');
+  const createdAfter = parseTime(params.get('created_after'));
+  if (createdAfter === undefined) return invalid('created_after', 'created_after must be an RFC 3339 date-time.');
+  const createdBefore = parseTime(params.get('created_before'));
+  if (createdBefore === undefined) return invalid('created_before', 'created_before must be an RFC 3339 date-time.');
+  const rawLimit = params.get('limit');
+  let limit = kDefaultPageSize;
+  if (rawLimit !== null) {
+    if (!/^[0-9]{1,4}$/.test(rawLimit) || Number(rawLimit) < 1 || Number(rawLimit) > kMaxPageSize) {
+      return invalid('limit', `limit must be an integer from 1 to ${kMaxPageSize}.`);
+    }
+    limit = Number(rawLimit);
+  }
+  const rawCursor = params.get('cursor');
+  let cursor: CaseCursor | null = null;
+  if (rawCursor !== null) {
+    cursor = decodeCursor(rawCursor);
+    if (cursor === null) return invalid('cursor', 'cursor is not a cursor this API returned.');
+  }
+  return {
+    ok: true,
+    value: { projectId: keyProjectId, status, account, createdAfter, createdBefore, limit, cursor },
+  };
+}
+
+const kRfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** null when absent, undefined when invalid. */
+function parseTime(value: string | null): number | null | undefined {
+  if (value === null) return null;
+  if (!kRfc3339.test(value)) return undefined;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? undefined : time;
+}
+
+export function encodeCursor(cursor: CaseCursor): string {
+  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.caseId])).toString('base64url');
+}
+
+function decodeCursor(text: string): CaseCursor | null {
+  try {
+    const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+    if (!Array.isArray(value) || value.length !== 2) return null;
+    const [createdAt, caseId] = value as [unknown, unknown];
+    if (!Number.isSafeInteger(createdAt) || typeof caseId !== 'string' || !/^case_[A-Za-z0-9]{1,64}$/.test(caseId)) return null;
+    return { createdAt: createdAt as number, caseId };
+  } catch {
+    return null;
+  }
+}
+
+export interface CaseChange {
+  readonly status?: 'open' | 'closed';
+  readonly resolution?: 'fraud' | 'legitimate' | null;
+  readonly assignee?: string | null;
+  readonly note?: string;
+}
+
+const kChangeFields = new Set(['status', 'resolution', 'assignee', 'note']);
+
+export function parseCaseChange(body: Record<string, unknown>): Checked<CaseChange> {
+  for (const name of Object.keys(body)) {
+    if (!kChangeFields.has(name)) return invalid(name, `${name} is not a field of a case change; use status, resolution, assignee or note.`);
+  }
+  if (Object.keys(body).length === 0) return invalid('body', 'Nothing to change: give status, resolution, assignee or note.');
+  const change: { -readonly [K in keyof CaseChange]: CaseChange[K] } = {};
+  if ('status' in body) {
+    if (body.status !== 'open' && body.status !== 'closed') return invalid('status', 'status must be open or closed.');
+    change.status = body.status;
+  }
+  if ('resolution' in body) {
+    if (body.resolution !== null && body.resolution !== 'fraud' && body.resolution !== 'legitimate') {
+      return invalid('resolution', 'resolution must be fraud, legitimate or null.');
+    }
+    change.resolution = body.resolution;
+  }
+  if ('assignee' in body) {
+    if (body.assignee !== null && (typeof body.assignee !== 'string' || body.assignee.trim() === '' || body.assignee.length > kMaxAssigneeLength)) {
+      return invalid('assignee', `assignee must be null or a string of 1 to ${kMaxAssigneeLength} characters.`);
+    }
+    change.assignee = body.assignee;
+  }
+  if ('note' in body) {
+    if (typeof body.note !== 'string' || body.note.trim() === '' || body.note.length > kMaxNoteLength) {
+      return invalid('note', `note must be a string of 1 to ${kMaxNoteLength} characters.`);
+    }
+    change.note = body.note;
+  }
+  return { ok: true, value: change };
+}

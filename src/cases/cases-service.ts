@@ -1,0 +1,183 @@
+// The review queue over HTTP (DESIGN §4): list, read and change cases of the key's project.
+// Cases are opened by the scorer (scoring/event-store.ts) when an event is decided `review`.
+import type { Statement } from 'better-sqlite3';
+import { apiError, type ApiError } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { Db } from '../store/database.js';
+import type { Writer } from '../store/writer.js';
+import { encodeCursor, type CaseChange, type CaseListQuery } from './cases-query.js';
+
+export interface CaseNote {
+  readonly note_id: string;
+  readonly kind: 'note' | 'change';
+  readonly author_key_id: string;
+  readonly body: string;
+  readonly created_at: string;
+}
+
+export interface CaseRecord {
+  readonly case_id: string;
+  readonly project_id: string;
+  readonly status: 'open' | 'closed';
+  readonly resolution: 'fraud' | 'legitimate' | null;
+  readonly account_public_id: string | null;
+  readonly external_account_id: string | null;
+  readonly event_ids: string[];
+  readonly decision: string;
+  readonly risk_score: number;
+  readonly assignee: string | null;
+  readonly notes: CaseNote[];
+  readonly created_at: string;
+  readonly updated_at: string;
+}
+
+interface CaseRow {
+  case_id: string;
+  project_id: string;
+  status: 'open' | 'closed';
+  resolution: 'fraud' | 'legitimate' | null;
+  account_id: string | null;
+  external_account_id: string | null;
+  decision: string;
+  risk_score: number;
+  assignee: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const kCaseColumns = `c.case_id, c.project_id, c.status, c.resolution, c.account_id, a.external_account_id, c.decision, c.risk_score,
+  c.assignee, c.created_at, c.updated_at FROM cases c LEFT JOIN accounts a ON a.account_id = c.account_id`;
+
+export type CaseAnswer = { ok: true; body: object } | { ok: false; error: ApiError };
+
+export class CasesService {
+  readonly #readDb: Db;
+  readonly #writer: Writer;
+  readonly #now: () => number;
+  readonly #one: Statement<[string, string], CaseRow>;
+  readonly #events: Statement<[string], { event_id: string }>;
+  readonly #notes: Statement<[string], { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number }>;
+  readonly #accountByExternalId: Statement<[string, string], { account_id: string }>;
+
+  constructor(readDb: Db, writer: Writer, now: () => number) {
+    this.#readDb = readDb;
+    this.#writer = writer;
+    this.#now = now;
+    this.#one = readDb.prepare(`SELECT ${kCaseColumns} WHERE c.project_id = ? AND c.case_id = ?`);
+    this.#events = readDb.prepare('SELECT event_id FROM case_events WHERE case_id = ? ORDER BY added_at, event_id');
+    this.#notes = readDb.prepare('SELECT note_id, kind, author_key_id, body, created_at FROM case_notes WHERE case_id = ? ORDER BY seq');
+    this.#accountByExternalId = readDb.prepare('SELECT account_id FROM accounts WHERE tenant_id = ? AND external_account_id = ?');
+  }
+
+  list(tenantId: string, query: CaseListQuery): CaseAnswer {
+    const where = ['c.project_id = ?'];
+    const args: Array<string | number> = [query.projectId];
+    if (query.status !== null) {
+      where.push('c.status = ?');
+      args.push(query.status);
+    }
+    if (query.account !== null) {
+      const accountId = query.account.startsWith('acc_') ? query.account : this.#accountByExternalId.get(tenantId, query.account)?.account_id;
+      if (accountId === undefined) return { ok: true, body: { cases: [], next_cursor: null } };
+      where.push('c.account_id = ?');
+      args.push(accountId);
+    }
+    if (query.createdAfter !== null) {
+      where.push('c.created_at > ?');
+      args.push(query.createdAfter);
+    }
+    if (query.createdBefore !== null) {
+      where.push('c.created_at < ?');
+      args.push(query.createdBefore);
+    }
+    if (query.cursor !== null) {
+      where.push('(c.created_at < ? OR (c.created_at = ? AND c.case_id < ?))');
+      args.push(query.cursor.createdAt, query.cursor.createdAt, query.cursor.caseId);
+    }
+    // One row more than the page tells whether another page follows.
+    const rows = this.#readDb
+      .prepare(`SELECT ${kCaseColumns} WHERE ${where.join(' AND ')} ORDER BY c.created_at DESC, c.case_id DESC LIMIT ?`)
+      .all(...args, query.limit + 1) as CaseRow[];
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    const nextCursor = rows.length > query.limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, caseId: last.case_id }) : null;
+    return { ok: true, body: { cases: page.map((row) => this.#record(row)), next_cursor: nextCursor } };
+  }
+
+  get(projectId: string, caseId: string): CaseAnswer {
+    const row = this.#one.get(projectId, caseId);
+    return row === undefined ? { ok: false, error: notFound() } : { ok: true, body: this.#record(row) };
+  }
+
+  async change(projectId: string, caseId: string, change: CaseChange, authorKeyId: string): Promise<CaseAnswer> {
+    let refusal: ApiError | null = null;
+    try {
+      await this.#writer.run((db) => {
+        refusal = applyChange(db, projectId, caseId, change, authorKeyId, this.#now());
+      });
+    } catch (error) {
+      return { ok: false, error: apiError('INTERNAL_ERROR', `The case could not be changed: ${(error as Error).message}`) };
+    }
+    if (refusal !== null) return { ok: false, error: refusal };
+    return this.get(projectId, caseId);
+  }
+
+  #record(row: CaseRow): CaseRecord {
+    return {
+      case_id: row.case_id,
+      project_id: row.project_id,
+      status: row.status,
+      resolution: row.resolution,
+      account_public_id: row.account_id,
+      external_account_id: row.external_account_id,
+      event_ids: this.#events.all(row.case_id).map((event) => event.event_id),
+      decision: row.decision,
+      risk_score: row.risk_score,
+      assignee: row.assignee,
+      notes: this.#notes.all(row.case_id).map((note) => ({ ...note, created_at: new Date(note.created_at).toISOString() })),
+      created_at: new Date(row.created_at).toISOString(),
+      updated_at: new Date(row.updated_at).toISOString(),
+    };
+  }
+}
+
+function notFound(): ApiError {
+  return apiError('NOT_FOUND', 'No such case in this project.', 'case_id');
+}
+
+/**
+ * Inside one writer transaction: checks the change against the current case, applies it, writes a
+ * change note per changed field and the analyst's note, and keeps the account's fraud mark in step
+ * with its cases (fraud_confirmed while any of its cases is resolved as fraud).
+ */
+function applyChange(db: Db, projectId: string, caseId: string, change: CaseChange, authorKeyId: string, now: number): ApiError | null {
+  const current = db.prepare('SELECT status, resolution, account_id, assignee FROM cases WHERE project_id = ? AND case_id = ?').get(projectId, caseId) as
+    | { status: 'open' | 'closed'; resolution: 'fraud' | 'legitimate' | null; account_id: string | null; assignee: string | null }
+    | undefined;
+  if (current === undefined) return notFound();
+  const resolutionGiven = change.resolution !== undefined;
+  const status = change.status ?? (resolutionGiven && change.resolution !== null ? 'closed' : current.status);
+  const resolution = resolutionGiven ? change.resolution! : status === 'open' ? null : current.resolution;
+  if (status === 'open' && resolution !== null) {
+    return apiError('VALIDATION_ERROR', 'An open case has no resolution: close it, or set resolution to null.', 'resolution');
+  }
+  if (status === 'open' && current.status === 'closed' && current.account_id !== null) {
+    const other = db.prepare("SELECT case_id FROM cases WHERE project_id = ? AND account_id = ? AND status = 'open'").get(projectId, current.account_id) as { case_id: string } | undefined;
+    if (other !== undefined) return apiError('VALIDATION_ERROR', `The account already has an open case, ${other.case_id}.`, 'status');
+  }
+  const assignee = change.assignee !== undefined ? change.assignee : current.assignee;
+
+  const addNote = db.prepare('INSERT INTO case_notes (case_id, note_id, kind, author_key_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?)');
+  const describe = (value: string | null): string => (value === null ? 'none' : value);
+  if (status !== current.status) addNote.run(caseId, newId('msg'), 'change', authorKeyId, `status: ${current.status} → ${status}`, now);
+  if (resolution !== current.resolution) addNote.run(caseId, newId('msg'), 'change', authorKeyId, `resolution: ${describe(current.resolution)} → ${describe(resolution)}`, now);
+  if (assignee !== current.assignee) addNote.run(caseId, newId('msg'), 'change', authorKeyId, `assignee: ${describe(current.assignee)} → ${describe(assignee)}`, now);
+  if (change.note !== undefined) addNote.run(caseId, newId('msg'), 'note', authorKeyId, change.note, now);
+  db.prepare('UPDATE cases SET status = ?, resolution = ?, assignee = ?, updated_at = ? WHERE case_id = ?').run(status, resolution, assignee, now, caseId);
+  if (current.account_id !== null && resolution !== current.resolution) {
+    db.prepare(
+      "UPDATE accounts SET fraud_confirmed = EXISTS (SELECT 1 FROM cases WHERE account_id = ?1 AND resolution = 'fraud') WHERE account_id = ?1",
+    ).run(current.account_id);
+  }
+  return null;
+}
