@@ -1,0 +1,332 @@
+// POST /v1/events and GET /v1/scores over real HTTP (interface: Event input, Score result,
+// States and transitions, Idempotency, Errors).
+import test from 'ava';
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { api, runCli, sleep, startServer, type TestServer } from '../_helpers/server.js';
+import { minimalEvent, richEvent } from '../_helpers/events.js';
+
+let server: TestServer;
+let key: string;
+
+test.before(async () => {
+  server = await startServer();
+  key = server.bootstrap.keys.live_secret.key;
+});
+
+test.after.always(async () => {
+  await server?.stop();
+});
+
+function storedRows(eventId: string): number {
+  const db = new Database(join(server.dataDir, 'fraud-scorer.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM events WHERE event_id = ?').get(eventId) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+async function waitForScore(eventId: string, withKey = key): Promise<any> {
+  for (let i = 0; i < 200; i++) {
+    const response = await api(server, 'GET', `/v1/scores/${eventId}`, { key: withKey });
+    if (response.status === 200 && response.body.data.state === 'scored') return response.body.data;
+    await sleep(25);
+  }
+  throw new Error(`event ${eventId} was not scored`);
+}
+
+test('a sync event returns every field of the score result', async (t) => {
+  const event = richEvent();
+  const response = await api(server, 'POST', '/v1/events', { key, body: event });
+  t.is(response.status, 200, response.text);
+  t.is(response.body.status, 1);
+  const result = response.body.data;
+  t.true(['allow', 'review', 'block'].includes(result.decision));
+  t.true(Number.isInteger(result.risk_score) && result.risk_score >= 0);
+  t.true(Number.isInteger(result.max_possible) && result.max_possible > 0);
+  t.true(Array.isArray(result.breakdown) && result.breakdown.length > 0);
+  for (const entry of result.breakdown) {
+    t.is(typeof entry.rule_id, 'string');
+    t.true(Number.isInteger(entry.rule_version));
+    t.is(typeof entry.score_delta, 'number');
+    t.is(typeof entry.matched, 'boolean');
+    t.is(entry.reason, entry.rule_id);
+    t.is(entry.band === null || typeof entry.band === 'string', true);
+    if (!entry.matched) t.false('action' in entry);
+  }
+  t.true(Array.isArray(result.flags));
+  t.false(result.trust_override);
+  t.false(result.hard_block_hit);
+  t.is(result.enrichment_status.phone, 'ok');
+  t.regex(result.account_public_id, /^acc_[A-Za-z0-9]{20}$/);
+  t.is(typeof result.latency_ms, 'number');
+  t.true(result.latency_ms >= 0);
+  t.is(result.event_id, event.event_id);
+  if ('actions' in result) t.true(result.actions.length > 0);
+  if ('degraded' in result) t.true(result.degraded.length > 0);
+});
+
+test('without external_account_id there is no account_public_id', async (t) => {
+  const response = await api(server, 'POST', '/v1/events', { key, body: minimalEvent() });
+  t.is(response.status, 200);
+  t.false('account_public_id' in response.body.data);
+  t.false('actions' in response.body.data, 'actions only when non-empty');
+});
+
+for (const mark of ['trusted', 'vip']) {
+  test(`user.${mark} gives allow with score 0, a trust override and only the winning rule`, async (t) => {
+    const response = await api(server, 'POST', '/v1/events', { key, body: richEvent({ user: { [mark]: true, is_known_fraud: true } }) });
+    t.is(response.status, 200);
+    const result = response.body.data;
+    t.is(result.decision, 'allow');
+    t.is(result.risk_score, 0);
+    t.true(result.trust_override);
+    t.false(result.hard_block_hit);
+    t.is(result.breakdown.length, 1);
+    t.true(result.breakdown[0].matched);
+  });
+}
+
+for (const mark of ['is_known_fraud', 'chargeback_flag', 'name_blocked', 'sanctions_match']) {
+  test(`user.${mark} hard-blocks with risk_score = max_possible`, async (t) => {
+    const response = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ user: { [mark]: true } }) });
+    t.is(response.status, 200);
+    const result = response.body.data;
+    t.is(result.decision, 'block');
+    t.true(result.hard_block_hit);
+    t.false(result.trust_override);
+    t.is(result.risk_score, result.max_possible);
+    t.is(result.breakdown.length, 1);
+    t.true(result.breakdown[0].matched);
+  });
+
+  test(`user.${mark} = false does not block`, async (t) => {
+    const response = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ user: { [mark]: false } }) });
+    t.is(response.status, 200);
+    t.false(response.body.data.hard_block_hit);
+  });
+}
+
+test('phones: E.164 and national with country are ok; digits that do not parse are accepted as unparseable', async (t) => {
+  const e164 = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ user: { phone: '+447911123456' } }) });
+  t.is(e164.body.data.enrichment_status.phone, 'ok');
+  const national = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ user: { phone: '07911 123456', country: 'GB' } }) });
+  t.is(national.body.data.enrichment_status.phone, 'ok');
+  const unparseable = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ user: { phone: '12' } }) });
+  t.is(unparseable.status, 200);
+  t.is(unparseable.body.data.enrichment_status.phone, 'unparseable');
+});
+
+const kInvalidEvents: Array<[string, Record<string, unknown>, string]> = [
+  ['event_id missing', { event_id: undefined }, 'event_id'],
+  ['event_id not a UUID', { event_id: 'evt-1' }, 'event_id'],
+  ['event_id a number', { event_id: 12 }, 'event_id'],
+  ['event_type missing', { event_type: undefined }, 'event_type'],
+  ['event_type unknown', { event_type: 'refund' }, 'event_type'],
+  ['an unknown top-level property', { amount: 5 }, 'amount'],
+  ['async not a boolean', { async: 'yes' }, 'async'],
+  ['external_account_id too long', { external_account_id: 'x'.repeat(65) }, 'external_account_id'],
+  ['external_account_id empty', { external_account_id: '' }, 'external_account_id'],
+  ['external_account_id a fraction', { external_account_id: 1.5 }, 'external_account_id'],
+  ['external_account_id negative', { external_account_id: -1 }, 'external_account_id'],
+  ['external_account_id an object', { external_account_id: { id: 1 } }, 'external_account_id'],
+  ['brand_id too long', { brand_id: 'b'.repeat(65) }, 'brand_id'],
+  ['context not an object', { context: 'web' }, 'context'],
+  ['context.ip not an address', { context: { ip: '300.1.1.1' } }, 'context.ip'],
+  ['context.country not two letters', { context: { country: 'DEU' } }, 'context.country'],
+  ['context.session_anon not a boolean', { context: { session_anon: 1 } }, 'context.session_anon'],
+  ['user.email malformed', { user: { email: 'not-an-email' } }, 'user.email'],
+  ['user.phone without a digit', { user: { phone: 'call me' } }, 'user.phone'],
+  ['user.phone not a string', { user: { phone: 4915112345678 } }, 'user.phone'],
+  ['user.registered_at not a date-time', { user: { registered_at: 'yesterday' } }, 'user.registered_at'],
+  ['a mark not a boolean', { user: { trusted: 'true' } }, 'user.trusted'],
+  ['payment.amount_cents a fraction', { payment: { amount_cents: 10.5 } }, 'payment.amount_cents'],
+  ['payment.amount_cents negative', { payment: { amount_cents: -1 } }, 'payment.amount_cents'],
+  ['payment.currency malformed', { payment: { currency: 'EURO' } }, 'payment.currency'],
+  ['payment.bin malformed', { payment: { bin: '41a111' } }, 'payment.bin'],
+  ['payment.last4 malformed', { payment: { last4: '111' } }, 'payment.last4'],
+  ['extras not an object', { extras: [1, 2] }, 'extras'],
+];
+
+for (const [name, change, parameter] of kInvalidEvents) {
+  test(`400 VALIDATION_ERROR: ${name}, and nothing stored`, async (t) => {
+    const event = { ...minimalEvent(), ...change };
+    for (const [field, value] of Object.entries(change)) if (value === undefined) delete (event as Record<string, unknown>)[field];
+    const response = await api(server, 'POST', '/v1/events', { key, body: event });
+    t.is(response.status, 400, response.text);
+    t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR');
+    t.is(response.body.errors[0]?.parameter, parameter);
+    if (typeof event.event_id === 'string') t.is(storedRows(event.event_id.toLowerCase()), 0);
+  });
+}
+
+test('the open objects accept extra members', async (t) => {
+  const response = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ context: { tab: 'checkout' }, user: { tier: 'gold' }, payment: { installments: 3 } }) });
+  t.is(response.status, 200, response.text);
+});
+
+test('a number external_account_id is accepted and resolves to the same account as its decimal string', async (t) => {
+  const id = Math.floor(Math.random() * 1e12);
+  const first = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: id }) });
+  const second = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: String(id) }) });
+  t.is(first.status, 200);
+  t.is(first.body.data.account_public_id, second.body.data.account_public_id);
+});
+
+test('resending a sync request returns the stored result without scoring again', async (t) => {
+  const event = richEvent();
+  const first = await api(server, 'POST', '/v1/events', { key, body: event });
+  t.is(first.status, 200);
+  // Key order and whitespace do not make a different body.
+  const reordered = Object.fromEntries(Object.entries(event).reverse());
+  const again = await api(server, 'POST', '/v1/events', { key, rawBody: JSON.stringify(reordered, null, 2) });
+  t.is(again.status, 200);
+  const { latency_ms: _l, account_public_id: _a, degraded: _d, ...expected } = first.body.data;
+  t.deepEqual(again.body.data, expected);
+  t.false('latency_ms' in again.body.data);
+  t.false('account_public_id' in again.body.data);
+  t.false('degraded' in again.body.data);
+  t.is(storedRows(event.event_id as string), 1);
+  const db = new Database(join(server.dataDir, 'fraud-scorer.db'), { readonly: true });
+  const account = db.prepare('SELECT events FROM accounts WHERE account_id = ?').get(first.body.data.account_public_id) as { events: number };
+  db.close();
+  t.is(account.events, 1, 'the account counted the event once');
+});
+
+test('the same event_id with a different body is 409 EVENT_ID_CONFLICT; the stored result is unchanged', async (t) => {
+  const event = minimalEvent();
+  const first = await api(server, 'POST', '/v1/events', { key, body: event });
+  const conflict = await api(server, 'POST', '/v1/events', { key, body: { ...event, event_type: 'login' } });
+  t.is(conflict.status, 409);
+  t.is(conflict.body.errors[0]?.code, 'EVENT_ID_CONFLICT');
+  t.is(conflict.body.errors[0]?.parameter, 'event_id');
+  const asyncConflict = await api(server, 'POST', '/v1/events', { key, body: { ...event, brand_id: 'b', async: true } });
+  t.is(asyncConflict.status, 409);
+  const stored = await api(server, 'GET', `/v1/scores/${event.event_id}`, { key });
+  t.is(stored.body.data.decision, first.body.data.decision);
+});
+
+test('the async flag is not part of the compared body; a repeated async request gets a new receipt', async (t) => {
+  const event = minimalEvent();
+  const sync = await api(server, 'POST', '/v1/events', { key, body: event });
+  t.is(sync.status, 200);
+  const asAsync = await api(server, 'POST', '/v1/events', { key, body: { ...event, async: true } });
+  t.is(asAsync.status, 202);
+  t.is(asAsync.body.data.state, 'scored');
+
+  const pending = minimalEvent({ async: true });
+  const first = await api(server, 'POST', '/v1/events', { key, body: pending });
+  await sleep(5);
+  const second = await api(server, 'POST', '/v1/events', { key, body: pending });
+  t.is(first.status, 202);
+  t.is(second.status, 202);
+  t.not(first.body.data.accepted_at, second.body.data.accepted_at);
+  t.is(storedRows(pending.event_id as string), 1);
+});
+
+test('concurrent duplicates of one event are scored once', async (t) => {
+  const event = richEvent();
+  const responses = await Promise.all(Array.from({ length: 20 }, () => api(server, 'POST', '/v1/events', { key, body: event })));
+  t.true(responses.every((response) => response.status === 200));
+  t.is(new Set(responses.map((response) => response.body.data.decision)).size, 1);
+  t.is(storedRows(event.event_id as string), 1);
+  const db = new Database(join(server.dataDir, 'fraud-scorer.db'), { readonly: true });
+  const account = db.prepare('SELECT events FROM accounts WHERE account_id = ?').get(responses[0]!.body.data.account_public_id) as { events: number };
+  db.close();
+  t.is(account.events, 1);
+});
+
+test('an async event is accepted with 202, reads as pending, then scored', async (t) => {
+  const event = richEvent({ async: true });
+  const accepted = await api(server, 'POST', '/v1/events', { key, body: event });
+  t.is(accepted.status, 202);
+  t.is(accepted.body.data.event_id, event.event_id);
+  t.is(accepted.body.data.state, 'pending');
+  t.false(Number.isNaN(Date.parse(accepted.body.data.accepted_at)));
+  const scored = await waitForScore(event.event_id as string);
+  t.true(['allow', 'review', 'block'].includes(scored.decision));
+  t.false('latency_ms' in scored);
+  t.false('account_public_id' in scored);
+  t.true(Array.isArray(scored.breakdown));
+});
+
+test('event ids are per project: the same UUID in the sandbox is another event', async (t) => {
+  const event = minimalEvent({ user: { is_known_fraud: true } });
+  const live = await api(server, 'POST', '/v1/events', { key, body: event });
+  t.is(live.body.data.decision, 'block');
+  const sandboxKey = server.bootstrap.keys.sandbox_secret.key;
+  const other = { ...event, user: { trusted: true } };
+  const sandbox = await api(server, 'POST', '/v1/events', { key: sandboxKey, body: other });
+  t.is(sandbox.status, 200, 'not a conflict: another project');
+  t.is(sandbox.body.data.decision, 'allow');
+  t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key: sandboxKey })).body.data.decision, 'allow');
+  t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).body.data.decision, 'block');
+  const unseen = minimalEvent();
+  await api(server, 'POST', '/v1/events', { key, body: unseen });
+  t.is((await api(server, 'GET', `/v1/scores/${unseen.event_id}`, { key: sandboxKey })).status, 404);
+});
+
+test('GET /v1/scores of an unknown event is 404 NOT_FOUND', async (t) => {
+  for (const id of [randomUUID(), 'not-a-uuid']) {
+    const response = await api(server, 'GET', `/v1/scores/${id}`, { key });
+    t.is(response.status, 404);
+    t.is(response.body.errors[0]?.code, 'NOT_FOUND');
+    t.is(response.body.errors[0]?.parameter, 'event_id');
+  }
+});
+
+test('an event_id in capitals is the same event', async (t) => {
+  const event = minimalEvent();
+  await api(server, 'POST', '/v1/events', { key, body: event });
+  const upper = await api(server, 'POST', '/v1/events', { key, body: { ...event, event_id: (event.event_id as string).toUpperCase() } });
+  t.is(upper.status, 200);
+  t.false('latency_ms' in upper.body.data, 'answered from the store');
+  t.is((await api(server, 'GET', `/v1/scores/${(event.event_id as string).toUpperCase()}`, { key })).status, 200);
+});
+
+test('a project without a published ruleset: sync is 503 COMPILED_RULES_UNAVAILABLE and stores nothing; async waits', async (t) => {
+  const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'bare', '--preset', 'none', '--json']).stdout);
+  const bareKey = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+  const event = minimalEvent();
+  const sync = await api(server, 'POST', '/v1/events', { key: bareKey, body: event });
+  t.is(sync.status, 503);
+  t.is(sync.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
+  t.is(storedRows(event.event_id as string), 0);
+  const later = minimalEvent({ async: true });
+  const accepted = await api(server, 'POST', '/v1/events', { key: bareKey, body: later });
+  t.is(accepted.status, 202);
+  await sleep(300);
+  t.is((await api(server, 'GET', `/v1/scores/${later.event_id}`, { key: bareKey })).body.data.state, 'pending');
+});
+
+test('a corrupt project policy is 503 PROJECT_POLICY_UNAVAILABLE and stores nothing', async (t) => {
+  const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'broken', '--json']).stdout);
+  const brokenKey = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+  t.is((await api(server, 'POST', '/v1/events', { key: brokenKey, body: minimalEvent() })).status, 200);
+  const db = new Database(join(server.dataDir, 'fraud-scorer.db'));
+  db.pragma('busy_timeout = 5000');
+  db.prepare("UPDATE rulesets SET policy = '{\"review_threshold\": \"forty\"}' WHERE project_id = ?").run(project.project_id);
+  db.close();
+  await sleep(400); // the server notices changed rulesets within its poll interval
+  const event = minimalEvent();
+  const response = await api(server, 'POST', '/v1/events', { key: brokenKey, body: event });
+  t.is(response.status, 503);
+  t.is(response.body.errors[0]?.code, 'PROJECT_POLICY_UNAVAILABLE');
+  t.is(storedRows(event.event_id as string), 0);
+});
+
+test('a ruleset whose compiled source does not load is 503 COMPILED_RULES_UNAVAILABLE', async (t) => {
+  const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'garbled', '--json']).stdout);
+  const garbledKey = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+  const db = new Database(join(server.dataDir, 'fraud-scorer.db'));
+  db.pragma('busy_timeout = 5000');
+  db.prepare("UPDATE rulesets SET source = 'this is not javascript (' WHERE project_id = ?").run(project.project_id);
+  db.close();
+  const event = minimalEvent();
+  const response = await api(server, 'POST', '/v1/events', { key: garbledKey, body: event });
+  t.is(response.status, 503);
+  t.is(response.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
+  t.is(storedRows(event.event_id as string), 0);
+});

@@ -1,0 +1,85 @@
+// The failure answers of POST /v1/events (interface, Errors): 500 INTERNAL_ERROR when the result
+// cannot be stored, 503 ASYNC_UNAVAILABLE, 503 RATE_LIMIT_UNAVAILABLE. Each stores nothing, and
+// the same request succeeds once the cause is gone.
+import test from 'ava';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { api, runCli, startServer } from '../_helpers/server.js';
+import { minimalEvent, richEvent } from '../_helpers/events.js';
+
+function countEvents(dataDir: string, eventId: string): number {
+  const db = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM events WHERE event_id = ?').get(eventId) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+test('a locked database: sync is 500 INTERNAL_ERROR, async 503 ASYNC_UNAVAILABLE; nothing stored; retries succeed', async (t) => {
+  const server = await startServer({ env: { SQLITE_BUSY_TIMEOUT_MS: '50' } });
+  try {
+    const key = server.bootstrap.keys.live_secret.key;
+    const lock = new Database(join(server.dataDir, 'fraud-scorer.db'));
+    lock.exec('BEGIN EXCLUSIVE');
+    const sync = richEvent();
+    const failed = await api(server, 'POST', '/v1/events', { key, body: sync });
+    t.is(failed.status, 500);
+    t.is(failed.body.errors[0]?.code, 'INTERNAL_ERROR');
+    const queued = minimalEvent({ async: true });
+    const refused = await api(server, 'POST', '/v1/events', { key, body: queued });
+    t.is(refused.status, 503);
+    t.is(refused.body.errors[0]?.code, 'ASYNC_UNAVAILABLE');
+    lock.exec('ROLLBACK');
+    lock.close();
+    t.is(countEvents(server.dataDir, sync.event_id as string), 0);
+    t.is(countEvents(server.dataDir, queued.event_id as string), 0);
+
+    const retried = await api(server, 'POST', '/v1/events', { key, body: sync });
+    t.is(retried.status, 200, retried.text);
+    t.is((await api(server, 'POST', '/v1/events', { key, body: queued })).status, 202);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a full async queue is 503 ASYNC_UNAVAILABLE and stores nothing', async (t) => {
+  const server = await startServer({ env: { ASYNC_QUEUE_LIMIT: '2' } });
+  try {
+    // A project with no ruleset: its async events stay queued.
+    const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'bare', '--preset', 'none', '--json']).stdout);
+    const key = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+    t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })).status, 202);
+    t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })).status, 202);
+    const third = minimalEvent({ async: true });
+    const refused = await api(server, 'POST', '/v1/events', { key, body: third });
+    t.is(refused.status, 503);
+    t.is(refused.body.errors[0]?.code, 'ASYNC_UNAVAILABLE');
+    t.is(countEvents(server.dataDir, third.event_id as string), 0);
+    // Sync scoring of other projects is not affected by the full queue.
+    t.is((await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body: minimalEvent() })).status, 200);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a rate limiter that is not ready is 503 RATE_LIMIT_UNAVAILABLE and stores nothing', async (t) => {
+  const server = await startServer({ env: { FAULT_INJECTION: 'rate_limiter_unready' } });
+  try {
+    const event = minimalEvent();
+    const response = await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body: event });
+    t.is(response.status, 503);
+    t.is(response.body.errors[0]?.code, 'RATE_LIMIT_UNAVAILABLE');
+    t.is(countEvents(server.dataDir, event.event_id as string), 0);
+    t.is((await api(server, 'GET', '/healthz')).status, 200);
+    t.regex(server.output(), /fault injection is on/);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('an unknown fault is refused at start', (t) => {
+  const result = runCli(['serve', '--port', '0'], { FAULT_INJECTION: 'disk_on_fire' });
+  t.is(result.code, 2);
+  t.regex(result.stderr, /unknown fault/);
+});
