@@ -1,0 +1,56 @@
+// Realistic events for load: a mix of types, ~40% with an account (and its email and phone), IPs,
+// devices and cards drawn from bounded pools so that velocity and links see repeats, as real
+// traffic does. Deterministic for a seed.
+import { randomUUID } from 'node:crypto';
+
+const kTypes = ['payment', 'payment', 'payment', 'login', 'login', 'registration', 'deposit', 'withdrawal', 'payout'];
+const kCountries = ['DE', 'FR', 'GB', 'US', 'NL', 'ES', 'IT', 'PL'];
+const kBins = ['411111', '555555', '378282', '601111', '424242'];
+
+/** xorshift32: cheap and deterministic. */
+function random(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) / 4294967296;
+  };
+}
+
+export function eventMix(seed = 42, options: { async?: boolean } = {}): () => string {
+  const next = random(seed);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
+  return () => {
+    const type = pick(kTypes);
+    const event: Record<string, unknown> = { event_id: randomUUID(), event_type: type };
+    if (options.async) event.async = true;
+    const ip = `${10 + Math.floor(next() * 200)}.${Math.floor(next() * 250)}.${Math.floor(next() * 250)}.${1 + Math.floor(next() * 250)}`;
+    event.context = { ip, user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36', session_id: `s${Math.floor(next() * 1e9)}` };
+    if (next() < 0.6) (event.context as Record<string, unknown>).fp_id = `fp_${Math.floor(next() * 80_000)}`;
+    if (next() < 0.4) {
+      const account = Math.floor(next() * 50_000);
+      const country = kCountries[account % kCountries.length]!;
+      event.external_account_id = `user-${account}`;
+      event.user = {
+        email: `user${account}@example${account % 7}.com`,
+        phone: `+4915${String(10_000_000 + account * 37).padStart(9, '0')}`,
+        country,
+        registered_at: new Date(Date.UTC(2024, account % 12, 1 + (account % 28))).toISOString(),
+      };
+    }
+    if (type === 'payment' || type === 'deposit' || type === 'withdrawal' || type === 'payout') {
+      const card = Math.floor(next() * 30_000);
+      event.payment = {
+        amount_cents: 100 + Math.floor(next() * 200_000),
+        currency: 'EUR',
+        method: 'card',
+        bin: kBins[card % kBins.length],
+        last4: String(1000 + (card % 9000)),
+        billing_country: pick(kCountries),
+        card_token: `tok_${card}`,
+      };
+    }
+    return JSON.stringify(event);
+  };
+}

@@ -1,0 +1,77 @@
+// Starting the things a benchmark measures as separate processes on loopback, and stopping them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const kCli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
+
+export interface Started {
+  readonly url: string;
+  readonly port: number;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface StartedServer extends Started {
+  readonly dataDir: string;
+  readonly liveKey: string;
+}
+
+function waitForPort(child: ChildProcess, pattern: RegExp): Promise<number> {
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = pattern.exec(output);
+      if (match) resolve(Number(match[1]));
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+  });
+}
+
+function stopper(child: ChildProcess, cleanup: () => void = () => undefined): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        cleanup();
+        resolve();
+        return;
+      }
+      child.once('exit', () => {
+        cleanup();
+        resolve();
+      });
+      child.kill('SIGTERM');
+    });
+}
+
+/** The real server, from the compiled command line, on a fresh data dir. */
+export async function startFraudScorer(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<StartedServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fraud-scorer-bench-'));
+  const child = spawn(process.execPath, [...nodeArgs, kCli, 'serve', '--port', '0', '--data-dir', dataDir], {
+    env: { ...process.env, RATE_LIMIT_PER_ROUTE: '100000000', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const port = await waitForPort(child, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const keys = JSON.parse(readFileSync(join(dataDir, 'bootstrap-keys.json'), 'utf8'));
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    child,
+    dataDir,
+    liveKey: keys.keys.live_secret.key,
+    stop: stopper(child, () => rmSync(dataDir, { recursive: true, force: true })),
+  };
+}
+
+/** A bare uWebSockets.js process doing the same JSON work as a route (bench/http/bare-uws.ts). */
+export async function startBareUws(): Promise<Started> {
+  const script = fileURLToPath(new URL('../http/bare-uws.js', import.meta.url));
+  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const port = await waitForPort(child, /bare uws on (\d+)/);
+  return { url: `http://127.0.0.1:${port}`, port, child, stop: stopper(child) };
+}

@@ -1,0 +1,45 @@
+// POST /v1/events under load (issue 4 targets), persistence on, the `default` preset, the event mix
+// of bench/_helpers/event-mix.ts:
+//   - sync throughput at 64 connections, and its ratio to the bare uWebSockets.js handler;
+//   - p50/p99 at a fixed offered load of 10,000 events/s;
+//   - async ingestion throughput, and how long the queue takes to drain behind it.
+import { startFraudScorer } from '../_helpers/processes.js';
+import { eventMix } from '../_helpers/event-mix.js';
+import { formatFigures, runLoad } from '../_helpers/load.js';
+
+const kFixedRate = Number(process.env.BENCH_FIXED_RATE ?? 10_000);
+
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return match ? Number(match[1]) : NaN;
+}
+
+export async function runEventBenchmarks(bareRequestsPerSecond: number, seconds: number): Promise<void> {
+  const server = await startFraudScorer();
+  try {
+    const headers = { authorization: `Bearer ${server.liveKey}` };
+    // Warm-up: JIT, the rule workers, SQLite's page cache.
+    await runLoad({ url: server.url, method: 'POST', path: '/v1/events', headers, body: eventMix(1), connections: 64, seconds: 3 });
+
+    const sync = await runLoad({ url: server.url, method: 'POST', path: '/v1/events', headers, body: eventMix(2), connections: 64, seconds });
+    console.log(formatFigures('POST /v1/events sync, 64 connections', sync));
+    console.log(`sync scoring / bare: ${(sync.requestsPerSecond / bareRequestsPerSecond).toFixed(2)}`);
+
+    const fixed = await runLoad({ url: server.url, method: 'POST', path: '/v1/events', headers, body: eventMix(3), connections: 64, seconds, rate: kFixedRate });
+    console.log(formatFigures(`POST /v1/events sync at ${kFixedRate}/s offered`, fixed));
+
+    const ingest = await runLoad({ url: server.url, method: 'POST', path: '/v1/events', headers, body: eventMix(4, { async: true }), connections: 64, seconds });
+    console.log(formatFigures('POST /v1/events async (accepted), 64 conns', ingest));
+    const started = Date.now();
+    let depth = await metric(server.url, 'fraud_scorer_async_queue_depth');
+    console.log(`async queue depth when the load stopped: ${depth}`);
+    while (depth > 0 && Date.now() - started < 600_000) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      depth = await metric(server.url, 'fraud_scorer_async_queue_depth');
+    }
+    console.log(`async queue drained in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  } finally {
+    await server.stop();
+  }
+}
