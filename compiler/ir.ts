@@ -3,8 +3,8 @@
 // per-function frame (temporaries).
 
 import type { ASTNode } from '@marcbachmann/cel-js';
-import { Code, Name, NameScope, _, join, safeStringify } from './codegen.js';
-import type { GroupDef } from './schema.js';
+import { Code, Name, NameScope, _, join, property, safeStringify } from './codegen.js';
+import type { FieldType, GroupDef, ScalarDef } from './schema.js';
 import type { ConstantSpec } from './runtime/index.js';
 import * as runtime from './runtime/index.js';
 
@@ -86,9 +86,10 @@ export class RulesetScope {
   readonly names = new NameScope();
   readonly constants: ConstantSpec[] = [];
   readonly #constantNames = new Map<string, Name>();
-  /** Hoisted reads in dependency order: name, initialiser. */
-  readonly hoists: { name: Name; init: Code }[] = [];
-  readonly #hoistByKey = new Map<string, Name>();
+  /** Values read from the input once per evaluation (see readStatements). */
+  readonly #groups = new Map<string, { group: GroupDef; name: Name; fields: Map<string, { name: Name; type: FieldType | null }> }>();
+  #extras: { name: Name; fields: Map<string, Name> } | null = null;
+  readonly #scalars = new Map<string, { def: ScalarDef; name: Name }>();
   /** Functions emitted for macros. */
   readonly functions: Code[] = [];
   readonly #helpers = new Map<string, Name>();
@@ -126,16 +127,109 @@ export class RulesetScope {
     return [...this.#constantNames.values()];
   }
 
-  /** A value read once per evaluation at the top of the ruleset function. */
-  hoist(key: string, prefix: 'g' | 'h', init: () => Code): Name {
-    let n = this.#hoistByKey.get(key);
+  /** The variable holding a group object (or the error that stands for it). */
+  groupVar(group: GroupDef): Name {
+    let g = this.#groups.get(group.name);
+    if (g === undefined) {
+      g = { group, name: this.names.name('g'), fields: new Map() };
+      this.#groups.set(group.name, g);
+    }
+    return g.name;
+  }
+
+  /** The variable holding `group.field`, typed (declared) or dyn (`type` null). */
+  groupField(group: GroupDef, field: string, type: FieldType | null): Name {
+    this.groupVar(group);
+    const fields = this.#groups.get(group.name)?.fields as Map<string, { name: Name; type: FieldType | null }>;
+    let f = fields.get(field);
+    if (f === undefined) {
+      f = { name: this.names.name('h'), type };
+      fields.set(field, f);
+    }
+    return f.name;
+  }
+
+  extrasVar(): Name {
+    this.#extras ??= { name: this.names.name('g'), fields: new Map() };
+    return this.#extras.name;
+  }
+
+  extrasField(field: string): Name {
+    this.extrasVar();
+    const fields = (this.#extras as { fields: Map<string, Name> }).fields;
+    let n = fields.get(field);
     if (n === undefined) {
-      const code = init(); // may hoist its own dependencies first
-      n = this.names.name(prefix);
-      this.#hoistByKey.set(key, n);
-      this.hoists.push({ name: n, init: code });
+      n = this.names.name('h');
+      fields.set(field, n);
     }
     return n;
+  }
+
+  scalar(def: ScalarDef): Name {
+    let s = this.#scalars.get(def.name);
+    if (s === undefined) {
+      s = { def, name: this.names.name('h') };
+      this.#scalars.set(def.name, s);
+    }
+    return s.name;
+  }
+
+  /** Every variable the reads assign, for one `let` declaration. */
+  readNames(): Name[] {
+    const out: Name[] = [];
+    for (const g of this.#groups.values()) out.push(g.name, ...[...g.fields.values()].map((f) => f.name));
+    if (this.#extras !== null) out.push(this.#extras.name, ...this.#extras.fields.values());
+    for (const s of this.#scalars.values()) out.push(s.name);
+    return out;
+  }
+
+  /**
+   * The statements that read the input at the top of the ruleset function:
+   * each group is checked once, each field is read once and normalised inline
+   * to its declared type, kAbsent or kTypeError (runtime/index.ts).
+   */
+  readStatements(): Code[] {
+    const out: Code[] = [];
+    for (const { group, name, fields } of this.#groups.values()) {
+      const source = group.source === 'event' ? N.event : N.signals;
+      out.push(_`${name} = ${this.helper('grp')}(${source}${property(group.name)});`);
+      if (fields.size === 0) continue;
+      const names = [...fields.values()].map((f) => f.name);
+      const reads = [...fields].map(([field, f]) =>
+        f.type === null ? _`${f.name} = ${this.helper('own')}(${name}, ${field});` : this.#typedRead(f.name, _`${name}${property(field)}`, f.type),
+      );
+      out.push(_`if (typeof ${name} === "symbol") ${join(names, _` = `)} = ${name};
+  else {
+    ${join(reads, _`\n    `)}
+  }`);
+    }
+    if (this.#extras !== null) {
+      const { name, fields } = this.#extras;
+      out.push(_`${name} = ${this.helper('grp')}(${N.event}.extras);`);
+      for (const [field, n] of fields) out.push(_`${n} = typeof ${name} === "symbol" ? ${name} : ${this.helper('own')}(${name}, ${field});`);
+    }
+    for (const { def, name } of this.#scalars.values()) {
+      if (def.source === 'now') out.push(_`${name} = ${this.helper('nowMs')}(${N.input}.now);`);
+      else out.push(this.#typedRead(name, _`${N.event}${property(def.name)}`, def.type));
+    }
+    return out;
+  }
+
+  #typedRead(target: Name, from: Code, type: FieldType): Code {
+    const orError = _`${target} = ${target} === undefined || ${target} === null ? ${N.absent} : ${N.typeError};`;
+    switch (type) {
+      case 'string':
+      case 'bool':
+      case 'double': {
+        const js = type === 'bool' ? 'boolean' : type === 'double' ? 'number' : 'string';
+        return _`${target} = ${from}; if (typeof ${target} !== ${js}) ${orError}`;
+      }
+      case 'int':
+        // `% 1 === 0`: an integral, finite number (Number.isInteger without a global).
+        return _`${target} = ${from}; if (typeof ${target} !== "number" || ${target} % 1 !== 0) ${orError}`;
+      case 'timestamp':
+        return _`${target} = ${this.helper('ts')}(${from});`;
+    }
   }
 }
 

@@ -45,7 +45,7 @@ export const kMaxRegexPatternLength = 256;
  * Longest string matches() runs on. Accepted patterns backtrack at worst
  * polynomially (regex-safety.ts); this bounds that cost per call.
  */
-export const kMaxRegexInputLength = 1024;
+export const kMaxRegexInputLength = 512;
 
 /** The CEL int range, checked after every int operation (values are doubles). */
 export const kIntMax = 9223372036854775807;

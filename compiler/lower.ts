@@ -7,7 +7,7 @@
 // only compare locals.
 
 import type { ASTNode } from '@marcbachmann/cel-js';
-import { Code, Name, _, join, property } from './codegen.js';
+import { Code, Name, _, join } from './codegen.js';
 import {
   CompileError, ExprContext, FunctionFrame, IterVar, Lowered, N, Ty, guarded, kBool, kDouble, kDyn, kInt,
   kNull, kString, kindCode, lowered,
@@ -15,7 +15,6 @@ import {
 import { constant, findFunction, kBinaryOps } from './ops.js';
 import { kExtras, kForbiddenMembers, kGroupByName, kGroups, kScalarByName } from './schema.js';
 import type { FieldType, GroupDef, ScalarDef } from './schema.js';
-import * as runtime from './runtime/index.js';
 
 /** cel-js attaches the checked type to every node it checked (not in its .d.ts). */
 interface TypeDecl {
@@ -99,29 +98,20 @@ function noGroup(v: Lowered, node: ASTNode): Lowered {
 // ---------------------------------------------------------------------------
 // Hoisted reads
 
-const kReaders: Readonly<Record<FieldType, keyof typeof runtime>> = {
-  string: 'str', bool: 'bool', int: 'int', double: 'dbl', timestamp: 'ts',
-};
 const kFieldTy: Readonly<Record<FieldType, Ty>> = {
   string: kString, bool: kBool, int: kInt, double: kDouble, timestamp: { k: 'timestamp' },
 };
 
 function groupRef(ctx: ExprContext, group: GroupDef): Name {
-  const source = group.source === 'event' ? N.event : N.signals;
-  return ctx.ruleset.hoist(group.name, 'g', () => _`${ctx.rt('grp')}(${source}${property(group.name)})`);
+  return ctx.ruleset.groupVar(group);
 }
 
 function extrasRef(ctx: ExprContext): Name {
-  return ctx.ruleset.hoist(kExtras.name, 'g', () => _`${ctx.rt('grp')}(${N.event}${property(kExtras.name)})`);
+  return ctx.ruleset.extrasVar();
 }
 
 function scalarRef(ctx: ExprContext, scalar: ScalarDef): Lowered {
-  const name = ctx.ruleset.hoist(scalar.name, 'h', () =>
-    scalar.source === 'now'
-      ? _`${ctx.rt('nowMs')}(${N.input}${property('now')})`
-      : _`${ctx.rt(kReaders[scalar.type])}(${N.event}${property(scalar.name)})`,
-  );
-  return lowered(_`${name}`, kFieldTy[scalar.type], true, true);
+  return lowered(_`${ctx.ruleset.scalar(scalar)}`, kFieldTy[scalar.type], true, true);
 }
 
 /** `group.field`, declared (typed) or, on open groups, any other member (dyn). */
@@ -129,23 +119,33 @@ function groupField(ctx: ExprContext, group: GroupDef, field: string, node: ASTN
   checkMember(field, node);
   const type = Object.hasOwn(group.fields, field) ? (group.fields[field] as FieldType) : null;
   if (type === null && !group.open) throw new CompileError(`${group.name} has no field '${field}'`, node);
+  if (type === null) {
+    // Undeclared members of open groups are allowed, so a typo would silently
+    // read as absent forever: refuse names one edit away from a declared field.
+    const near = Object.keys(group.fields).find((f) => f.length >= 4 && editDistanceAtMostOne(f, field));
+    if (near !== undefined) {
+      throw new CompileError(`${group.name}.${field} is not a declared field; did you mean ${group.name}.${near}?`, node);
+    }
+  }
   if (group.source === 'signals') ctx.ruleset.signals.add(`${group.name}.${field}`);
-  const g = groupRef(ctx, group);
-  const name = ctx.ruleset.hoist(`${group.name}.${field}`, 'h', () =>
-    type === null
-      ? _`(typeof ${g} === "symbol" ? ${g} : ${ctx.rt('own')}(${g}, ${field}))`
-      : _`(typeof ${g} === "symbol" ? ${g} : ${ctx.rt(kReaders[type])}(${g}${property(field)}))`,
-  );
-  return lowered(_`${name}`, type === null ? kDyn : kFieldTy[type], true, true);
+  return lowered(_`${ctx.ruleset.groupField(group, field, type)}`, type === null ? kDyn : kFieldTy[type], true, true);
+}
+
+/** True when a and b differ by one insertion, deletion, substitution or adjacent swap. */
+function editDistanceAtMostOne(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return a === b;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true; // substitution
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2); // swap
+  }
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }
 
 function extrasField(ctx: ExprContext, field: string, node: ASTNode): Lowered {
   checkMember(field, node);
-  const g = extrasRef(ctx);
-  const name = ctx.ruleset.hoist(`${kExtras.name}.${field}`, 'h', () =>
-    _`(typeof ${g} === "symbol" ? ${g} : ${ctx.rt('own')}(${g}, ${field}))`,
-  );
-  return lowered(_`${name}`, kDyn, true, true);
+  return lowered(_`${ctx.ruleset.extrasField(field)}`, kDyn, true, true);
 }
 
 /** The group named by an id node, unless an iteration variable shadows it. */
@@ -423,10 +423,9 @@ function lowerCall(ctx: ExprContext, node: ASTNode): Lowered {
   }
   const def = findFunction(receiver, name, argNodes.length);
   if (def === null) throw new CompileError(`${receiver ? '.' : ''}${name}() with ${argNodes.length} argument(s) is not supported`, node);
-  const operands: Lowered[] = [];
-  if (receiverNode !== null) operands.push(noGroup(lower(ctx, receiverNode), receiverNode));
-  for (const a of argNodes) operands.push(noGroup(lower(ctx, a), a));
-  return def.lower({ ctx, node, operands, resultTy: checkedTy(node) });
+  const nodes = receiverNode === null ? [...argNodes] : [receiverNode, ...argNodes];
+  const operands = nodes.map((n) => noGroup(lower(ctx, n), n));
+  return def.lower({ ctx, node, operands, nodes, resultTy: checkedTy(node) });
 }
 
 /** has(a.b.c): false when the last member is absent or null. */

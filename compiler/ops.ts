@@ -171,6 +171,8 @@ interface CallArgs {
   readonly node: ASTNode;
   /** Receiver first for methods, then the arguments. */
   readonly operands: readonly Lowered[];
+  /** The AST nodes of the operands, same order. */
+  readonly nodes: readonly ASTNode[];
   readonly resultTy: Ty;
 }
 
@@ -360,15 +362,18 @@ const kFunctionList: readonly FunctionDef[] = [
   stringMethod('TRIM', 'trim', 0, (_c, v) => _`${v[0]}.trim()`, kString),
   {
     name: 'MATCHES', wire: 'matches', receiver: true, arity: [1],
-    lower: ({ ctx, node, operands }) => {
+    lower: ({ ctx, node, operands, nodes }) => {
       const [recv, pattern] = operands as [Lowered, Lowered];
+      const patternNode = nodes[1] ?? node;
       requireParams(node, 'matches', [recv], ['string']);
       const source = literalString(pattern);
       if (source === null) {
-        throw new CompileError('matches() needs a string literal pattern, so it can be checked before it runs', node);
+        throw new CompileError('matches() needs a string literal pattern, so it can be checked before it runs', patternNode);
       }
       const problem = checkRegex(source);
-      if (problem !== null) throw new CompileError(`unsafe or unsupported regular expression: ${problem.message} (pattern offset ${problem.offset})`, node);
+      if (problem !== null) {
+        throw new CompileError(`unsafe or unsupported regular expression: ${problem.message} (at character ${problem.offset + 1} of the pattern)`, patternNode);
+      }
       const re = ctx.ruleset.constant({ re: source });
       return call(ctx, [recv], kBool, true, (v) => _`${ctx.rt('reTest')}(${re}, ${v[0]})`, ['string']);
     },

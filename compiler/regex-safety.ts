@@ -12,7 +12,8 @@
 //   - a repeated alternation whose branches can start with the same character
 //     or match empty, e.g. (a|ab)* or (a|a)*: exponential;
 //   - two wide quantifiers in sequence that can match the same characters with
-//     only such characters between them, e.g. \d+\d+ or .*a.*: cubic and worse;
+//     only such characters between them, where the first can end with what
+//     starts the rest, e.g. \d+\d+ or .*a.*: cubic and worse;
 //   - inline flags and syntax we do not parse, so what is checked is what runs.
 // This follows the star-height / ambiguity criteria of safe-regex and of
 // Weideman et al. ("Analyzing matching time behavior of backtracking regular
@@ -55,10 +56,6 @@ function complement(a: CharSet): CharSet {
 function overlaps(a: CharSet, b: CharSet): boolean {
   for (const [alo, ahi] of a) for (const [blo, bhi] of b) if (alo <= bhi && blo <= ahi) return true;
   return false;
-}
-
-function subset(a: CharSet, b: CharSet): boolean {
-  return a.every(([lo, hi]) => b.some(([blo, bhi]) => blo <= lo && hi <= bhi));
 }
 
 function ch(c: string): CharSet {
@@ -369,6 +366,30 @@ function firstOfSequence(seq: readonly RNode[]): CharSet {
   return out;
 }
 
+/** Characters the node may end with. */
+function last(n: RNode): CharSet {
+  switch (n.t) {
+    case 'char':
+      return n.set;
+    case 'assert':
+      return kNone;
+    case 'group':
+      return n.alts.reduce<CharSet>((acc, alt) => union(acc, lastOfSequence(alt)), kNone);
+    case 'quant':
+      return n.max === 0 ? kNone : last(n.body);
+  }
+}
+
+function lastOfSequence(seq: readonly RNode[]): CharSet {
+  let out: CharSet = kNone;
+  for (let i = seq.length - 1; i >= 0; i--) {
+    const t = seq[i] as RNode;
+    out = union(out, last(t));
+    if (!nullable(t)) break;
+  }
+  return out;
+}
+
 function isVariable(n: RNode): boolean {
   return n.t === 'quant' && n.min !== n.max;
 }
@@ -450,14 +471,16 @@ function checkSequence(seq: readonly RNode[]): void {
     const aChars = chars(a);
     for (let j = i + 1; j < flat.length; j++) {
       const b = flat[j] as RNode;
-      if (containsWide(b) && overlaps(aChars, chars(b))) {
+      // Ambiguous when what `a` can end with can also start what follows up
+      // to and including `b`, and `b` competes for `a`'s characters.
+      if (containsWide(b) && overlaps(aChars, chars(b)) && overlaps(last(a), firstOfSequence(flat.slice(i + 1, j + 1)))) {
         throw new RegexRejection(
           'two repeated parts in a row can match the same characters (e.g. \\d+\\d+ or .*a.*), which backtracks polynomially',
           offsetOf(b),
         );
       }
-      // A mandatory part the first quantifier cannot eat separates them.
-      if (!nullable(b) && !subset(chars(b), aChars)) break;
+      // A mandatory part the first quantifier cannot eat at all separates them.
+      if (!nullable(b) && !overlaps(chars(b), aChars)) break;
     }
   }
 }

@@ -55,9 +55,10 @@ export function validateRecord(input: unknown): { rule: RuleDefinition | null; p
   if (typeof input.expression !== 'string') problems.push({ field: 'expression', message: 'must be a string' });
 
   const scoring = kind === 'scoring';
+  const knownKind = kRuleKinds.includes(kind as RuleKind);
   const hasBands = input.bands !== undefined && input.bands !== null;
   const scoreDelta = input.score_delta === undefined ? 0 : checkDelta(input.score_delta, 'score_delta', problems);
-  if (scoreDelta !== 0 && !scoring) problems.push({ field: 'score_delta', message: 'must be 0 for a rule that is not a scoring rule' });
+  if (scoreDelta !== 0 && knownKind && !scoring) problems.push({ field: 'score_delta', message: 'must be 0 for a rule that is not a scoring rule' });
   if (scoreDelta !== 0 && scoring && hasBands) {
     problems.push({ field: 'score_delta', message: 'must be 0 when the rule has bands: the matching band gives the delta' });
   }
@@ -86,7 +87,7 @@ export function validateRecord(input: unknown): { rule: RuleDefinition | null; p
         } else seen.add(b.band);
         if (typeof b.expression !== 'string') problems.push({ field: `${at}.expression`, message: 'must be a string' });
         const delta = checkDelta(b.score_delta, `${at}.score_delta`, problems);
-        if (delta !== 0 && !scoring) {
+        if (delta !== 0 && knownKind && !scoring) {
           problems.push({ field: `${at}.score_delta`, message: 'must be 0 for a rule that is not a scoring rule' });
         }
         bands?.push({ band: b.band as string, expression: b.expression as string, score_delta: delta });
