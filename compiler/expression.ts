@@ -1,0 +1,95 @@
+// One expression: parse and type-check with cel-js, then lower. Errors come
+// back as values with a position, never thrown.
+
+import type { ASTNode } from '@marcbachmann/cel-js';
+import { collectOpenMembers, environmentFor, parsingEnvironment } from './environment.js';
+import { CompileError, ExprContext, FunctionFrame, Lowered, RuleState, RulesetScope } from './ir.js';
+import { kMaxExpressionLength } from './limits.js';
+import { lowerCondition } from './lower.js';
+
+export interface Position {
+  line: number;
+  column: number;
+  offset: number;
+}
+
+export interface ExpressionProblem {
+  message: string;
+  position: Position | null;
+}
+
+/** 1-based line and column of an offset. */
+export function positionOf(source: string, offset: number): Position {
+  const clamped = Math.max(0, Math.min(offset, source.length));
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < clamped; i++) {
+    if (source.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: clamped - lineStart + 1, offset: clamped };
+}
+
+function problem(source: string, message: string, offset: number | null): ExpressionProblem {
+  if (offset === null) return { message, position: null };
+  const position = positionOf(source, offset);
+  return { message: `line ${position.line}, column ${position.column}: ${message}`, position };
+}
+
+interface CelErrorLike {
+  readonly summary?: string;
+  readonly message: string;
+  readonly range?: { readonly start: number };
+}
+
+function fromCelError(source: string, err: unknown): ExpressionProblem {
+  const e = err as CelErrorLike;
+  const summary = typeof e.summary === 'string' ? e.summary : String(e.message).split('\n')[0] ?? 'invalid expression';
+  return problem(source, summary, typeof e.range?.start === 'number' ? e.range.start : null);
+}
+
+/** Parses and type-checks; returns the checked AST (nodes carry checkedType). */
+export function checkExpression(source: unknown): { ok: true; ast: ASTNode } | { ok: false; problem: ExpressionProblem } {
+  if (typeof source !== 'string') return { ok: false, problem: { message: 'must be a string', position: null } };
+  if (source.trim() === '') return { ok: false, problem: { message: 'must not be empty', position: null } };
+  if (source.length > kMaxExpressionLength) {
+    return { ok: false, problem: { message: `is longer than ${kMaxExpressionLength} characters`, position: null } };
+  }
+  let env;
+  try {
+    env = environmentFor(collectOpenMembers(parsingEnvironment().parse(source).ast));
+  } catch (err) {
+    return { ok: false, problem: fromCelError(source, err) };
+  }
+  const parsed = env.parse(source);
+  const result = parsed.check();
+  if (!result.valid) return { ok: false, problem: fromCelError(source, result.error) };
+  if (result.type !== 'bool' && result.type !== 'dyn') {
+    return { ok: false, problem: problem(source, `the expression must be bool, not ${result.type}`, 0) };
+  }
+  return { ok: true, ast: parsed.ast };
+}
+
+/**
+ * Checks and lowers an expression into `scope` (the ruleset being emitted).
+ * The lowered code uses temporaries from `frame`.
+ */
+export function compileExpression(
+  source: unknown,
+  scope: RulesetScope,
+  frame: FunctionFrame,
+  rule: RuleState,
+): { ok: true; value: Lowered } | { ok: false; problem: ExpressionProblem } {
+  const checked = checkExpression(source);
+  if (!checked.ok) return checked;
+  try {
+    return { ok: true, value: lowerCondition(new ExprContext(scope, frame, new Map(), rule), checked.ast) };
+  } catch (err) {
+    if (!(err instanceof CompileError)) throw err;
+    const node = err.node;
+    const offset = node === null ? null : (node.pos ?? node.start) + err.offsetInNode;
+    return { ok: false, problem: problem(source as string, err.message, offset) };
+  }
+}

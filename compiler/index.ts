@@ -1,0 +1,15 @@
+// fraud-scorer compiler: CEL rules → one JavaScript function per ruleset.
+// Pure: no I/O, no clock, no environment. See docs/rules.md for the language.
+
+export type {
+  BreakdownEntry, CompileResult, RuleBand, RuleDefinition, RuleDiagnostic, RuleKind, RuleProblem, RuleStatus,
+  RulesetArtifact, RulesetFunction, RulesetInput, RulesetOutcome, ShadowOutcome,
+} from './types.js';
+export type { Signals } from './signals.js';
+export { validateRuleDefinition } from './validate.js';
+export { compileRuleset } from './emit.js';
+export { loadRuleset } from './load.js';
+export { getPreset, listPresets } from './presets/index.js';
+export type { Preset, PresetPolicy } from './presets/index.js';
+export { kGroups, kScalars, kExtras } from './schema.js';
+export type { FieldType, GroupDef, ScalarDef } from './schema.js';

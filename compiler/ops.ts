@@ -1,0 +1,474 @@
+// The op table: every CEL operator and function a rule may use, with the
+// emitter that lowers it. Anything not in these tables is refused at compile
+// time with a clear message, so the supported language is exactly this file.
+//
+// Conventions (cel-js is the reference, see docs/rules.md):
+//   - binary operators evaluate left then right; the first error wins;
+//   - calls evaluate their arguments right to left, the receiver last;
+//   - a dyn operand is checked at run time; a value of the wrong kind is a
+//     type error (the rule is degraded), a null is absent.
+
+import type { ASTNode } from '@marcbachmann/cel-js';
+import { Code, _ } from './codegen.js';
+import {
+  CompileError, ExprContext, Lowered, N, Ty, guarded, isNumeric, kBool, kDouble, kDuration, kDyn, kInt,
+  kString, kTimestamp, kindCode, lowered,
+} from './ir.js';
+import { checkRegex } from './regex-safety.js';
+import * as runtime from './runtime/index.js';
+
+// ---------------------------------------------------------------------------
+// Binary operators
+
+export interface BinaryOpDef {
+  /** Internal name. */
+  readonly name: string;
+  /** CEL spelling. */
+  readonly wire: string;
+  lower(ctx: ExprContext, node: ASTNode, l: Lowered, r: Lowered, resultTy: Ty): Lowered;
+}
+
+const kStaticComparable = new Set(['string', 'bool', 'timestamp', 'duration']);
+
+function staticallyComparable(a: Ty, b: Ty): boolean {
+  return (isNumeric(a) && isNumeric(b)) || (a.k === b.k && kStaticComparable.has(a.k));
+}
+
+function lowerEquality(ctx: ExprContext, l: Lowered, r: Lowered, negate: boolean): Lowered {
+  if (l.ty.k === 'null' || r.ty.k === 'null') {
+    const other = l.ty.k === 'null' ? r : l;
+    if (other.ty.k === 'null') return constant(!negate, kBool);
+    // Absent reads as null: `x == null` tests absence (docs/rules.md).
+    const t = other.simple ? other.code : _`${ctx.frame.temp()}`;
+    const head = other.simple ? _`` : _`${t} = ${other.code}, `;
+    return lowered(
+      _`(${head}${t} === ${N.absent} || ${t} === null ? ${!negate} : typeof ${t} === "symbol" ? ${t} : ${negate})`,
+      kBool,
+      other.err,
+    );
+  }
+  const primitive =
+    (isNumeric(l.ty) && isNumeric(r.ty)) || (l.ty.k === r.ty.k && kStaticComparable.has(l.ty.k));
+  const op = negate ? _`!==` : _`===`;
+  const eq = ctx.rt('eq');
+  const code = guarded(ctx, [l, r], ([a, b]) =>
+    primitive
+      ? _`(${a} ${op} ${b})`
+      : _`${negate ? _`!` : _``}${eq}(${a}, ${b}, ${kindCode(l.ty)}, ${kindCode(r.ty)})`,
+  );
+  return lowered(code, kBool, l.err || r.err);
+}
+
+function lowerOrdering(ctx: ExprContext, l: Lowered, r: Lowered, js: string, opCode: number): Lowered {
+  if (staticallyComparable(l.ty, r.ty)) {
+    const op = jsOperator(js);
+    return lowered(guarded(ctx, [l, r], ([a, b]) => _`(${a} ${op} ${b})`), kBool, l.err || r.err);
+  }
+  const cmp = ctx.rt('cmp');
+  return lowered(
+    guarded(ctx, [l, r], ([a, b]) => _`${cmp}(${opCode}, ${a}, ${b}, ${kindCode(l.ty)}, ${kindCode(r.ty)})`),
+    kBool,
+    true,
+  );
+}
+
+// The handful of JavaScript operator spellings emitted code uses.
+const kJsOperators: Readonly<Record<string, Code>> = {
+  '<': _`<`, '<=': _`<=`, '>': _`>`, '>=': _`>=`, '+': _`+`, '-': _`-`, '*': _`*`, '/': _`/`,
+};
+
+function jsOperator(op: string): Code {
+  const code = kJsOperators[op];
+  if (code === undefined) throw new Error(`no JavaScript operator for ${op}`);
+  return code;
+}
+
+function lowerIn(ctx: ExprContext, l: Lowered, r: Lowered): Lowered {
+  const k = r.konst?.value;
+  if (Array.isArray(k) && k.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
+    // Membership in a constant list: one Set lookup, built at load time.
+    const set = ctx.ruleset.constant({ set: k as (string | number | boolean)[] });
+    if (l.ty.k === 'list' || l.ty.k === 'map') return constant(false, kBool);
+    return lowered(guarded(ctx, [l], ([a]) => _`${set}.has(${a})`), kBool, l.err);
+  }
+  const inOp = ctx.rt('inOp');
+  return lowered(
+    guarded(ctx, [l, r], ([a, b]) => _`${inOp}(${a}, ${b}, ${kindCode(l.ty)}, ${kindCode(r.ty)})`),
+    kBool,
+    l.err || r.err || r.ty.k === 'dyn',
+  );
+}
+
+const kArithCodes: Readonly<Record<string, number>> = {
+  '+': runtime.OP_ADD, '-': runtime.OP_SUB, '*': runtime.OP_MUL, '/': runtime.OP_DIV, '%': runtime.OP_MOD,
+};
+
+function lowerArithmetic(ctx: ExprContext, node: ASTNode, l: Lowered, r: Lowered, op: string, resultTy: Ty): Lowered {
+  const a = l.ty.k;
+  const b = r.ty.k;
+  const both = (x: string, y: string): boolean => a === x && b === y;
+  const ops = [l, r];
+  if (a !== 'dyn' && b !== 'dyn') {
+    if (both('int', 'int')) {
+      if (op === '/') return call(ctx, ops, kInt, true, (v) => _`${ctx.rt('idiv')}(${v[0]}, ${v[1]})`);
+      if (op === '%') return call(ctx, ops, kInt, true, (v) => _`${ctx.rt('imod')}(${v[0]}, ${v[1]})`);
+      return call(ctx, ops, kInt, true, (v) => _`${ctx.rt('ichk')}(${v[0]} ${jsOperator(op)} ${v[1]})`);
+    }
+    if (both('double', 'double') && op !== '%') {
+      return call(ctx, ops, kDouble, false, (v) => _`(${v[0]} ${jsOperator(op)} ${v[1]})`);
+    }
+    if (both('string', 'string') && op === '+') return call(ctx, ops, kString, false, (v) => _`(${v[0]} + ${v[1]})`);
+    if (both('list', 'list') && op === '+') {
+      return call(ctx, ops, resultTy, false, (v) => _`${ctx.rt('concat')}(${v[0]}, ${v[1]})`);
+    }
+    const whole = ctx.rt('durWhole');
+    if (both('timestamp', 'timestamp') && op === '-') return call(ctx, ops, kDuration, false, (v) => _`(${v[0]} - ${v[1]})`);
+    if (both('timestamp', 'duration') && (op === '+' || op === '-')) {
+      return call(ctx, ops, kTimestamp, false, (v) => _`(${v[0]} ${jsOperator(op)} ${whole}(${v[1]}))`);
+    }
+    if (both('duration', 'timestamp') && op === '+') return call(ctx, ops, kTimestamp, false, (v) => _`(${v[1]} + ${whole}(${v[0]}))`);
+    if (both('duration', 'duration') && (op === '+' || op === '-')) {
+      return call(ctx, ops, kDuration, false, (v) => _`(${v[0]} ${jsOperator(op)} ${v[1]})`);
+    }
+    throw new CompileError(`operator ${op} is not supported on ${describe(l.ty)} and ${describe(r.ty)}`, node);
+  }
+  const arith = ctx.rt('arith');
+  return call(ctx, ops, resultTy.k === 'dyn' ? kDyn : resultTy, true,
+    (v) => _`${arith}(${kArithCodes[op] as number}, ${v[0]}, ${v[1]}, ${kindCode(l.ty)}, ${kindCode(r.ty)})`);
+}
+
+function ordering(js: string, code: number): BinaryOpDef['lower'] {
+  return (ctx, _node, l, r) => lowerOrdering(ctx, l, r, js, code);
+}
+
+function arithmetic(op: string): BinaryOpDef['lower'] {
+  return (ctx, node, l, r, ty) => lowerArithmetic(ctx, node, l, r, op, ty);
+}
+
+export const kBinaryOps: Readonly<Record<string, BinaryOpDef>> = {
+  '==': { name: 'EQ', wire: '==', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, false) },
+  '!=': { name: 'NE', wire: '!=', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, true) },
+  '<': { name: 'LT', wire: '<', lower: ordering('<', runtime.OP_LT) },
+  '<=': { name: 'LE', wire: '<=', lower: ordering('<=', runtime.OP_LE) },
+  '>': { name: 'GT', wire: '>', lower: ordering('>', runtime.OP_GT) },
+  '>=': { name: 'GE', wire: '>=', lower: ordering('>=', runtime.OP_GE) },
+  in: { name: 'IN', wire: 'in', lower: (ctx, _n, l, r) => lowerIn(ctx, l, r) },
+  '+': { name: 'ADD', wire: '+', lower: arithmetic('+') },
+  '-': { name: 'SUB', wire: '-', lower: arithmetic('-') },
+  '*': { name: 'MUL', wire: '*', lower: arithmetic('*') },
+  '/': { name: 'DIV', wire: '/', lower: arithmetic('/') },
+  '%': { name: 'MOD', wire: '%', lower: arithmetic('%') },
+};
+
+// ---------------------------------------------------------------------------
+// Functions and methods
+
+/** What a parameter accepts; a dyn argument is checked at run time. */
+type Param = 'string' | 'int' | 'double' | 'bool' | 'list' | 'timestamp' | 'duration';
+
+interface CallArgs {
+  readonly ctx: ExprContext;
+  readonly node: ASTNode;
+  /** Receiver first for methods, then the arguments. */
+  readonly operands: readonly Lowered[];
+  /** The AST nodes of the operands, same order. */
+  readonly nodes: readonly ASTNode[];
+  readonly resultTy: Ty;
+}
+
+export interface FunctionDef {
+  /** Internal name. */
+  readonly name: string;
+  /** CEL spelling. */
+  readonly wire: string;
+  /** Called as a method on a receiver (`s.startsWith(x)`) or as a function (`size(x)`). */
+  readonly receiver: boolean;
+  readonly arity: readonly number[];
+  lower(args: CallArgs): Lowered;
+}
+
+export function constant(value: boolean | number | string | null, ty: Ty): Lowered {
+  return { code: _`${value}`, ty, err: false, simple: true, konst: { value } };
+}
+
+function describe(ty: Ty): string {
+  switch (ty.k) {
+    case 'list':
+      return `list<${describe(ty.elem)}>`;
+    case 'map':
+      return `map<${describe(ty.key)}, ${describe(ty.val)}>`;
+    case 'group':
+      return `the object '${ty.group.name}'`;
+    default:
+      return ty.k;
+  }
+}
+
+/**
+ * Emits a call: errors in cel-js order (arguments right to left, then the
+ * receiver), then run-time kind checks for dyn operands, then `body`.
+ */
+function call(
+  ctx: ExprContext,
+  operands: readonly Lowered[],
+  ty: Ty,
+  mayFail: boolean,
+  body: (values: Code[]) => Code,
+  params?: readonly (Param | null)[],
+  order: 'ltr' | 'rtl' = 'ltr',
+): Lowered {
+  const ordered = order === 'rtl' ? operands.slice().reverse() : operands.slice();
+  let dynChecked = false;
+  const code = guarded(ctx, ordered, (refsInOrder) => {
+    const refs = order === 'rtl' ? refsInOrder.slice().reverse() : refsInOrder;
+    let inner = body(refs);
+    for (let i = refs.length - 1; i >= 0; i--) {
+      const param = params?.[i] ?? null;
+      const op = operands[i] as Lowered;
+      if (param === null || op.ty.k !== 'dyn') continue;
+      dynChecked = true;
+      inner = _`(${kindTest(ctx, refs[i] as Code, param)} ? ${inner} : ${ctx.rt('wrong')}(${refs[i] as Code}))`;
+    }
+    return inner;
+  });
+  return lowered(code, ty, mayFail || dynChecked || operands.some((o) => o.err));
+}
+
+/** The run-time test that a dyn value can be passed as `param`. */
+function kindTest(ctx: ExprContext, ref: Code, param: Param): Code {
+  switch (param) {
+    case 'string':
+      return _`typeof ${ref} === "string"`;
+    case 'double':
+      return _`typeof ${ref} === "number"`;
+    case 'bool':
+      return _`typeof ${ref} === "boolean"`;
+    case 'list':
+      return _`${ctx.rt('isList')}(${ref})`;
+    default:
+      // dyn never holds an int (JSON numbers are doubles), a timestamp or a duration.
+      return _`false`;
+  }
+}
+
+function accepts(ty: Ty, param: Param): boolean {
+  return ty.k === 'dyn' || ty.k === param;
+}
+
+function requireParams(node: ASTNode, fn: string, operands: readonly Lowered[], params: readonly Param[]): void {
+  operands.forEach((op, i) => {
+    const p = params[i] as Param;
+    if (!accepts(op.ty, p)) {
+      throw new CompileError(`${fn} expects ${p}, got ${describe(op.ty)}`, node);
+    }
+  });
+}
+
+/** A method on strings: receiver and arguments must be strings (or dyn). */
+function stringMethod(name: string, wire: string, arity: number, body: (ctx: ExprContext, v: Code[]) => Code, ty: Ty, mayFail = false): FunctionDef {
+  const params = Array<Param>(arity + 1).fill('string');
+  return {
+    name, wire, receiver: true, arity: [arity],
+    lower: ({ ctx, node, operands }) => {
+      requireParams(node, wire, operands, params);
+      return call(ctx, operands, ty, mayFail, (v) => body(ctx, v), params, 'rtl');
+    },
+  };
+}
+
+/** Folds a string-literal argument, for patterns, timestamps and durations. */
+function literalString(op: Lowered): string | null {
+  return typeof op.konst?.value === 'string' ? op.konst.value : null;
+}
+
+const kTimestampParts: Readonly<Record<string, number>> = {
+  getFullYear: runtime.TS_FULL_YEAR, getMonth: runtime.TS_MONTH, getDate: runtime.TS_DATE,
+  getDayOfMonth: runtime.TS_DAY_OF_MONTH, getDayOfWeek: runtime.TS_DAY_OF_WEEK, getHours: runtime.TS_HOURS,
+  getMinutes: runtime.TS_MINUTES, getSeconds: runtime.TS_SECONDS, getMilliseconds: runtime.TS_MILLISECONDS,
+};
+const kDurationParts: Readonly<Record<string, number>> = {
+  getHours: runtime.DUR_HOURS, getMinutes: runtime.DUR_MINUTES, getSeconds: runtime.DUR_SECONDS,
+  getMilliseconds: runtime.DUR_MILLISECONDS,
+};
+
+function timeAccessor(wire: string): FunctionDef {
+  return {
+    name: `TIME_${wire.toUpperCase()}`, wire, receiver: true, arity: [0, 1],
+    lower: ({ ctx, node, operands }) => {
+      const [recv] = operands as [Lowered];
+      if (operands.length > 1) throw new CompileError(`${wire}() with a time zone is not supported; times are UTC`, node);
+      if (recv.ty.k === 'timestamp' && kTimestampParts[wire] !== undefined) {
+        return call(ctx, [recv], kInt, false, (v) => _`${ctx.rt('tsPart')}(${v[0]}, ${kTimestampParts[wire] as number})`);
+      }
+      if (recv.ty.k === 'duration' && kDurationParts[wire] !== undefined) {
+        return call(ctx, [recv], kInt, false, (v) => _`${ctx.rt('durPart')}(${v[0]}, ${kDurationParts[wire] as number})`);
+      }
+      if (recv.ty.k === 'dyn') return call(ctx, [recv], kInt, true, (v) => _`${ctx.rt('wrong')}(${v[0]})`);
+      throw new CompileError(`${wire}() is not defined on ${describe(recv.ty)}`, node);
+    },
+  };
+}
+
+function sizeOf({ ctx, node, operands }: CallArgs): Lowered {
+  const [v] = operands as [Lowered];
+  const k = v.konst?.value;
+  if (typeof k === 'string') return constant(runtime.codePoints(k), kInt);
+  if (Array.isArray(k)) return constant(k.length, kInt);
+  switch (v.ty.k) {
+    case 'string':
+      return call(ctx, [v], kInt, false, (r) => _`${ctx.rt('codePoints')}(${r[0]})`);
+    case 'list':
+      return call(ctx, [v], kInt, false, (r) => _`${r[0]}.length`);
+    case 'map':
+    case 'dyn':
+      return call(ctx, [v], kInt, v.ty.k === 'dyn', (r) => _`${ctx.rt('size')}(${r[0]}, ${kindCode(v.ty)})`);
+    default:
+      throw new CompileError(`size() is not defined on ${describe(v.ty)}`, node);
+  }
+}
+
+function conversion(wire: 'int' | 'double' | 'string' | 'bool'): FunctionDef {
+  const ty = { int: kInt, double: kDouble, string: kString, bool: kBool }[wire];
+  const dynHelper = ({ int: 'intOf', double: 'doubleOf', string: 'stringOf', bool: 'boolOf' } as const)[wire];
+  return {
+    name: `TO_${wire.toUpperCase()}`, wire, receiver: false, arity: [1],
+    lower: ({ ctx, node, operands }) => {
+      const [v] = operands as [Lowered];
+      const from = v.ty.k;
+      if (from === wire || (wire === 'double' && from === 'int')) return { ...v, ty };
+      if (from === 'dyn') return call(ctx, [v], ty, true, (r) => _`${ctx.rt(dynHelper)}(${r[0]})`);
+      const pick = (helper: keyof typeof runtime, mayFail: boolean): Lowered =>
+        call(ctx, [v], ty, mayFail, (r) => _`${ctx.rt(helper)}(${r[0]})`);
+      if (wire === 'int' && from === 'double') return pick('intOfDouble', true);
+      if (wire === 'int' && from === 'string') return pick('intOfString', true);
+      if (wire === 'double' && from === 'string') return pick('doubleOfString', true);
+      if (wire === 'string' && from === 'int') return call(ctx, [v], ty, false, (r) => _`("" + ${r[0]})`);
+      if (wire === 'string' && from === 'double') return pick('stringOfDouble', false);
+      if (wire === 'string' && from === 'bool') return call(ctx, [v], ty, false, (r) => _`(${r[0]} ? "true" : "false")`);
+      if (wire === 'bool' && from === 'string') return pick('boolOfString', true);
+      throw new CompileError(`${wire}() does not accept ${describe(v.ty)}`, node);
+    },
+  };
+}
+
+const kFunctionList: readonly FunctionDef[] = [
+  { name: 'SIZE', wire: 'size', receiver: false, arity: [1], lower: sizeOf },
+  { name: 'SIZE', wire: 'size', receiver: true, arity: [0], lower: sizeOf },
+  stringMethod('CONTAINS', 'contains', 1, (_c, v) => _`${v[0]}.includes(${v[1]})`, kBool),
+  stringMethod('STARTS_WITH', 'startsWith', 1, (_c, v) => _`${v[0]}.startsWith(${v[1]})`, kBool),
+  stringMethod('ENDS_WITH', 'endsWith', 1, (_c, v) => _`${v[0]}.endsWith(${v[1]})`, kBool),
+  stringMethod('LOWER_ASCII', 'lowerAscii', 0, (_c, v) => _`${v[0]}.toLowerCase()`, kString),
+  stringMethod('UPPER_ASCII', 'upperAscii', 0, (_c, v) => _`${v[0]}.toUpperCase()`, kString),
+  stringMethod('TRIM', 'trim', 0, (_c, v) => _`${v[0]}.trim()`, kString),
+  {
+    name: 'MATCHES', wire: 'matches', receiver: true, arity: [1],
+    lower: ({ ctx, node, operands, nodes }) => {
+      const [recv, pattern] = operands as [Lowered, Lowered];
+      const patternNode = nodes[1] ?? node;
+      requireParams(node, 'matches', [recv], ['string']);
+      const source = literalString(pattern);
+      if (source === null) {
+        throw new CompileError('matches() needs a string literal pattern, so it can be checked before it runs', patternNode);
+      }
+      const problem = checkRegex(source);
+      if (problem !== null) {
+        throw new CompileError(`unsafe or unsupported regular expression: ${problem.message} (at character ${problem.offset + 1} of the pattern)`, patternNode);
+      }
+      const re = ctx.ruleset.constant({ re: source });
+      return call(ctx, [recv], kBool, true, (v) => _`${ctx.rt('reTest')}(${re}, ${v[0]})`, ['string']);
+    },
+  },
+  ...(['indexOf', 'lastIndexOf'] as const).map((wire): FunctionDef => ({
+    name: wire === 'indexOf' ? 'INDEX_OF' : 'LAST_INDEX_OF', wire, receiver: true, arity: [1, 2],
+    lower: ({ ctx, node, operands }) => {
+      const params: Param[] = ['string', 'string', 'int'];
+      requireParams(node, wire, operands, params);
+      const last = wire === 'lastIndexOf';
+      return call(ctx, operands, kInt, operands.length === 3, (v) =>
+        _`${ctx.rt('indexOf')}(${v[0]}, ${v[1]}, ${v[2] ?? _`0`}, ${operands.length === 3}, ${last})`, params, 'rtl');
+    },
+  })),
+  {
+    name: 'SUBSTRING', wire: 'substring', receiver: true, arity: [1, 2],
+    lower: ({ ctx, node, operands }) => {
+      const params: Param[] = ['string', 'int', 'int'];
+      requireParams(node, 'substring', operands, params);
+      return call(ctx, operands, kString, true, (v) =>
+        _`${ctx.rt('substring')}(${v[0]}, ${v[1]}, ${v[2] ?? _`0`}, ${operands.length === 3})`, params, 'rtl');
+    },
+  },
+  {
+    name: 'SPLIT', wire: 'split', receiver: true, arity: [1, 2],
+    lower: ({ ctx, node, operands, resultTy }) => {
+      const params: Param[] = ['string', 'string', 'int'];
+      requireParams(node, 'split', operands, params);
+      return call(ctx, operands, resultTy, false, (v) => _`${ctx.rt('split')}(${v[0]}, ${v[1]}, ${v[2] ?? _`-1`})`, params, 'rtl');
+    },
+  },
+  {
+    name: 'JOIN', wire: 'join', receiver: true, arity: [0, 1],
+    lower: ({ ctx, node, operands }) => {
+      const params: Param[] = ['list', 'string'];
+      requireParams(node, 'join', operands, params);
+      return call(ctx, operands, kString, true, (v) => _`${ctx.rt('joinList')}(${v[0]}, ${v[1] ?? _`""`})`, params, 'rtl');
+    },
+  },
+  {
+    name: 'TIMESTAMP', wire: 'timestamp', receiver: false, arity: [1],
+    lower: ({ ctx, node, operands }) => {
+      const [v] = operands as [Lowered];
+      const text = literalString(v);
+      if (text !== null) {
+        const ms = runtime.parseTimestamp(text);
+        if (ms !== ms) throw new CompileError(`timestamp(${JSON.stringify(text)}) is not an RFC 3339 timestamp`, node);
+        return constant(ms, kTimestamp);
+      }
+      if (v.ty.k === 'int') return call(ctx, [v], kTimestamp, true, (r) => _`${ctx.rt('toTimestampFromSeconds')}(${r[0]})`);
+      requireParams(node, 'timestamp', [v], ['string']);
+      return call(ctx, [v], kTimestamp, true, (r) => _`${ctx.rt('toTimestamp')}(${r[0]})`, ['string']);
+    },
+  },
+  {
+    name: 'DURATION', wire: 'duration', receiver: false, arity: [1],
+    lower: ({ ctx, node, operands }) => {
+      const [v] = operands as [Lowered];
+      const text = literalString(v);
+      if (text !== null) {
+        const ms = runtime.parseDuration(text);
+        if (ms !== ms) throw new CompileError(`duration(${JSON.stringify(text)}) is not a duration like "720h" or "1h30m"`, node);
+        return constant(ms, kDuration);
+      }
+      requireParams(node, 'duration', [v], ['string']);
+      return call(ctx, [v], kDuration, true, (r) => _`${ctx.rt('toDuration')}(${r[0]})`, ['string']);
+    },
+  },
+  conversion('int'),
+  conversion('double'),
+  conversion('string'),
+  conversion('bool'),
+  ...[...new Set([...Object.keys(kTimestampParts), ...Object.keys(kDurationParts)])].map(timeAccessor),
+];
+
+function functionKey(receiver: boolean, wire: string): string {
+  return `${receiver ? '.' : ''}${wire}`;
+}
+
+export const kFunctions: ReadonlyMap<string, readonly FunctionDef[]> = (() => {
+  const map = new Map<string, FunctionDef[]>();
+  for (const def of kFunctionList) {
+    const key = functionKey(def.receiver, def.wire);
+    map.set(key, [...(map.get(key) ?? []), def]);
+  }
+  return map;
+})();
+
+/** The definition for a call, or null when the function is not supported. */
+export function findFunction(receiver: boolean, wire: string, arity: number): FunctionDef | null {
+  return kFunctions.get(functionKey(receiver, wire))?.find((d) => d.arity.includes(arity)) ?? null;
+}
+
+/** Names of supported functions, for error messages and docs. */
+export function supportedFunctionNames(): string[] {
+  return [...new Set(kFunctionList.map((d) => `${d.receiver ? '.' : ''}${d.wire}()`))].sort();
+}
+
