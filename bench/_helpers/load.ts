@@ -34,7 +34,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
     ...(options.rate === undefined ? {} : { overallRate: options.rate }),
     ...(makeBody === undefined
       ? {}
-      : { requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: makeBody() }) }] }),
+      : { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: makeBody() }) }] }),
   });
   return {
     requestsPerSecond: result.requests.average,

@@ -1,4 +1,5 @@
-import { provisionProject, provisionTenant, kDefaultPreset } from '../tenancy/provision.js';
+import { listPresets } from '../../compiler/index.js';
+import { provisionProject, provisionTenant, kDefaultPreset, kNoPreset } from '../tenancy/provision.js';
 import { findTenant, listProjects, listTenants } from '../tenancy/tenancy-store.js';
 import { dataDirOf, formatTime, kDataDirOption, openDataDir, parse, print, printJson, required, UsageError, type Command } from './args.js';
 
@@ -7,7 +8,8 @@ const kProjectsHelp = `Usage:
   fraud-scorer projects list   [--tenant ten_...] [--data-dir D] [--json]
 
 create  adds a live project to a tenant (default: the first tenant) and installs the preset's
-        rules and policy as its first published ruleset.
+        rules and policy as its first published ruleset. Presets: ${[...listPresets().map((preset) => preset.name), kNoPreset].join(', ')}
+        (${kNoPreset}: no rules; the project scores nothing until rules are published).
 list    shows every project with its tenant and environment.`;
 
 const kTenantsHelp = `Usage:
@@ -29,11 +31,14 @@ export const projectsCommand: Command = {
       const { values } = parse(rest, { ...kDataDirOption, name: { type: 'string' }, tenant: { type: 'string' }, preset: { type: 'string' }, json: { type: 'boolean' } });
       if (values.help) return (print(kProjectsHelp), 0);
       const name = required(values.name, 'name');
+      const preset = values.preset ?? kDefaultPreset;
+      const known = [...listPresets().map((entry) => entry.name), kNoPreset];
+      if (!known.includes(preset)) throw new UsageError(`--preset: unknown preset ${JSON.stringify(preset)}; known: ${known.join(', ')}`);
       const db = openDataDir(dataDirOf(values));
       try {
         const tenant = values.tenant === undefined ? listTenants(db)[0] : findTenant(db, values.tenant);
         if (!tenant) throw new UsageError(values.tenant === undefined ? 'there is no tenant yet: start the server once or run tenants create' : `no such tenant: ${values.tenant}`);
-        const project = provisionProject(db, tenant.tenant_id, name, values.preset ?? kDefaultPreset, Date.now());
+        const project = provisionProject(db, tenant.tenant_id, name, preset, Date.now());
         if (values.json) printJson(project);
         else print(`${project.project_id}  live  tenant ${project.tenant_id}  "${project.name}"`);
         return 0;

@@ -45,7 +45,15 @@ closes the database.`,
     }
     print(`fraud-scorer listening on http://${config.host}:${service.port} (data in ${config.dataDir})`);
     await new Promise<void>((resolve) => {
+      let draining = false;
+      // A second signal while draining changes nothing: the drain is bounded, and a hard stop is
+      // what SIGKILL is for.
       const stop = (signal: string): void => {
+        if (draining) {
+          log.info('already draining', { signal });
+          return;
+        }
+        draining = true;
         log.info('draining', { signal });
         service.shutdown().then(resolve, (error: unknown) => {
           log.error('shutdown failed', { error });
@@ -53,8 +61,8 @@ closes the database.`,
           resolve();
         });
       };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
     });
     log.info('stopped');
     return 0;

@@ -9,7 +9,8 @@
 // a single space or dash. What is never taken for a card number:
 //   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters (hashes, tokens, identifiers);
 //   - a run right after '+' (an E.164 phone number) or starting with 0 (national and 00-prefixed
-//     phone numbers; no card scheme issues numbers starting with 0);
+//     phone numbers; no card scheme issues numbers starting with 0), and a value of at most 15
+//     digits (the E.164 maximum) of a member whose name contains "phone";
 //   - the integer or fraction part of a decimal number, and dotted IP addresses (dots break runs);
 //   - an unseparated 13, 16 or 19 digit run starting with 1 (epoch milliseconds, microseconds,
 //     nanoseconds between 2001 and 2033), and an unseparated 14 or 17 digit run that reads as a
@@ -48,6 +49,7 @@ export function containsCardNumber(text: string): boolean {
     if (!isStandaloneRun(text, start, end)) continue;
     uuidRanges ??= findUuidRanges(text);
     if (overlapsAny(uuidRanges, start, end)) continue;
+    if (isPhoneMemberValue(text, start, match[0])) continue;
     if (runHoldsCardNumber(match[0])) return true;
   }
   return false;
@@ -63,6 +65,28 @@ function isStandaloneRun(text: string, start: number, end: number): boolean {
   if (before === 0x2e /* . */ && start > 1 && isDigit(text.charCodeAt(start - 2))) return false;
   if (after === 0x2e && end + 1 < text.length && isDigit(text.charCodeAt(end + 1))) return false;
   return true;
+}
+
+const kMaxPhoneDigits = 15;
+const kPhoneKey = /phone/i;
+
+/**
+ * Whether the run is the whole start of the value of a member named like "phone" ("phone":
+ * 4915112345678 or "mobile_phone": "4915112345678"), with no more digits than E.164 allows.
+ */
+function isPhoneMemberValue(text: string, start: number, run: string): boolean {
+  if (run.replace(/[ -]/g, '').length > kMaxPhoneDigits) return false;
+  let at = start - 1;
+  if (text[at] === '"') at--;
+  while (at >= 0 && (text[at] === ' ' || text[at] === '\t' || text[at] === '\n' || text[at] === '\r')) at--;
+  if (text[at] !== ':') return false;
+  at--;
+  while (at >= 0 && (text[at] === ' ' || text[at] === '\t' || text[at] === '\n' || text[at] === '\r')) at--;
+  if (text[at] !== '"') return false;
+  const keyEnd = at;
+  const keyStart = text.lastIndexOf('"', keyEnd - 1);
+  if (keyStart === -1 || keyEnd - keyStart > 64) return false;
+  return kPhoneKey.test(text.slice(keyStart + 1, keyEnd));
 }
 
 /** "\n4111..." in raw JSON: the n belongs to an escape, so it separates like whitespace. */

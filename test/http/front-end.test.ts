@@ -39,8 +39,8 @@ test('every response is a JSON envelope with a fresh x-request-id', async (t) =>
 test('a well-formed x-request-id is echoed; a malformed one is replaced', async (t) => {
   const echoed = await api(server, 'GET', '/healthz', { headers: { 'x-request-id': 'req-42_a.b:c' } });
   t.is(echoed.headers.get('x-request-id'), 'req-42_a.b:c');
-  for (const bad of ['x'.repeat(129), 'has space', 'semi;colon', 'ümlaut']) {
-    const replaced = await api(server, 'GET', '/healthz', { headers: { 'x-request-id': encodeURI(bad) === bad ? bad : bad } }).catch(() => null);
+  for (const bad of ['x'.repeat(129), 'has space', 'semi;colon', 'um-ümlaut']) {
+    const replaced = await api(server, 'GET', '/healthz', { headers: { 'x-request-id': bad } }).catch(() => null);
     if (replaced === null) continue; // fetch itself refuses some header values
     t.not(replaced.headers.get('x-request-id'), bad);
     t.regex(replaced.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
@@ -208,7 +208,7 @@ const kCardBodies: Array<[string, Record<string, unknown>, string]> = [
   ['as a JSON number', { extras: { pan: 4111111111111111 } }, 'extras.pan'],
   ['deep inside extras', { extras: { a: { b: [{ c: 'x 6011111111111117 y' }] } } }, 'extras.a.b[0].c'],
   ['in a key', { extras: { '4111111111111111': true } }, 'extras.4111111111111111'],
-  ['19 digits', { extras: { pan: '6759649826438453123' } }, ''],
+  ['19 digits', { extras: { pan: '6759649826438453128' } }, ''],
 ];
 
 for (const [name, extra, parameter] of kCardBodies) {

@@ -73,7 +73,7 @@ test('an async decision is delivered signed; the signature verifies; sync decisi
     t.regex(delivery.headers['webhook-id'] ?? '', /^msg_/);
     const payload = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; data: { event_id: string; decision: string; account_public_id: string } };
     t.is(payload.type, 'event.scored');
-    t.is(payload.data.event_id, event.event_id);
+    t.is(payload.data.event_id, event.event_id as string);
     t.true(['allow', 'review', 'block'].includes(payload.data.decision));
     t.regex(payload.data.account_public_id, /^acc_/);
     const tampered = { ...delivery.headers, 'webhook-signature': delivery.headers['webhook-signature']!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) };
@@ -125,7 +125,7 @@ test('an undelivered decision survives a restart and is delivered after it', asy
   try {
     await until(() => receiver.received.length === 1, 'the delivery after the restart');
     const payload = new Webhook(secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers) as { data: { event_id: string } };
-    t.is(payload.data.event_id, event.event_id);
+    t.is(payload.data.event_id, event.event_id as string);
   } finally {
     await second.stop();
     await receiver.close();

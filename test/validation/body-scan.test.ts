@@ -6,7 +6,7 @@ const detects = test.macro((t, text: string, expected: boolean) => {
   t.is(containsCardNumber(text), expected);
 });
 
-for (const card of ['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '3530111333300000', '4222222222222', '6759649826438453123']) {
+for (const card of ['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '3530111333300000', '4222222222222', '6759649826438453128']) {
   test(`detects ${card} in a JSON string`, detects, `{"a":"${card}"}`, true);
   test(`detects ${card} as a JSON number`, detects, `{"a":${card}}`, true);
 }
@@ -48,3 +48,7 @@ test('NUL: raw, escaped, and an escaped backslash that is not one', (t) => {
   t.false(containsNul('{"a":"x\\\\u0000"}'));
   t.false(containsNul('{"a":"x\\u00001"}'.replace('\\u0000', 'u0000')));
 });
+
+test('ignores a phone member value without +, as a number or a string', detects, '{"user":{"phone":4915112345678,"mobile_phone":"4915112345678"}}', false);
+test('still detects a card in a phone member when it is longer than any phone', detects, '{"phone":"4111111111111111"}', true);
+test('still detects a card in a member that only ends like a phone key', detects, '{"note":"phone 4111111111111111"}', true);
