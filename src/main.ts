@@ -22,9 +22,9 @@ import { rebuildVelocity } from './scoring/velocity-rebuild.js';
 import { VelocityWindows } from './signals/velocity.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
 import { installSecret } from './store/install-secret.js';
+import { Checkpointer } from './store/checkpointer.js';
 import { createAgentHandler, createCollectHandler } from './http/handlers/fingerprint.js';
 import { loadAgentScript } from './fingerprint/agent-asset.js';
-import { FingerprintStore } from './fingerprint/fingerprint-store.js';
 import { buildRouteTable } from './http/routes.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './shared/log.js';
@@ -32,6 +32,7 @@ import { Metrics } from './shared/metrics.js';
 import { ensureDataDir, openDatabase } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { Writer } from './store/writer.js';
+import { kWriterThreadScript, type AppWriter } from './write-commands.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/provision.js';
 
 export const kVersion = '0.1.0';
@@ -49,14 +50,19 @@ export interface RunningService {
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
   const now = Date.now;
   ensureDataDir(config.dataDir);
-  const writeDb = openDatabase(config.dataDir, { busyTimeoutMs: config.sqliteBusyTimeoutMs });
-  migrate(writeDb);
-  const bootstrap = bootstrapIfEmpty(writeDb, now());
+  // Setting up (schema, first-start bootstrap, install secret) uses a connection of its own that
+  // is closed before the writer thread opens the one connection that writes while serving.
+  const setupDb = openDatabase(config.dataDir, { busyTimeoutMs: config.sqliteBusyTimeoutMs });
+  migrate(setupDb);
+  const bootstrap = bootstrapIfEmpty(setupDb, now());
   if (bootstrap !== null) writeBootstrapKeys(config.dataDir, bootstrap);
-  const secret = installSecret(writeDb);
+  const secret = installSecret(setupDb);
+  setupDb.close();
   const readDb = openDatabase(config.dataDir, { readonly: true });
+  const checkpointer = new Checkpointer(config.dataDir);
 
-  const writer = new Writer(writeDb);
+  const writer: AppWriter = new Writer(kWriterThreadScript, { dataDir: config.dataDir, busyTimeoutMs: config.sqliteBusyTimeoutMs });
+  await writer.ready();
   const keys = new KeyRegistry(readDb);
   keys.start();
   const rulesets = new LiveRulesets(readDb);
@@ -74,7 +80,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   }, log, now);
   const directory = new AccountDirectory(readDb);
   const scorer = new Scorer({ pool, writer, accounts: directory, velocity, now, onAsyncScored: () => deliverer.poke() });
-  const accounts = new AccountsService({ readDb, writer, directory, velocity, secret, log, now });
+  const accounts = new AccountsService({ readDb, writer, directory, velocity, secret, log, now, recentSignalWrites: scorer.recentSignalWrites });
   const cases = new CasesService(readDb, writer, now);
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
   const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer });
@@ -108,7 +114,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     listCases: createListCasesHandler(cases),
     readCase: createReadCaseHandler(cases),
     changeCase: createChangeCaseHandler(cases),
-    fpCollect: createCollectHandler({ installSecret: secret, store: new FingerprintStore(writer) }),
+    fpCollect: createCollectHandler({ installSecret: secret, writer }),
     fpAgent: createAgentHandler(loadAgentScript()),
   });
   const server = new HttpServer({
@@ -144,10 +150,9 @@ export async function startService(config: Config, log: Logger): Promise<Running
       clearInterval(velocitySweep);
       keys.stop();
       rulesets.stop();
-      writer.close();
+      await writer.close();
+      await checkpointer.stop();
       readDb.close();
-      // A checkpoint on close folds the WAL into the main file; better-sqlite3 does it in close().
-      writeDb.close();
     })();
     return shutdownPromise;
   };

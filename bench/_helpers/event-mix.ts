@@ -25,11 +25,14 @@ export function eventMix(seed = 42, options: { async?: boolean } = {}): () => st
     const type = pick(kTypes);
     const event: Record<string, unknown> = { event_id: randomUUID(), event_type: type };
     if (options.async) event.async = true;
-    const ip = `${10 + Math.floor(next() * 200)}.${Math.floor(next() * 250)}.${Math.floor(next() * 250)}.${1 + Math.floor(next() * 250)}`;
+    // Anonymous traffic comes from a pool of 200k addresses; an account mostly from its own few.
+    const hasAccount = next() < 0.4;
+    const account = Math.floor(next() * 50_000);
+    const ipIndex = hasAccount && next() < 0.9 ? account * 3 + Math.floor(next() * 3) : 150_000 + Math.floor(next() * 200_000);
+    const ip = `10.${(ipIndex >> 16) & 255}.${(ipIndex >> 8) & 255}.${ipIndex & 255}`;
     event.context = { ip, user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36', session_id: `s${Math.floor(next() * 1e9)}` };
     if (next() < 0.6) (event.context as Record<string, unknown>).fp_id = `fp_${Math.floor(next() * 80_000)}`;
-    if (next() < 0.4) {
-      const account = Math.floor(next() * 50_000);
+    if (hasAccount) {
       const country = kCountries[account % kCountries.length]!;
       event.external_account_id = `user-${account}`;
       event.user = {

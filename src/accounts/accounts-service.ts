@@ -3,15 +3,16 @@
 import type { Statement } from 'better-sqlite3';
 import { apiError, type ApiError } from '../shared/errors.js';
 import { keyedHash } from '../signals/keyed-hash.js';
-import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
-import type { VelocityWindows } from '../signals/velocity.js';
+import { velocityIdentifiers } from '../signals/identifiers.js';
+import type { VelocityKeys, VelocityWindows } from '../signals/velocity.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
-import type { Writer } from '../store/writer.js';
+import type { AppWriter } from '../write-commands.js';
 import { canonicalBodyHash } from '../scoring/idempotency.js';
 import { kUrlSafeExternalId, type EventInput } from '../validation/event-input.js';
 import type { AccountDirectory } from './account-directory.js';
 import { scrubPayload } from './erasure.js';
+import type { RecentSignalWrites } from '../signals/recent-writes.js';
 
 export interface AccountLink {
   readonly signal_type: string;
@@ -41,8 +42,9 @@ interface AccountRow {
 
 export interface AccountsServiceDeps {
   readonly readDb: Db;
-  readonly writer: Writer;
+  readonly writer: AppWriter;
   readonly directory: AccountDirectory;
+  readonly recentSignalWrites: RecentSignalWrites;
   readonly velocity: VelocityWindows;
   readonly secret: Buffer;
   readonly log: Logger;
@@ -108,26 +110,17 @@ export class AccountsService {
       return previous === null ? { ok: false, error: kNotFound() } : { ok: true, body: { ...previous, already_erased: true } };
     }
     const { writer, secret, now } = this.#deps;
-    let erasedIdentifiers: EventInput[] = [];
-    let outcome: { kind: 'shared' } | { kind: 'erased'; summary: ErasureSummary };
+    let outcome: ErasureOutcome;
     try {
-      outcome = await writer.run((db) => {
-        const projects = (db.prepare('SELECT count(*) AS n FROM account_projects WHERE account_id = ?').get(account.account_id) as { n: number }).n;
-        if (projects > 1) return { kind: 'shared' as const };
-        const result = eraseAccount(db, tenantId, projectId, account, keyedHash(secret, 'external_id', account.external_account_id), now());
-        erasedIdentifiers = result.events;
-        return { kind: 'erased' as const, summary: result.summary };
-      });
+      outcome = await writer.call('eraseAccount', tenantId, projectId, account, keyedHash(secret, 'external_id', account.external_account_id), now());
     } catch (error) {
       this.#deps.log.error('erasure failed', { account_id: account.account_id, error });
       return { ok: false, error: apiError('INTERNAL_ERROR', 'The account could not be erased; nothing was changed. Retry the request.') };
     }
     if (outcome.kind === 'shared') return { ok: false, error: apiError('ACCOUNT_SHARED_ACROSS_PROJECTS', undefined, 'id') };
     this.#deps.directory.forget(tenantId, account.external_account_id);
-    for (const event of erasedIdentifiers) {
-      const ids = velocityIdentifiers(event);
-      this.#deps.velocity.forget(projectId, { cardToken: ids.cardToken, ip: ids.ip, accountId: account.account_id, email: ids.email, fp: ids.fp });
-    }
+    this.#deps.recentSignalWrites.forgetAccount(account.account_id);
+    for (const keys of outcome.velocityKeys) this.#deps.velocity.forget(projectId, keys);
     await this.#purgeOldPages();
     return { ok: true, body: outcome.summary };
   }
@@ -146,7 +139,7 @@ export class AccountsService {
    */
   async #purgeOldPages(): Promise<void> {
     for (let attempt = 0; attempt < 5; attempt++) {
-      const busy = await this.#deps.writer.run((db) => (db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>)[0]!.busy);
+      const busy = await this.#deps.writer.call('checkpointTruncate');
       if (busy === 0) return;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -154,23 +147,33 @@ export class AccountsService {
   }
 }
 
-/** The erasure itself, inside one writer transaction. */
-function eraseAccount(
+export type ErasureOutcome =
+  | { readonly kind: 'shared' }
+  | { readonly kind: 'erased'; readonly summary: ErasureSummary; readonly velocityKeys: VelocityKeys[] };
+
+/**
+ * Write command: erases the account unless it is shared across projects. Returns the summary and
+ * the velocity keys its events used, for the caller to drop from memory.
+ */
+export function eraseAccount(
   db: Db,
   tenantId: string,
   projectId: string,
-  account: AccountRow,
+  account: { readonly account_id: string; readonly external_account_id: string },
   externalIdHash: string,
   now: number,
-): { summary: ErasureSummary; events: EventInput[] } {
+): ErasureOutcome {
+  const projects = (db.prepare('SELECT count(*) AS n FROM account_projects WHERE account_id = ?').get(account.account_id) as { n: number }).n;
+  if (projects > 1) return { kind: 'shared' };
   const events = db.prepare('SELECT seq, payload, body_hash FROM events WHERE account_id = ?').all(account.account_id) as Array<{ seq: number; payload: string; body_hash: string | null }>;
   const scrub = db.prepare('UPDATE events SET payload = ?, body_hash = ?, account_id = NULL WHERE seq = ?');
-  const parsed: EventInput[] = [];
+  const velocityKeys: VelocityKeys[] = [];
   for (const event of events) {
     let bodyHash = event.body_hash;
     try {
       const body = JSON.parse(event.payload) as EventInput;
-      if (externalAccountIdOf(body) !== null) parsed.push(body);
+      const ids = velocityIdentifiers(body);
+      velocityKeys.push({ cardToken: ids.cardToken, ip: ids.ip, accountId: account.account_id, email: ids.email, fp: ids.fp });
       bodyHash ??= canonicalBodyHash(body as unknown as Record<string, unknown>);
     } catch {
       // already scrubbed
@@ -194,5 +197,13 @@ function eraseAccount(
   db.prepare('INSERT OR REPLACE INTO erasures (tenant_id, account_id, external_id_hash, project_id, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?)').run(
     tenantId, account.account_id, externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined }),
   );
-  return { summary, events: parsed };
+  return { kind: 'erased', summary, velocityKeys };
+}
+
+/**
+ * Write command: a TRUNCATE checkpoint from the writer's connection; returns 1 when readers kept
+ * it from completing (SQLite's "busy").
+ */
+export function checkpointTruncate(db: Db): number {
+  return (db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>)[0]!.busy;
 }

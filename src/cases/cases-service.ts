@@ -4,7 +4,7 @@ import type { Statement } from 'better-sqlite3';
 import { apiError, type ApiError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
-import type { Writer } from '../store/writer.js';
+import type { AppWriter } from '../write-commands.js';
 import { encodeCursor, type CaseChange, type CaseListQuery } from './cases-query.js';
 
 export interface CaseNote {
@@ -52,14 +52,14 @@ export type CaseAnswer = { ok: true; body: object } | { ok: false; error: ApiErr
 
 export class CasesService {
   readonly #readDb: Db;
-  readonly #writer: Writer;
+  readonly #writer: AppWriter;
   readonly #now: () => number;
   readonly #one: Statement<[string, string], CaseRow>;
   readonly #events: Statement<[string], { event_id: string }>;
   readonly #notes: Statement<[string], { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number }>;
   readonly #accountByExternalId: Statement<[string, string], { account_id: string }>;
 
-  constructor(readDb: Db, writer: Writer, now: () => number) {
+  constructor(readDb: Db, writer: AppWriter, now: () => number) {
     this.#readDb = readDb;
     this.#writer = writer;
     this.#now = now;
@@ -110,11 +110,9 @@ export class CasesService {
   }
 
   async change(projectId: string, caseId: string, change: CaseChange, authorKeyId: string): Promise<CaseAnswer> {
-    let refusal: ApiError | null = null;
+    let refusal: ApiError | null;
     try {
-      await this.#writer.run((db) => {
-        refusal = applyChange(db, projectId, caseId, change, authorKeyId, this.#now());
-      });
+      refusal = await this.#writer.call('changeCase', projectId, caseId, change, authorKeyId, this.#now());
     } catch (error) {
       return { ok: false, error: apiError('INTERNAL_ERROR', `The case could not be changed: ${(error as Error).message}`) };
     }
@@ -146,11 +144,11 @@ function notFound(): ApiError {
 }
 
 /**
- * Inside one writer transaction: checks the change against the current case, applies it, writes a
- * change note per changed field and the analyst's note, and keeps the account's fraud mark in step
- * with its cases (fraud_confirmed while any of its cases is resolved as fraud).
+ * Write command: checks the change against the current case, applies it, writes a change note per
+ * changed field and the analyst's note, and keeps the account's fraud mark in step with its cases
+ * (fraud_confirmed while any of its cases is resolved as fraud). Returns the refusal, if any.
  */
-function applyChange(db: Db, projectId: string, caseId: string, change: CaseChange, authorKeyId: string, now: number): ApiError | null {
+export function changeCase(db: Db, projectId: string, caseId: string, change: CaseChange, authorKeyId: string, now: number): ApiError | null {
   const current = db.prepare('SELECT status, resolution, account_id, assignee FROM cases WHERE project_id = ? AND case_id = ?').get(projectId, caseId) as
     | { status: 'open' | 'closed'; resolution: 'fraud' | 'legitimate' | null; account_id: string | null; assignee: string | null }
     | undefined;

@@ -1,4 +1,4 @@
-// Sightings of fp_ids per tenant, written through the group-commit Writer.
+// Sightings of fp_ids per tenant: a write command of the group-commit writer (write-commands.ts).
 //
 // One statement counts a sighting and returns the row as committed: INSERT ... ON CONFLICT DO
 // UPDATE ... RETURNING. Reading the row back on the read-only connection after the commit would
@@ -7,7 +7,6 @@
 // the row as its own statement left it, inside the same transaction.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
-import type { Writer } from '../store/writer.js';
 
 export interface Sighting {
   readonly fp_id: string;
@@ -27,22 +26,14 @@ ON CONFLICT (tenant_id, fp_id) DO UPDATE SET
   seen_count = seen_count + 1
 RETURNING fp_id, first_seen, last_seen, seen_count`;
 
-export class FingerprintStore {
-  readonly #writer: Writer;
-  /** Prepared on first use, on the connection the writer hands to its work (always the same one). */
-  #upsert: Statement<UpsertParams, Sighting> | null = null;
+const kUpserts = new WeakMap<Db, Statement<UpsertParams, Sighting>>();
 
-  constructor(writer: Writer) {
-    this.#writer = writer;
+/** Write command: counts one sighting of `fpId` in the tenant at `at` (epoch ms). */
+export function recordFingerprintSighting(db: Db, tenantId: string, fpId: string, at: number): Sighting {
+  let upsert = kUpserts.get(db);
+  if (upsert === undefined) {
+    upsert = db.prepare<UpsertParams, Sighting>(kUpsertSql);
+    kUpserts.set(db, upsert);
   }
-
-  /** Counts one sighting of `fpId` in the tenant at `at` (epoch ms); resolves once committed. */
-  recordSighting(tenantId: string, fpId: string, at: number): Promise<Sighting> {
-    return this.#writer.run((db) => this.#statement(db).get(tenantId, fpId, at, at)!);
-  }
-
-  #statement(db: Db): Statement<UpsertParams, Sighting> {
-    this.#upsert ??= db.prepare<UpsertParams, Sighting>(kUpsertSql);
-    return this.#upsert;
-  }
+  return upsert.get(tenantId, fpId, at, at)!;
 }

@@ -12,10 +12,10 @@
 // for the first to finish and then answers from what the first stored, so an event is scored once.
 import { apiError, type ApiError } from '../shared/errors.js';
 import type { LiveRulesets } from '../rulesets/live-rulesets.js';
-import type { Writer } from '../store/writer.js';
+import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { AsyncScorer } from './async-scorer.js';
-import { EventReader, insertPendingEvent, type StoredEvent } from './event-store.js';
+import { EventReader, type StoredEvent } from './event-store.js';
 import { canonicalBodyHash } from './idempotency.js';
 import type { ScoreJob, Scorer } from './scorer.js';
 
@@ -45,7 +45,7 @@ export interface Submission {
 
 export interface EventServiceDeps {
   readonly reader: EventReader;
-  readonly writer: Writer;
+  readonly writer: AppWriter;
   readonly rulesets: LiveRulesets;
   readonly scorer: Scorer;
   readonly asyncScorer: AsyncScorer;
@@ -127,9 +127,7 @@ export class EventService {
       return { kind: 'error', error: apiError('ASYNC_UNAVAILABLE', 'The async queue is full. Nothing was stored; retry with backoff.') };
     }
     try {
-      await writer.run((db) =>
-        insertPendingEvent(db, { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload }),
-      );
+      await writer.call('insertPendingEvent', { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload });
     } catch {
       return { kind: 'error', error: apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.') };
     }

@@ -9,9 +9,10 @@ import type { RulesPool } from '../pool/rules-pool.js';
 import { apiError, type ApiError } from '../shared/errors.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
 import type { VelocityKeys, VelocityWindows } from '../signals/velocity.js';
-import type { Writer } from '../store/writer.js';
+import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
-import { persistScoredEvent, type ScoredEventRecord } from './event-store.js';
+import { kSignalRefreshMs, type ScoredEventRecord } from './event-store.js';
+import { RecentSignalWrites } from '../signals/recent-writes.js';
 import { buildScoreResult, storedResult, type ScoreResult } from './score-result.js';
 
 export interface ScoreJob {
@@ -32,7 +33,7 @@ export type ScoreOutcome =
 
 export interface ScorerDeps {
   readonly pool: RulesPool;
-  readonly writer: Writer;
+  readonly writer: AppWriter;
   readonly accounts: AccountDirectory;
   readonly velocity: VelocityWindows;
   readonly now: () => number;
@@ -42,6 +43,7 @@ export interface ScorerDeps {
 
 export class Scorer {
   readonly #deps: ScorerDeps;
+  readonly recentSignalWrites = new RecentSignalWrites(kSignalRefreshMs);
 
   constructor(deps: ScorerDeps) {
     this.#deps = deps;
@@ -94,7 +96,7 @@ export class Scorer {
       receivedAt: job.receivedAt,
       payload: job.payload,
       account: accountId === null ? null : { accountId, externalId: externalId! },
-      identifiers: evaluated.identifiers,
+      identifiers: accountId === null ? [] : evaluated.identifiers.filter((id) => this.recentSignalWrites.isDue(accountId, id.type, id.hash, now)),
       rulesetVersion: ruleset.version,
       decision: result.decision,
       riskScore: result.risk_score,
@@ -105,11 +107,14 @@ export class Scorer {
     };
     let persisted;
     try {
-      persisted = await writer.run((db) => persistScoredEvent(db, record, pending));
+      persisted = await writer.call('persistScoredEvent', record, pending);
     } catch {
       return { ok: false, error: apiError('INTERNAL_ERROR', 'The score could not be stored; retry the same request.') };
     }
     if (persisted.kind === 'already_scored') return { ok: true, result: null };
+    if (persisted.accountId !== null) {
+      for (const id of record.identifiers) this.recentSignalWrites.markWritten(persisted.accountId, id.type, id.hash, now);
+    }
     let recordedKeys = velocityKeys;
     if (persisted.accountId !== accountId) {
       if (persisted.accountId !== null) result.account_public_id = persisted.accountId;

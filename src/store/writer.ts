@@ -1,103 +1,135 @@
-// The single writing connection, with group commit (DESIGN §2).
+// The single writing connection, on its own thread, with group commit (DESIGN §2).
 //
-// Work submitted during one turn of the event loop is run in ONE transaction, committed once, and
-// only then are the callers' promises resolved: a caller that answers 200/202 after `await
-// writer.run(...)` has its data committed. With WAL and synchronous=NORMAL a commit is an append
-// to the WAL (no fsync), so batching mostly saves the per-transaction overhead; it also bounds how
-// often the HTTP thread stops for SQLite.
+// Writes are named commands (src/write-commands.ts): plain functions of (db, ...args) that run on
+// the writer thread. Every command called during one turn of this thread's event loop goes to the
+// writer thread as one message and runs there in ONE transaction; each caller's promise resolves
+// only after that transaction committed. A caller that answers 200/202 after `await
+// writer.call(...)` has its data committed. The HTTP thread never waits for SQLite writes: it only
+// copies the arguments into the message.
 //
-// Work functions are synchronous and should not throw for expected outcomes (use INSERT OR IGNORE,
-// return a verdict). If one does throw, the batch is rolled back and each piece of work is re-run
-// in its own transaction, so one bad request never fails its neighbours.
+// Failure rules (applied on the writer thread): a command that throws rolls the batch back and the
+// batch is re-run command by command, so one bad request never fails its neighbours; the database
+// refusing the transaction (locked past the busy timeout, disk full) fails the whole batch at once.
+import { Worker } from 'node:worker_threads';
 import type { Db } from './database.js';
 
-type Work<T> = (db: Db) => T;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type CommandTable = Record<string, (db: Db, ...args: any[]) => unknown>;
 
-interface Pending {
-  readonly work: Work<unknown>;
+type Arguments<F> = F extends (db: Db, ...args: infer A) => unknown ? A : never;
+
+export interface WriterSetup {
+  readonly dataDir: string;
+  readonly busyTimeoutMs: number;
+}
+
+/** Messages between the writer and its thread. */
+export interface CommandCall {
+  readonly id: number;
+  readonly name: string;
+  readonly args: readonly unknown[];
+}
+export type CommandOutcome =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly message: string; readonly code: string | null };
+
+export class WriterClosedError extends Error {}
+
+/** An error raised by a command or by SQLite on the writer thread. */
+export class WriteError extends Error {
+  readonly code: string | null;
+
+  constructor(message: string, code: string | null) {
+    super(message);
+    this.code = code;
+  }
+}
+
+interface Waiting {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
 
-export class WriterClosedError extends Error {}
-
-export class Writer {
-  readonly #db: Db;
-  #queue: Pending[] = [];
+export class Writer<C extends CommandTable> {
+  readonly #thread: Worker;
+  readonly #waiting = new Map<number, Waiting>();
+  #batch: CommandCall[] = [];
   #scheduled = false;
+  #nextId = 1;
   #closed = false;
+  #ready: Promise<void>;
   /** Counters for /metrics. */
   batches = 0;
   writes = 0;
 
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(threadScript: URL, setup: WriterSetup) {
+    this.#thread = new Worker(threadScript, { workerData: setup });
+    this.#ready = new Promise((resolve, reject) => {
+      this.#thread.once('online', () => resolve());
+      this.#thread.once('error', reject);
+    });
+    this.#thread.on('message', (outcomes: CommandOutcome[]) => this.#settle(outcomes));
+    this.#thread.on('error', (error) => this.#failAll(error));
+    this.#thread.on('exit', () => this.#failAll(new WriterClosedError('the writer thread stopped')));
   }
 
+  /** Resolves once the writer thread has opened the database. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** Calls in flight (sent or waiting for the next batch). */
   get queueDepth(): number {
-    return this.#queue.length;
+    return this.#waiting.size;
   }
 
-  run<T>(work: Work<T>): Promise<T> {
+  call<K extends keyof C & string>(name: K, ...args: Arguments<C[K]>): Promise<Awaited<ReturnType<C[K]>>> {
     if (this.#closed) return Promise.reject(new WriterClosedError('the writer is closed'));
-    return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.#scheduled) {
-        this.#scheduled = true;
-        setImmediate(() => this.flush());
-      }
+    const id = this.#nextId++;
+    this.#batch.push({ id, name, args });
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.#send());
+    }
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
     });
   }
 
-  /** Runs and commits everything queued, now. Called by the scheduler and on shutdown. */
-  flush(): void {
+  #send(): void {
     this.#scheduled = false;
-    const batch = this.#queue;
-    if (batch.length === 0) return;
-    this.#queue = [];
+    if (this.#batch.length === 0) return;
+    const batch = this.#batch;
+    this.#batch = [];
     this.batches++;
     this.writes += batch.length;
-    // The database refusing the transaction (locked past the busy timeout, disk full, I/O error)
-    // fails the whole batch at once: retrying piece by piece would only wait again for each.
-    try {
-      this.#db.exec('BEGIN IMMEDIATE');
-    } catch (error) {
-      for (const pending of batch) pending.reject(error);
-      return;
-    }
-    const results = new Array<unknown>(batch.length);
-    try {
-      for (let i = 0; i < batch.length; i++) results[i] = batch[i]!.work(this.#db);
-    } catch {
-      this.#db.exec('ROLLBACK');
-      this.#runOneByOne(batch);
-      return;
-    }
-    try {
-      this.#db.exec('COMMIT');
-    } catch (error) {
-      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
-      for (const pending of batch) pending.reject(error);
-      return;
-    }
-    for (let i = 0; i < batch.length; i++) batch[i]!.resolve(results[i]);
+    this.#thread.postMessage(batch);
   }
 
-  /** After a piece of work threw: each piece in its own transaction, so only the bad one fails. */
-  #runOneByOne(batch: Pending[]): void {
-    for (const pending of batch) {
-      try {
-        pending.resolve(this.#db.transaction(pending.work).immediate(this.#db));
-      } catch (error) {
-        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
-        pending.reject(error);
-      }
+  #settle(outcomes: CommandOutcome[]): void {
+    for (const outcome of outcomes) {
+      const waiting = this.#waiting.get(outcome.id);
+      if (waiting === undefined) continue;
+      this.#waiting.delete(outcome.id);
+      if (outcome.ok) waiting.resolve(outcome.value);
+      else waiting.reject(new WriteError(outcome.message, outcome.code));
     }
   }
 
-  /** Commits what is queued and refuses further work. */
-  close(): void {
-    this.flush();
+  #failAll(error: unknown): void {
+    for (const waiting of this.#waiting.values()) waiting.reject(error);
+    this.#waiting.clear();
+  }
+
+  /** Commits what is queued, then closes the connection (a final checkpoint) and the thread. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#send();
     this.#closed = true;
+    while (this.#waiting.size > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise<void>((resolve) => {
+      this.#thread.once('exit', () => resolve());
+      this.#thread.postMessage('close');
+    });
   }
 }

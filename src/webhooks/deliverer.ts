@@ -6,9 +6,9 @@
 import type { Statement } from 'better-sqlite3';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
-import type { Writer } from '../store/writer.js';
+import type { AppWriter } from '../write-commands.js';
 import { retryDelayMs, signWebhook } from './signature.js';
-import { dueMessages, markDelivered, markFailed, pruneFinished, type OutboxMessage } from './webhook-store.js';
+import { dueMessages, type OutboxMessage } from './webhook-store.js';
 
 export interface DeliveryOptions {
   readonly retryBaseMs: number;
@@ -25,7 +25,7 @@ const kUserAgent = 'fraud-scorer-webhooks/1';
 
 export class WebhookDeliverer {
   readonly #readDb: Db;
-  readonly #writer: Writer;
+  readonly #writer: AppWriter;
   readonly #options: DeliveryOptions;
   readonly #log: Logger;
   readonly #now: () => number;
@@ -39,7 +39,7 @@ export class WebhookDeliverer {
   delivered = 0;
   failures = 0;
 
-  constructor(readDb: Db, writer: Writer, options: DeliveryOptions, log: Logger, now: () => number = Date.now) {
+  constructor(readDb: Db, writer: AppWriter, options: DeliveryOptions, log: Logger, now: () => number = Date.now) {
     this.#readDb = readDb;
     this.#writer = writer;
     this.#options = options;
@@ -57,7 +57,7 @@ export class WebhookDeliverer {
   start(): void {
     this.#timer = setInterval(() => this.poke(), kPollIntervalMs);
     this.#pruneTimer = setInterval(() => {
-      void this.#writer.run((db) => pruneFinished(db, this.#now() - kKeepFinishedMs)).catch(() => undefined);
+      void this.#writer.call('pruneFinished', this.#now() - kKeepFinishedMs).catch(() => undefined);
     }, kPruneIntervalMs);
     this.#pruneTimer.unref();
     this.poke();
@@ -104,7 +104,7 @@ export class WebhookDeliverer {
       error = await this.#post(config.url, config.secret, message, attemptedAt);
       if (error === '') {
         this.delivered++;
-        await this.#record((db) => markDelivered(db, message.seq, this.#now()));
+        await this.#record(() => this.#writer.call('markDelivered', message.seq, this.#now()));
         return;
       }
     }
@@ -113,7 +113,7 @@ export class WebhookDeliverer {
     const next = attemptedAt + retryDelayMs(attempt, this.#options.retryBaseMs, this.#options.retryMaxDelayMs);
     const giveUp = config === undefined || next - message.created_at > this.#options.retryHours * 3_600_000;
     if (giveUp) this.#log.warn('webhook abandoned', { message_id: message.message_id, project_id: message.project_id, attempts: attempt, error });
-    await this.#record((db) => markFailed(db, message.seq, error, giveUp ? null : next, this.#now()));
+    await this.#record(() => this.#writer.call('markFailed', message.seq, error, giveUp ? null : next, this.#now()));
   }
 
   /** '' on a 2xx answer, else what went wrong. */
@@ -134,9 +134,9 @@ export class WebhookDeliverer {
     }
   }
 
-  async #record(work: (db: Db) => void): Promise<void> {
+  async #record(write: () => Promise<void>): Promise<void> {
     try {
-      await this.#writer.run(work);
+      await write();
     } catch (error) {
       // The message stays due and is sent again: at least once.
       this.#log.error('webhook outbox update failed', { error });

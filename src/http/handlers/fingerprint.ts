@@ -2,14 +2,14 @@
 // The I/O shell around the pure parts: body check (collect-request.ts), fp_id derivation
 // (fp-id.ts), then one write through the group-commit writer (fingerprint-store.ts).
 import { checkCollectBody } from '../../fingerprint/collect-request.js';
-import type { FingerprintStore } from '../../fingerprint/fingerprint-store.js';
+import type { AppWriter } from '../../write-commands.js';
 import { deriveFpId } from '../../fingerprint/fp-id.js';
 import { data, failure, raw, type Handler } from '../types.js';
 
 export interface CollectDependencies {
   /** The install secret (src/store/install-secret.ts), read once at start. */
   readonly installSecret: Buffer;
-  readonly store: FingerprintStore;
+  readonly writer: AppWriter;
 }
 
 export function createCollectHandler(deps: CollectDependencies): Handler {
@@ -19,7 +19,7 @@ export function createCollectHandler(deps: CollectDependencies): Handler {
     // auth 'key' on this route: the server has authenticated a key before calling us.
     const tenantId = context.key!.tenantId;
     const fpId = deriveFpId(deps.installSecret, tenantId, checked.request.components);
-    const sighting = await deps.store.recordSighting(tenantId, fpId, context.receivedAt);
+    const sighting = await deps.writer.call('recordFingerprintSighting', tenantId, fpId, context.receivedAt);
     return data({
       fp_id: sighting.fp_id,
       first_seen: new Date(sighting.first_seen).toISOString(),

@@ -1,0 +1,10 @@
+import { startFraudScorer } from '/work/main/dist/bench/_helpers/processes.js';
+import { eventMix } from '/work/main/dist/bench/_helpers/event-mix.js';
+import { runLoad, formatFigures } from '/work/main/dist/bench/_helpers/load.js';
+const server = await startFraudScorer({}, process.argv.slice(2));
+const headers = { authorization: `Bearer ${server.liveKey}` };
+const f = await runLoad({ url: server.url, method: 'POST', path: '/v1/events', headers, body: eventMix(2), connections: 64, seconds: 5 });
+console.log(formatFigures('sync', f));
+const m = await (await fetch(server.url + '/metrics')).text();
+console.log(m.split('\n').filter(l => /writer_|pool_batches|process_cpu_seconds|eventloop_lag_p99|resident/.test(l) && !l.startsWith('#')).join('\n'));
+await server.stop();

@@ -1,0 +1,28 @@
+// Every write the service makes, by name: the command table of the writer thread
+// (store/writer.ts, store/writer-thread.ts). A command is a synchronous function of the writing
+// connection and plain-data arguments, returning plain data; it runs inside the batch's
+// transaction. Adding a write means adding its function here.
+import { checkpointTruncate, eraseAccount } from './accounts/accounts-service.js';
+import { changeCase } from './cases/cases-service.js';
+import { recordFingerprintSighting } from './fingerprint/fingerprint-store.js';
+import { insertPendingEvent, persistScoredEvent } from './scoring/event-store.js';
+import type { Writer } from './store/writer.js';
+import { markDelivered, markFailed, pruneFinished } from './webhooks/webhook-store.js';
+
+export const kWriteCommands = {
+  insertPendingEvent,
+  persistScoredEvent,
+  recordFingerprintSighting,
+  changeCase,
+  eraseAccount,
+  checkpointTruncate,
+  markDelivered,
+  markFailed,
+  pruneFinished,
+};
+
+export type WriteCommands = typeof kWriteCommands;
+export type AppWriter = Writer<WriteCommands>;
+
+/** The writer thread's script (compiled next to this module). */
+export const kWriterThreadScript = new URL('./store/writer-thread.js', import.meta.url);
