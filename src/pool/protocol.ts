@@ -1,6 +1,6 @@
 // The messages between the main thread and the rule-evaluation workers. Plain data only: class
 // identity does not survive postMessage, so errors travel as values with the interface's code.
-import type { RulesetOutcome } from '../../compiler/index.js';
+import type { Decision, Thresholds } from '../scoring/score-result.js';
 import type { SignalType } from '../signals/keyed-hash.js';
 import type { VelocitySignals } from '../signals/velocity.js';
 import type { EventInput } from '../validation/event-input.js';
@@ -26,7 +26,10 @@ export const enum Needs {
 export interface EvaluateItem {
   readonly projectId: string;
   readonly tenantId: string;
+  readonly eventId: string;
   readonly version: number;
+  /** The policy published with this version. */
+  readonly policy: Thresholds;
   readonly event: EventInput;
   readonly accountId: string | null;
   /** Computed on the main thread (in-memory windows); null when the ruleset does not read it. */
@@ -52,10 +55,16 @@ export type EnrichmentStatus = 'ok' | 'unconfigured' | 'error' | 'unparseable';
 export type ItemResult =
   | {
       readonly ok: true;
-      readonly outcome: RulesetOutcome;
+      readonly decision: Decision;
+      readonly riskScore: number;
+      /** The stored form of the result, JSON text (scoring/score-result.ts). */
+      readonly storedJson: string;
+      /** Active rules that met a wrong-typed value (the response's degraded). */
+      readonly degraded: readonly string[];
+      /** Shadow rule outcomes, JSON text, stored for analysts. */
+      readonly shadowJson: string;
       /** Rule evaluation time only (the interface's latency_ms). */
       readonly evalMs: number;
-      readonly enrichment: Readonly<Record<string, EnrichmentStatus>>;
       readonly identifiers: readonly StoredIdentifier[];
     }
   /** COMPILED_RULES_UNAVAILABLE: the ruleset cannot be loaded; INTERNAL_ERROR: the signals could not be read. */

@@ -11,6 +11,7 @@ import { loadRuleset, type RulesetFunction } from '../../compiler/index.js';
 import { StoredSignals } from '../signals/stored-signals.js';
 import { databasePath } from '../store/database.js';
 import { prepareEvent } from './prepare-event.js';
+import { decide, storedResultJson } from '../scoring/score-result.js';
 import type { EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
 
 const kMaxCachedRulesets = 256;
@@ -59,7 +60,17 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
     const started = performance.now();
     const outcome = ruleset({ event: prepared.event, signals: prepared.signals, now: item.now });
     const evalMs = performance.now() - started;
-    results[i] = { ok: true, outcome, evalMs, enrichment: prepared.enrichment, identifiers: prepared.identifiers };
+    const { decision, risk_score: riskScore } = decide(outcome, item.policy);
+    results[i] = {
+      ok: true,
+      decision,
+      riskScore,
+      storedJson: storedResultJson({ eventId: item.eventId, outcome, decision, riskScore, enrichment: prepared.enrichment, rulesetVersion: item.version }),
+      degraded: outcome.degraded,
+      shadowJson: JSON.stringify(outcome.shadow),
+      evalMs,
+      identifiers: prepared.identifiers,
+    };
   }
   return { results };
 }

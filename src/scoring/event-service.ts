@@ -20,10 +20,8 @@ import { canonicalBodyHash } from './idempotency.js';
 import type { ScoreJob, Scorer } from './scorer.js';
 
 export type EventReply =
-  /** 200 with this score result object. */
-  | { readonly kind: 'result'; readonly result: object }
-  /** 200 with a stored result, already serialised. */
-  | { readonly kind: 'stored'; readonly json: string }
+  /** 200 with this score result, already serialised (fresh, or stored). */
+  | { readonly kind: 'result'; readonly json: string }
   /** 202 with this receipt. */
   | { readonly kind: 'receipt'; readonly receipt: AsyncReceipt }
   | { readonly kind: 'error'; readonly error: ApiError };
@@ -107,16 +105,16 @@ export class EventService {
   }
 
   async #submitSync(submission: Submission, eventId: string, existing: StoredEvent | null): Promise<EventReply> {
-    if (existing !== null && existing.state === 'scored') return { kind: 'stored', json: existing.result! };
+    if (existing !== null && existing.state === 'scored') return { kind: 'result', json: existing.result! };
     const live = this.#deps.rulesets.get(submission.projectId);
     if (!live.ok) return { kind: 'error', error: live.error };
     const job = { projectId: submission.projectId, tenantId: submission.tenantId, eventId, event: submission.event, payload: submission.payload, receivedAt: existing?.received_at ?? submission.receivedAt };
     const outcome = await this.#deps.scorer.score(job, live.ruleset, existing !== null);
     if (!outcome.ok) return { kind: 'error', error: outcome.error };
-    if (outcome.result !== null) return { kind: 'result', result: outcome.result };
+    if (outcome.result !== null) return { kind: 'result', json: outcome.result };
     // Scored by the background scorer between our read and our write: answer with its result.
     const stored = this.#deps.reader.find(submission.projectId, eventId);
-    return stored?.result ? { kind: 'stored', json: stored.result } : { kind: 'error', error: apiError('INTERNAL_ERROR') };
+    return stored?.result ? { kind: 'result', json: stored.result } : { kind: 'error', error: apiError('INTERNAL_ERROR') };
   }
 
   async #submitAsync(submission: Submission, eventId: string, existing: StoredEvent | null): Promise<EventReply> {

@@ -1,34 +1,25 @@
 // The score result (interface, "Score result"), assembled field by field from what the compiled
 // ruleset returned and the project's policy. Pure.
-import type { BreakdownEntry, RulesetOutcome } from '../../compiler/index.js';
+//
+// The result is built as JSON text once, in the rule worker: the stored form (what GET
+// /v1/scores and a replay return), to which the sync response adds degraded, account_public_id
+// and latency_ms. The HTTP thread only joins strings; it never parses or re-serialises the
+// breakdown.
+import type { RulesetOutcome } from '../../compiler/index.js';
 import type { EnrichmentStatus } from '../pool/protocol.js';
-import type { Policy } from '../rulesets/ruleset-store.js';
 
 export type Decision = 'allow' | 'review' | 'block';
 
-export interface ScoreResult {
-  event_id: string;
-  state: 'scored';
-  decision: Decision;
-  risk_score: number;
-  max_possible: number;
-  breakdown: BreakdownEntry[];
-  flags: string[];
-  actions?: string[];
-  trust_override: boolean;
-  hard_block_hit: boolean;
-  degraded?: string[];
-  enrichment_status: Record<string, EnrichmentStatus>;
-  ruleset_version: number;
-  account_public_id?: string;
-  latency_ms?: number;
+export interface Thresholds {
+  readonly review_threshold: number;
+  readonly block_threshold: number;
 }
 
 /**
  * DESIGN §3: a trust verdict allows with score 0; a hard block blocks with the maximum score;
  * otherwise the score (floored at 0) is compared with the block, then the review threshold.
  */
-export function decide(outcome: RulesetOutcome, policy: Policy): { decision: Decision; risk_score: number } {
+export function decide(outcome: RulesetOutcome, policy: Thresholds): { decision: Decision; risk_score: number } {
   if (outcome.trust_override) return { decision: 'allow', risk_score: 0 };
   if (outcome.hard_block_hit) return { decision: 'block', risk_score: outcome.max_possible };
   const risk = Math.max(0, outcome.score);
@@ -37,45 +28,43 @@ export function decide(outcome: RulesetOutcome, policy: Policy): { decision: Dec
   return { decision: 'allow', risk_score: risk };
 }
 
-export interface ScoreInputs {
+export interface StoredResultInputs {
   readonly eventId: string;
   readonly outcome: RulesetOutcome;
-  readonly policy: Policy;
-  readonly rulesetVersion: number;
+  readonly decision: Decision;
+  readonly riskScore: number;
   readonly enrichment: Readonly<Record<string, EnrichmentStatus>>;
-  readonly accountPublicId: string | null;
-  readonly latencyMs: number;
+  readonly rulesetVersion: number;
 }
 
-export function buildScoreResult(inputs: ScoreInputs): ScoreResult {
+/**
+ * The stored form of a result, as JSON text: every field of the interface's table except
+ * degraded, latency_ms and account_public_id (interface, Idempotency 1), plus event_id, state
+ * and ruleset_version. `actions` only when non-empty.
+ */
+export function storedResultJson(inputs: StoredResultInputs): string {
   const { outcome } = inputs;
-  const { decision, risk_score } = decide(outcome, inputs.policy);
-  const result: ScoreResult = {
-    event_id: inputs.eventId,
-    state: 'scored',
-    decision,
-    risk_score,
-    max_possible: outcome.max_possible,
-    breakdown: outcome.breakdown,
-    flags: outcome.flags,
-    trust_override: outcome.trust_override,
-    hard_block_hit: outcome.hard_block_hit,
-    enrichment_status: { ...inputs.enrichment },
-    ruleset_version: inputs.rulesetVersion,
-  };
-  if (outcome.actions.length > 0) result.actions = outcome.actions;
-  if (outcome.degraded.length > 0) result.degraded = outcome.degraded;
-  if (inputs.accountPublicId !== null) result.account_public_id = inputs.accountPublicId;
-  result.latency_ms = roundLatency(inputs.latencyMs);
-  return result;
+  return (
+    `{"event_id":${JSON.stringify(inputs.eventId)},"state":"scored","decision":"${inputs.decision}","risk_score":${inputs.riskScore}` +
+    `,"max_possible":${outcome.max_possible},"breakdown":${JSON.stringify(outcome.breakdown)},"flags":${JSON.stringify(outcome.flags)}` +
+    (outcome.actions.length > 0 ? `,"actions":${JSON.stringify(outcome.actions)}` : '') +
+    `,"trust_override":${outcome.trust_override},"hard_block_hit":${outcome.hard_block_hit}` +
+    `,"enrichment_status":${JSON.stringify(inputs.enrichment)},"ruleset_version":${inputs.rulesetVersion}}`
+  );
 }
 
-/** The result as stored, and as rebuilt later: without degraded, latency_ms and account_public_id. */
-export function storedResult(result: ScoreResult): string {
-  const { degraded: _degraded, latency_ms: _latency, account_public_id: _account, ...kept } = result;
-  return JSON.stringify(kept);
+/** The sync response: the stored form plus degraded (when non-empty), account_public_id and latency_ms. */
+export function responseResultJson(stored: string, degraded: readonly string[], accountPublicId: string | null, latencyMs: number): string {
+  return (
+    stored.slice(0, -1) +
+    (degraded.length > 0 ? `,"degraded":${JSON.stringify(degraded)}` : '') +
+    (accountPublicId === null ? '' : `,"account_public_id":${JSON.stringify(accountPublicId)}`) +
+    `,"latency_ms":${Math.round(latencyMs * 1000) / 1000}}`
+  );
 }
 
-function roundLatency(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
+/** The decision webhook body (Standard Webhooks: type, timestamp, data): the stored form plus the account. */
+export function decisionWebhookJson(stored: string, accountPublicId: string | null, now: number): string {
+  const data = accountPublicId === null ? stored : `${stored.slice(0, -1)},"account_public_id":${JSON.stringify(accountPublicId)}}`;
+  return `{"type":"event.scored","timestamp":"${new Date(now).toISOString()}","data":${data}}`;
 }

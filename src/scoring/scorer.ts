@@ -13,7 +13,7 @@ import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
 import { kSignalRefreshMs, type ScoredEventRecord } from './event-store.js';
 import { RecentSignalWrites } from '../signals/recent-writes.js';
-import { buildScoreResult, storedResult, type ScoreResult } from './score-result.js';
+import { decisionWebhookJson, responseResultJson } from './score-result.js';
 
 export interface ScoreJob {
   readonly projectId: string;
@@ -26,7 +26,8 @@ export interface ScoreJob {
 }
 
 export type ScoreOutcome =
-  | { readonly ok: true; readonly result: ScoreResult }
+  /** The sync response's result, JSON text. */
+  | { readonly ok: true; readonly result: string }
   /** An async event that was scored meanwhile (by a sync retry): nothing was written. */
   | { readonly ok: true; readonly result: null }
   | { readonly ok: false; readonly error: ApiError };
@@ -68,7 +69,9 @@ export class Scorer {
     const item: EvaluateItem = {
       projectId: job.projectId,
       tenantId: job.tenantId,
+      eventId: job.eventId,
       version: ruleset.version,
+      policy: ruleset.policy,
       event: job.event,
       accountId,
       velocity: ruleset.reads.velocity ? velocity.read(job.projectId, velocityKeys, job.receivedAt) : null,
@@ -78,16 +81,6 @@ export class Scorer {
     const evaluated = await pool.evaluate(item);
     if (!evaluated.ok) return { ok: false, error: apiError(evaluated.code, evaluated.code === 'INTERNAL_ERROR' ? undefined : evaluated.message) };
 
-    const result = buildScoreResult({
-      eventId: job.eventId,
-      outcome: evaluated.outcome,
-      policy: ruleset.policy,
-      rulesetVersion: ruleset.version,
-      enrichment: evaluated.enrichment,
-      accountPublicId: accountId,
-      latencyMs: evaluated.evalMs,
-    });
-    const stored = storedResult(result);
     const record: ScoredEventRecord = {
       projectId: job.projectId,
       tenantId: job.tenantId,
@@ -98,12 +91,12 @@ export class Scorer {
       account: accountId === null ? null : { accountId, externalId: externalId! },
       identifiers: accountId === null ? [] : evaluated.identifiers.filter((id) => this.recentSignalWrites.isDue(accountId, id.type, id.hash, now)),
       rulesetVersion: ruleset.version,
-      decision: result.decision,
-      riskScore: result.risk_score,
-      result: stored,
-      shadow: JSON.stringify(evaluated.outcome.shadow),
+      decision: evaluated.decision,
+      riskScore: evaluated.riskScore,
+      result: evaluated.storedJson,
+      shadow: evaluated.shadowJson,
       scoredAt: now,
-      webhookPayload: pending ? decisionWebhookPayload(result, now) : null,
+      webhookPayload: pending ? decisionWebhookJson(evaluated.storedJson, accountId, now) : null,
     };
     let persisted;
     try {
@@ -115,22 +108,9 @@ export class Scorer {
     if (persisted.accountId !== null) {
       for (const id of record.identifiers) this.recentSignalWrites.markWritten(persisted.accountId, id.type, id.hash, now);
     }
-    let recordedKeys = velocityKeys;
-    if (persisted.accountId !== accountId) {
-      if (persisted.accountId !== null) result.account_public_id = persisted.accountId;
-      recordedKeys = { ...velocityKeys, accountId: persisted.accountId };
-    }
+    const recordedKeys = persisted.accountId === accountId ? velocityKeys : { ...velocityKeys, accountId: persisted.accountId };
     velocity.record(job.projectId, recordedKeys, ids.amountCents, job.receivedAt);
     if (pending) this.#deps.onAsyncScored?.();
-    return { ok: true, result };
+    return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs) };
   }
-}
-
-/**
- * The body of the decision webhook (Standard Webhooks: type, timestamp, data). `data` is the score
- * result as GET /v1/scores returns it, plus the account id.
- */
-function decisionWebhookPayload(result: ScoreResult, now: number): string {
-  const { latency_ms: _latency, degraded: _degraded, ...data } = result;
-  return JSON.stringify({ type: 'event.scored', timestamp: new Date(now).toISOString(), data });
 }

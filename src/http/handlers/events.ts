@@ -19,8 +19,6 @@ export function createSubmitEventHandler(events: EventService): Handler {
     });
     switch (reply.kind) {
       case 'result':
-        return data(reply.result);
-      case 'stored':
         return serialized(reply.json);
       case 'receipt':
         return data(reply.receipt, 202);
