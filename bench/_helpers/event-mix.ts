@@ -31,7 +31,8 @@ export function eventMix(seed = 42, options: { async?: boolean } = {}): () => st
     const ipIndex = hasAccount && next() < 0.9 ? account * 3 + Math.floor(next() * 3) : 150_000 + Math.floor(next() * 200_000);
     const ip = `10.${(ipIndex >> 16) & 255}.${(ipIndex >> 8) & 255}.${ipIndex & 255}`;
     event.context = { ip, user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36', session_id: `s${Math.floor(next() * 1e9)}` };
-    if (next() < 0.6) (event.context as Record<string, unknown>).fp_id = `fp_${Math.floor(next() * 80_000)}`;
+    // A device and a card belong to one account (now and then shared); anonymous traffic draws from pools.
+    if (next() < 0.6) (event.context as Record<string, unknown>).fp_id = hasAccount && next() < 0.95 ? `fp_a${account}` : `fp_${Math.floor(next() * 80_000)}`;
     if (hasAccount) {
       const country = kCountries[account % kCountries.length]!;
       event.external_account_id = `user-${account}`;
@@ -43,7 +44,7 @@ export function eventMix(seed = 42, options: { async?: boolean } = {}): () => st
       };
     }
     if (type === 'payment' || type === 'deposit' || type === 'withdrawal' || type === 'payout') {
-      const card = Math.floor(next() * 30_000);
+      const card = hasAccount && next() < 0.95 ? 100_000 + account : Math.floor(next() * 30_000);
       event.payment = {
         amount_cents: 100 + Math.floor(next() * 200_000),
         currency: 'EUR',

@@ -1,6 +1,7 @@
 -- wrk script: POST /v1/events with a fresh event per request, the same mix as
 -- bench/_helpers/event-mix.ts (types, ~40% with an account and its email and phone, account IPs
--- from a few per account, anonymous IPs from a pool of 200k, devices and cards from pools).
+-- from a few per account, devices and cards mostly the account's own; anonymous traffic draws IPs,
+-- devices and cards from pools).
 -- Environment: FS_KEY (API key), FS_ASYNC=1 for async events.
 local key = os.getenv("FS_KEY") or ""
 local async = os.getenv("FS_ASYNC") == "1"
@@ -24,7 +25,10 @@ request = function()
   if hasAccount and math.random() < 0.9 then ipIndex = a * 3 + math.random(0, 2) else ipIndex = 150000 + math.random(0, 199999) end
   local ip = string.format("10.%d.%d.%d", math.floor(ipIndex / 65536) % 256, math.floor(ipIndex / 256) % 256, ipIndex % 256)
   parts[#parts+1] = ',"context":{"ip":"' .. ip .. '","user_agent":"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36","session_id":"s' .. math.random(1, 1000000000) .. '"'
-  if math.random() < 0.6 then parts[#parts+1] = ',"fp_id":"fp_' .. math.random(0, 79999) .. '"' end
+  if math.random() < 0.6 then
+    if hasAccount and math.random() < 0.95 then parts[#parts+1] = ',"fp_id":"fp_a' .. a .. '"'
+    else parts[#parts+1] = ',"fp_id":"fp_' .. math.random(0, 79999) .. '"' end
+  end
   parts[#parts+1] = '}'
   if hasAccount then
     local c = countries[(a % #countries) + 1]
@@ -32,6 +36,7 @@ request = function()
   end
   if t == "payment" or t == "deposit" or t == "withdrawal" or t == "payout" then
     local card = math.random(0, 29999)
+    if hasAccount and math.random() < 0.95 then card = 100000 + a end
     parts[#parts+1] = ',"payment":{"amount_cents":' .. (100 + math.random(0, 199999)) .. ',"currency":"EUR","method":"card","bin":"' .. bins[(card % #bins) + 1] .. '","last4":"' .. (1000 + card % 9000) .. '","billing_country":"' .. countries[math.random(#countries)] .. '","card_token":"tok_' .. card .. '"}'
   end
   parts[#parts+1] = '}'
