@@ -22,6 +22,9 @@ export const kWriteCommands = {
 };
 
 export type WriteCommands = typeof kWriteCommands;
+
+/** Commands that cannot run inside a transaction (a checkpoint): run alone, after the batch. */
+export const kStandaloneCommands: ReadonlySet<keyof WriteCommands> = new Set(['checkpointTruncate']);
 export type AppWriter = Writer<WriteCommands>;
 
 /** The writer thread's script (compiled next to this module). */

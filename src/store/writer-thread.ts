@@ -1,7 +1,7 @@
 // The writer thread: owns the only writing connection and runs batches of named commands (see
 // writer.ts for the rules). Started by Writer; not imported by anything else.
 import { parentPort, workerData } from 'node:worker_threads';
-import { kWriteCommands } from '../write-commands.js';
+import { kStandaloneCommands, kWriteCommands } from '../write-commands.js';
 import { openDatabase, type Db } from './database.js';
 import type { CommandCall, CommandOutcome, WriterSetup } from './writer.js';
 
@@ -51,10 +51,22 @@ function runAlone(call: CommandCall): CommandOutcome {
   }
 }
 
+function runStandalone(call: CommandCall): CommandOutcome {
+  try {
+    return { id: call.id, ok: true, value: execute(call) };
+  } catch (error) {
+    return failure(call.id, error);
+  }
+}
+
 parentPort!.on('message', (message: CommandCall[] | 'close') => {
   if (message === 'close') {
     db.close();
     process.exit(0);
   }
-  parentPort!.postMessage(runBatch(message));
+  const standalone = message.filter((call) => kStandaloneCommands.has(call.name as never));
+  const transactional = standalone.length === 0 ? message : message.filter((call) => !kStandaloneCommands.has(call.name as never));
+  const outcomes = transactional.length === 0 ? [] : runBatch(transactional);
+  for (const call of standalone) outcomes.push(runStandalone(call));
+  parentPort!.postMessage(outcomes);
 });

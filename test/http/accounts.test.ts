@@ -1,0 +1,239 @@
+// Accounts, links and erasure over real HTTP (interface: Account link, GET /v1/accounts/{id}/links,
+// DELETE /v1/accounts/{id}; issue 5).
+import test from 'ava';
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { api, runCli, startServer, type TestServer } from '../_helpers/server.js';
+import { minimalEvent } from '../_helpers/events.js';
+
+let server: TestServer;
+let key: string;
+
+test.before(async () => {
+  server = await startServer();
+  key = server.bootstrap.keys.live_secret.key;
+});
+
+test.after.always(async () => {
+  await server?.stop();
+});
+
+const unique = (): string => randomUUID().slice(0, 8);
+
+async function send(fields: Record<string, unknown>, withKey = key): Promise<any> {
+  const response = await api(server, 'POST', '/v1/events', { key: withKey, body: minimalEvent(fields) });
+  if (response.status !== 200) throw new Error(`event refused: ${response.text}`);
+  return response.body.data;
+}
+
+async function links(id: string, withKey = key): Promise<any> {
+  return api(server, 'GET', `/v1/accounts/${encodeURIComponent(id)}/links`, { key: withKey });
+}
+
+function databaseText(): string {
+  let text = '';
+  for (const file of ['fraud-scorer.db', 'fraud-scorer.db-wal']) {
+    try {
+      text += readFileSync(join(server.dataDir, file), 'latin1');
+    } catch {
+      // no WAL file at this moment
+    }
+  }
+  return text;
+}
+
+const kShared: Array<[string, (tag: string) => Record<string, unknown>, string]> = [
+  ['email', (tag) => ({ user: { email: `shared.${tag}@example.com` } }), 'email'],
+  ['phone', (tag) => ({ user: { phone: `+4477009${String(parseInt(tag, 16) % 100000).padStart(5, '0')}` } }), 'phone'],
+  ['fp', (tag) => ({ context: { fp_id: `fp_device_${tag}` } }), 'fp'],
+  ['ip', (tag) => ({ context: { ip: `198.51.${parseInt(tag.slice(0, 2), 16)}.${parseInt(tag.slice(2, 4), 16)}` } }), 'ip_24h'],
+  ['card', (tag) => ({ payment: { bin: '411111', last4: String(1000 + (parseInt(tag, 16) % 9000)) } }), 'card'],
+];
+
+for (const [name, signal, signalType] of kShared) {
+  test(`a shared ${name} links two accounts, with that signal only, masked`, async (t) => {
+    const tag = unique();
+    const a = `a-${tag}`;
+    const b = `b-${tag}`;
+    const shared = signal(tag);
+    const first = await send({ external_account_id: a, ...shared });
+    const second = await send({ external_account_id: b, ...shared });
+    const response = await links(a);
+    t.is(response.status, 200, response.text);
+    t.is(response.body.data.account_public_id, first.account_public_id);
+    t.is(response.body.data.external_account_id, a);
+    t.is(response.body.data.links.length, 1);
+    const link = response.body.data.links[0];
+    t.is(link.signal_type, signalType);
+    t.is(link.account_public_id, second.account_public_id);
+    t.is(link.external_account_id, b);
+    t.true(link.masked_signal.includes('*'));
+    t.false(Number.isNaN(Date.parse(link.first_seen)));
+    t.false(Number.isNaN(Date.parse(link.last_seen)));
+    // The raw value appears nowhere in the answer.
+    const raw = JSON.stringify(shared).match(/"(?:email|phone|fp_id|ip)":"([^"]+)"/)?.[1];
+    if (raw !== undefined) t.false(response.text.includes(raw));
+    const reverse = await links(b);
+    t.is(reverse.body.data.links[0].account_public_id, first.account_public_id);
+  });
+}
+
+test('masking: email, phone, IP and card shapes', async (t) => {
+  const tag = unique();
+  const shared = { user: { email: `jane.doe.${tag}@example.com`, phone: '+447911123489' }, context: { ip: '203.0.113.77' }, payment: { bin: '455600', last4: '4242' } };
+  await send({ external_account_id: `m1-${tag}`, ...shared });
+  await send({ external_account_id: `m2-${tag}`, ...shared });
+  const byType = Object.fromEntries((await links(`m1-${tag}`)).body.data.links.map((link: { signal_type: string; masked_signal: string }) => [link.signal_type, link.masked_signal]));
+  t.is(byType.email, 'j***@e***.com');
+  t.is(byType.phone, '+44********89');
+  t.is(byType.ip_24h, '203.0.113.*');
+  t.is(byType.card, '455600******4242');
+});
+
+test('a national phone with user.country links to the same number in E.164', async (t) => {
+  const tag = unique();
+  await send({ external_account_id: `e164-${tag}`, user: { phone: '+447700900123' } });
+  await send({ external_account_id: `national-${tag}`, user: { phone: '07700 900123', country: 'GB' } });
+  const response = await links(`e164-${tag}`);
+  t.deepEqual(response.body.data.links.map((link: { signal_type: string }) => link.signal_type), ['phone']);
+});
+
+test('an IP links only accounts that used it within 24 hours of each other', async (t) => {
+  const tag = unique();
+  const ip = `192.0.2.${1 + (parseInt(tag, 16) % 250)}`;
+  const old = await send({ external_account_id: `old-${tag}`, context: { ip } });
+  // Age the first account's use of the address by 25 hours, as if it was yesterday's.
+  const db = new Database(join(server.dataDir, 'fraud-scorer.db'));
+  db.pragma('busy_timeout = 5000');
+  db.prepare("UPDATE account_signals SET last_seen = last_seen - 90000000, first_seen = first_seen - 90000000 WHERE account_id = ? AND signal_type = 'ip'").run(old.account_public_id);
+  db.close();
+  const recent = await send({ external_account_id: `recent-${tag}`, context: { ip } });
+  t.is((await links(`recent-${tag}`)).body.data.links.length, 0);
+  await send({ external_account_id: `third-${tag}`, context: { ip } });
+  const third = (await links(`third-${tag}`)).body.data.links;
+  t.deepEqual(third.map((link: { account_public_id: string }) => link.account_public_id), [recent.account_public_id]);
+  // No time filter on reading: an IP link stays listed after its 24 hours.
+  t.is((await links(`recent-${tag}`)).body.data.links.length, 1);
+});
+
+test('unknown accounts are 404 NOT_FOUND; an external id with other characters works only by its acc_ id', async (t) => {
+  for (const id of ['acc_doesnotexist', `nobody-${unique()}`]) {
+    const response = await links(id);
+    t.is(response.status, 404);
+    t.is(response.body.errors[0]?.code, 'NOT_FOUND');
+    t.is(response.body.errors[0]?.parameter, 'id');
+  }
+  const odd = `user#${unique()}`;
+  const event = await send({ external_account_id: odd });
+  t.is((await links(odd)).status, 404);
+  const byId = await links(event.account_public_id);
+  t.is(byId.status, 200);
+  t.is(byId.body.data.external_account_id, odd);
+});
+
+test('a project sees only the accounts it used', async (t) => {
+  const tag = unique();
+  const event = await send({ external_account_id: `live-only-${tag}` });
+  const sandbox = server.bootstrap.keys.sandbox_secret.key;
+  t.is((await links(`live-only-${tag}`, sandbox)).status, 404);
+  t.is((await links(event.account_public_id, sandbox)).status, 404);
+});
+
+test('the links route needs accounts:read', async (t) => {
+  const tag = unique();
+  await send({ external_account_id: `scoped-${tag}` });
+  const limited = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:write', '--json']).stdout).key;
+  const response = await links(`scoped-${tag}`, limited);
+  t.is(response.status, 403);
+  t.is(response.body.errors[0]?.code, 'SCOPE_ERROR');
+});
+
+test('velocity values seen by a rule match the events sent', async (t) => {
+  const token = `tok_velocity_${unique()}`;
+  const matched: boolean[] = [];
+  for (let i = 0; i < 4; i++) {
+    const result = await send({ payment: { amount_cents: 1000, currency: 'EUR', card_token: token } });
+    matched.push(result.breakdown.find((entry: { rule_id: string }) => entry.rule_id === 'card_velocity').matched);
+  }
+  // card_velocity matches from three earlier events with the card in the hour.
+  t.deepEqual(matched, [false, false, false, true]);
+});
+
+test('erasure is refused for sandbox keys, keys without accounts:erase, shared and unknown accounts, changing nothing', async (t) => {
+  const tag = unique();
+  await send({ external_account_id: `keep-${tag}`, user: { email: `keep.${tag}@example.com` } });
+  await send({ external_account_id: `keep2-${tag}`, user: { email: `keep.${tag}@example.com` } });
+
+  const sandbox = await api(server, 'DELETE', `/v1/accounts/keep-${tag}`, { key: server.bootstrap.keys.sandbox_secret.key });
+  t.is(sandbox.status, 403);
+  t.is(sandbox.body.errors[0]?.code, 'SANDBOX_KEY_FORBIDDEN');
+
+  const limited = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'accounts:read', '--json']).stdout).key;
+  const scoped = await api(server, 'DELETE', `/v1/accounts/keep-${tag}`, { key: limited });
+  t.is(scoped.status, 403);
+  t.is(scoped.body.errors[0]?.code, 'SCOPE_ERROR');
+
+  const unknown = await api(server, 'DELETE', `/v1/accounts/nobody-${tag}`, { key });
+  t.is(unknown.status, 404);
+  t.is(unknown.body.errors[0]?.code, 'NOT_FOUND');
+  t.is(unknown.body.errors[0]?.parameter, 'id');
+
+  // The same external id used from the sandbox project too: one account in two projects.
+  await send({ external_account_id: `keep-${tag}` }, server.bootstrap.keys.sandbox_secret.key);
+  const shared = await api(server, 'DELETE', `/v1/accounts/keep-${tag}`, { key });
+  t.is(shared.status, 403);
+  t.is(shared.body.errors[0]?.code, 'ACCOUNT_SHARED_ACROSS_PROJECTS');
+
+  t.is((await links(`keep-${tag}`)).body.data.links.length, 1, 'still linked: nothing was erased');
+});
+
+test('erasure removes the account, its signals and links and the personal data of its events', async (t) => {
+  const tag = unique();
+  const email = `erase.me.${tag}@example.com`;
+  const phone = `+4477009${String(parseInt(tag, 16) % 100000).padStart(5, '0')}`;
+  const name = `Erika Mustermann ${tag}`;
+  const userAgent = `TestAgent/${tag}`;
+  const doomed = await send({
+    external_account_id: `doomed-${tag}`,
+    user: { email, phone, name },
+    context: { ip: '203.0.113.200', user_agent: userAgent, fp_id: `fp_doomed_${tag}` },
+    payment: { amount_cents: 12345, currency: 'EUR', bin: '411111', last4: '4321', card_token: `tok_doomed_${tag}` },
+    extras: { note: `personal note ${tag}` },
+  });
+  // Linked through the device only: the survivor's own events must not hold the doomed values.
+  await send({ external_account_id: `survivor-${tag}`, context: { fp_id: `fp_doomed_${tag}` } });
+  t.is((await links(`survivor-${tag}`)).body.data.links.length, 1);
+
+  const erased = await api(server, 'DELETE', `/v1/accounts/doomed-${tag}`, { key });
+  t.is(erased.status, 200, erased.text);
+  t.is(erased.body.data.account_public_id, doomed.account_public_id);
+  t.is(erased.body.data.erased.events, 1);
+  t.true(erased.body.data.erased.signals >= 5);
+  t.is(erased.body.data.erased.links, 1);
+  t.false(erased.body.data.already_erased);
+
+  t.is((await links(`survivor-${tag}`)).body.data.links.length, 0, 'no other account lists it');
+  t.is((await links(doomed.account_public_id)).status, 404);
+  // The decision stays for audit; the personal data is gone from the database files.
+  const score = await api(server, 'GET', `/v1/scores/${doomed.event_id}`, { key });
+  t.is(score.status, 200);
+  t.is(score.body.data.decision, doomed.decision);
+  const text = databaseText();
+  for (const secret of [email, phone, name, userAgent, `personal note ${tag}`, `tok_doomed_${tag}`, `doomed-${tag}`]) {
+    t.false(text.includes(secret), `${secret} is still in the database`);
+  }
+  t.true(text.includes(`survivor-${tag}`), 'the search itself works');
+
+  const again = await api(server, 'DELETE', `/v1/accounts/doomed-${tag}`, { key });
+  t.is(again.status, 200);
+  t.true(again.body.data.already_erased);
+  t.is(again.body.data.account_public_id, doomed.account_public_id);
+  const byId = await api(server, 'DELETE', `/v1/accounts/${doomed.account_public_id}`, { key });
+  t.true(byId.body.data.already_erased);
+
+  // The same external id later is a new account.
+  const reborn = await send({ external_account_id: `doomed-${tag}` });
+  t.not(reborn.account_public_id, doomed.account_public_id);
+});
