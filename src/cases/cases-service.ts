@@ -174,8 +174,8 @@ export function changeCase(db: Db, projectId: string, caseId: string, change: Ca
   db.prepare('UPDATE cases SET status = ?, resolution = ?, assignee = ?, updated_at = ? WHERE case_id = ?').run(status, resolution, assignee, now, caseId);
   if (current.account_id !== null && resolution !== current.resolution) {
     db.prepare(
-      "UPDATE accounts SET fraud_confirmed = EXISTS (SELECT 1 FROM cases WHERE account_id = ?1 AND resolution = 'fraud') WHERE account_id = ?1",
-    ).run(current.account_id);
+      "UPDATE accounts SET fraud_confirmed = EXISTS (SELECT 1 FROM cases WHERE account_id = ? AND resolution = 'fraud') WHERE account_id = ?",
+    ).run(current.account_id, current.account_id);
   }
   return null;
 }

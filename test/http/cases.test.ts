@@ -1,0 +1,262 @@
+// The review queue over real HTTP (interface: GET /v1/cases; DESIGN §4; issue 6 part 1).
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { api, runCli, sleep, startServer, type TestServer } from '../_helpers/server.js';
+import { minimalEvent } from '../_helpers/events.js';
+
+let server: TestServer;
+let key: string;
+let project: string;
+
+test.before(async () => {
+  server = await startServer();
+  key = server.bootstrap.keys.live_secret.key;
+  project = server.bootstrap.live_project_id;
+});
+
+test.after.always(async () => {
+  await server?.stop();
+});
+
+/** With the default preset: disposable email 15 + billing/IP country 15 + user/IP country 10 = 40, review. */
+function reviewEvent(fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return minimalEvent({
+    user: { email: `someone.${randomUUID().slice(0, 6)}@mailinator.com`, country: 'FR' },
+    context: { country: 'DE' },
+    payment: { amount_cents: 1000, currency: 'EUR', billing_country: 'US' },
+    ...fields,
+  });
+}
+
+async function score(body: Record<string, unknown>, withKey = key): Promise<any> {
+  const response = await api(server, 'POST', '/v1/events', { key: withKey, body });
+  if (response.status !== 200) throw new Error(response.text);
+  return response.body.data;
+}
+
+async function listCases(query: string, withKey = key): Promise<any> {
+  return api(server, 'GET', `/v1/cases?${query}`, { key: withKey });
+}
+
+async function caseOf(eventId: string): Promise<any> {
+  const all = await listCases(`project_id=${project}&limit=100`);
+  return all.body.data.cases.find((entry: { event_ids: string[] }) => entry.event_ids.includes(eventId));
+}
+
+test('a review opens a case for the account, and the account\'s next review joins it', async (t) => {
+  const account = `rev-${randomUUID().slice(0, 8)}`;
+  const first = await score(reviewEvent({ external_account_id: account }));
+  t.is(first.decision, 'review');
+  const opened = await caseOf(first.event_id);
+  t.regex(opened.case_id, /^case_/);
+  t.is(opened.project_id, project);
+  t.is(opened.status, 'open');
+  t.is(opened.resolution, null);
+  t.is(opened.account_public_id, first.account_public_id);
+  t.is(opened.external_account_id, account);
+  t.is(opened.decision, 'review');
+  t.is(opened.risk_score, first.risk_score);
+  t.is(opened.assignee, null);
+  t.deepEqual(opened.notes, []);
+  const second = await score(reviewEvent({ external_account_id: account }));
+  const joined = await caseOf(second.event_id);
+  t.is(joined.case_id, opened.case_id);
+  t.deepEqual(joined.event_ids, [first.event_id, second.event_id]);
+});
+
+test('a review without an account opens a case of its own; allow and block open none', async (t) => {
+  const lone = await score(reviewEvent());
+  const own = await caseOf(lone.event_id);
+  t.is(own.account_public_id, null);
+  t.deepEqual(own.event_ids, [lone.event_id]);
+  const allowed = await score(minimalEvent());
+  const blocked = await score(minimalEvent({ user: { is_known_fraud: true } }));
+  t.is(allowed.decision, 'allow');
+  t.is(blocked.decision, 'block');
+  t.is(await caseOf(allowed.event_id), undefined);
+  t.is(await caseOf(blocked.event_id), undefined);
+});
+
+const kBadQueries: Array<[string, string, number, string, string]> = [
+  ['no project_id', 'status=open', 400, 'VALIDATION_ERROR', 'project_id'],
+  ['an empty project_id', 'project_id=', 400, 'VALIDATION_ERROR', 'project_id'],
+  ['another project', 'project_id=prj_someoneelse', 403, 'SCOPE_ERROR', 'project_id'],
+  ['an unknown parameter', 'project_id=$P&colour=red', 400, 'VALIDATION_ERROR', 'colour'],
+  ['a repeated parameter', 'project_id=$P&status=open&status=closed', 400, 'VALIDATION_ERROR', 'status'],
+  ['a bad status', 'project_id=$P&status=pending', 400, 'VALIDATION_ERROR', 'status'],
+  ['a bad created_after', 'project_id=$P&created_after=yesterday', 400, 'VALIDATION_ERROR', 'created_after'],
+  ['a bad created_before', 'project_id=$P&created_before=2024-13-45', 400, 'VALIDATION_ERROR', 'created_before'],
+  ['limit 0', 'project_id=$P&limit=0', 400, 'VALIDATION_ERROR', 'limit'],
+  ['limit 101', 'project_id=$P&limit=101', 400, 'VALIDATION_ERROR', 'limit'],
+  ['limit not a number', 'project_id=$P&limit=ten', 400, 'VALIDATION_ERROR', 'limit'],
+  ['a bad cursor', 'project_id=$P&cursor=not-a-cursor', 400, 'VALIDATION_ERROR', 'cursor'],
+  ['a forged cursor', `project_id=$P&cursor=${Buffer.from('[1,"x; DROP TABLE cases"]').toString('base64url')}`, 400, 'VALIDATION_ERROR', 'cursor'],
+];
+
+for (const [name, query, status, code, parameter] of kBadQueries) {
+  test(`GET /v1/cases with ${name}: ${status} ${code}`, async (t) => {
+    const response = await listCases(query.replaceAll('$P', project));
+    t.is(response.status, status, response.text);
+    t.is(response.body.errors[0]?.code, code);
+    t.is(response.body.errors[0]?.parameter, parameter);
+    t.is(response.body.data, null);
+  });
+}
+
+test('paging: a stable order, every case once, and the last page says so', async (t) => {
+  // A project of its own, so that other tests' cases do not interleave.
+  const own = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'paging', '--json']).stdout);
+  const ownKey = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', own.project_id, '--kind', 'secret', '--json']).stdout).key;
+  const empty = await listCases(`project_id=${own.project_id}`, ownKey);
+  t.deepEqual(empty.body.data, { cases: [], next_cursor: null });
+  const ids: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    ids.push((await score(reviewEvent(), ownKey)).event_id);
+    await sleep(2);
+  }
+  const seen: string[] = [];
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    const response: any = await listCases(`project_id=${own.project_id}&limit=2${cursor ? `&cursor=${cursor}` : ''}`, ownKey);
+    t.is(response.status, 200);
+    for (const entry of response.body.data.cases) seen.push(entry.event_ids[0]);
+    cursor = response.body.data.next_cursor;
+    pages++;
+  } while (cursor !== null && pages < 10);
+  t.is(pages, 3);
+  t.deepEqual(seen, [...ids].reverse(), 'newest first, each once');
+  const exact = await listCases(`project_id=${own.project_id}&limit=5`, ownKey);
+  t.is(exact.body.data.cases.length, 5);
+  t.is(exact.body.data.next_cursor, null, 'a full last page has no next cursor');
+});
+
+test('filters: status, account (acc_ or external id), created after and before', async (t) => {
+  const account = `filter-${randomUUID().slice(0, 8)}`;
+  const before = new Date(Date.now() - 1000).toISOString();
+  const event = await score(reviewEvent({ external_account_id: account }));
+  const after = new Date(Date.now() + 1000).toISOString();
+  const byAccount = await listCases(`project_id=${project}&account=${account}`);
+  t.deepEqual(byAccount.body.data.cases.map((entry: { event_ids: string[] }) => entry.event_ids), [[event.event_id]]);
+  const byId = await listCases(`project_id=${project}&account=${event.account_public_id}`);
+  t.is(byId.body.data.cases.length, 1);
+  t.is((await listCases(`project_id=${project}&account=nobody-here`)).body.data.cases.length, 0);
+  t.is((await listCases(`project_id=${project}&account=${account}&status=closed`)).body.data.cases.length, 0);
+  t.is((await listCases(`project_id=${project}&account=${account}&status=open`)).body.data.cases.length, 1);
+  t.is((await listCases(`project_id=${project}&account=${account}&created_after=${encodeURIComponent(before)}`)).body.data.cases.length, 1);
+  t.is((await listCases(`project_id=${project}&account=${account}&created_after=${encodeURIComponent(after)}`)).body.data.cases.length, 0);
+  t.is((await listCases(`project_id=${project}&account=${account}&created_before=${encodeURIComponent(before)}`)).body.data.cases.length, 0);
+});
+
+test('GET /v1/cases/{case_id}: found, unknown, and project_id checked', async (t) => {
+  const event = await score(reviewEvent());
+  const found = await caseOf(event.event_id);
+  const one = await api(server, 'GET', `/v1/cases/${found.case_id}?project_id=${project}`, { key });
+  t.is(one.status, 200);
+  t.deepEqual(one.body.data, found);
+  const unknown = await api(server, 'GET', `/v1/cases/case_nothere?project_id=${project}`, { key });
+  t.is(unknown.status, 404);
+  t.is(unknown.body.errors[0]?.code, 'NOT_FOUND');
+  t.is(unknown.body.errors[0]?.parameter, 'case_id');
+  const missing = await api(server, 'GET', `/v1/cases/${found.case_id}`, { key });
+  t.is(missing.status, 400);
+  t.is(missing.body.errors[0]?.parameter, 'project_id');
+  const sandbox = server.bootstrap;
+  const other = await api(server, 'GET', `/v1/cases/${found.case_id}?project_id=${sandbox.sandbox_project_id}`, { key: sandbox.keys.sandbox_secret.key });
+  t.is(other.status, 404, 'another project\'s case is not found through its own project id');
+  const foreign = await api(server, 'GET', `/v1/cases/${found.case_id}?project_id=${project}`, { key: sandbox.keys.sandbox_secret.key });
+  t.is(foreign.status, 403);
+});
+
+const kBadChanges: Array<[string, Record<string, unknown>, string]> = [
+  ['an empty body', {}, 'body'],
+  ['an unknown field', { priority: 'high' }, 'priority'],
+  ['a bad status', { status: 'done' }, 'status'],
+  ['a bad resolution', { resolution: 'maybe' }, 'resolution'],
+  ['an empty assignee', { assignee: ' ' }, 'assignee'],
+  ['a long assignee', { assignee: 'a'.repeat(129) }, 'assignee'],
+  ['an assignee number', { assignee: 7 }, 'assignee'],
+  ['an empty note', { note: '' }, 'note'],
+  ['a long note', { note: 'n'.repeat(4001) }, 'note'],
+  ['an open case with a resolution', { status: 'open', resolution: 'fraud' }, 'resolution'],
+];
+
+for (const [name, body, parameter] of kBadChanges) {
+  test(`PATCH with ${name}: 400 VALIDATION_ERROR, and the case unchanged`, async (t) => {
+    const event = await score(reviewEvent());
+    const before = await caseOf(event.event_id);
+    const response = await api(server, 'PATCH', `/v1/cases/${before.case_id}?project_id=${project}`, { key, body });
+    t.is(response.status, 400, response.text);
+    t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR');
+    t.is(response.body.errors[0]?.parameter, parameter);
+    t.deepEqual(await caseOf(event.event_id), before);
+  });
+}
+
+test('PATCH needs cases:write; an unknown case is 404', async (t) => {
+  const event = await score(reviewEvent());
+  const found = await caseOf(event.event_id);
+  const reader = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'cases:read', '--json']).stdout).key;
+  t.is((await api(server, 'GET', `/v1/cases/${found.case_id}?project_id=${project}`, { key: reader })).status, 200);
+  const refused = await api(server, 'PATCH', `/v1/cases/${found.case_id}?project_id=${project}`, { key: reader, body: { note: 'x' } });
+  t.is(refused.status, 403);
+  t.is(refused.body.errors[0]?.code, 'SCOPE_ERROR');
+  const unknown = await api(server, 'PATCH', `/v1/cases/case_nothere?project_id=${project}`, { key, body: { note: 'x' } });
+  t.is(unknown.status, 404);
+  t.is(unknown.body.errors[0]?.parameter, 'case_id');
+});
+
+test('changes are recorded as notes with the author key and time; a fraud resolution marks the account', async (t) => {
+  const account = `fraudster-${randomUUID().slice(0, 8)}`;
+  const event = await score(reviewEvent({ external_account_id: account, context: { country: 'DE', fp_id: `fp_${account}` } }));
+  const linked = await score(minimalEvent({ external_account_id: `${account}-friend`, context: { fp_id: `fp_${account}` } }));
+  const found = await caseOf(event.event_id);
+  const path = `/v1/cases/${found.case_id}?project_id=${project}`;
+  const assigned = await api(server, 'PATCH', path, { key, body: { assignee: 'ana@fraud-team', note: 'Looks like a mule.' } });
+  t.is(assigned.status, 200, assigned.text);
+  t.is(assigned.body.data.assignee, 'ana@fraud-team');
+  const resolved = await api(server, 'PATCH', path, { key, body: { resolution: 'fraud' } });
+  t.is(resolved.body.data.status, 'closed');
+  t.is(resolved.body.data.resolution, 'fraud');
+  const notes = resolved.body.data.notes;
+  t.deepEqual(notes.map((note: { kind: string; body: string }) => [note.kind, note.body]), [
+    ['change', 'assignee: none → ana@fraud-team'],
+    ['note', 'Looks like a mule.'],
+    ['change', 'status: open → closed'],
+    ['change', 'resolution: none → fraud'],
+  ]);
+  for (const note of notes) {
+    t.is(note.author_key_id, server.bootstrap.keys.live_secret.key_id);
+    t.false(Number.isNaN(Date.parse(note.created_at)));
+  }
+  // The account is confirmed fraud: the preset hard-blocks its next event...
+  const next = await score(minimalEvent({ external_account_id: account }));
+  t.is(next.decision, 'block');
+  t.true(next.hard_block_hit);
+  t.is(next.breakdown[0].rule_id, 'confirmed_fraud_account');
+  // ...and an account linked to it counts a link to fraud.
+  const friend = await score(minimalEvent({ external_account_id: `${account}-friend` }));
+  t.true(friend.breakdown.find((entry: { rule_id: string }) => entry.rule_id === 'linked_to_fraud').matched);
+  t.not(linked.account_public_id, next.account_public_id);
+
+  // Reopening clears the resolution, recorded as changes; the account is no longer confirmed.
+  const reopened = await api(server, 'PATCH', path, { key, body: { status: 'open' } });
+  t.is(reopened.body.data.status, 'open');
+  t.is(reopened.body.data.resolution, null);
+  t.deepEqual(reopened.body.data.notes.slice(-2).map((note: { body: string }) => note.body), ['status: closed → open', 'resolution: fraud → none']);
+  t.not((await score(minimalEvent({ external_account_id: account }))).decision, 'block');
+});
+
+test('a closed case cannot be reopened while the account has another open case', async (t) => {
+  const account = `twice-${randomUUID().slice(0, 8)}`;
+  const first = await score(reviewEvent({ external_account_id: account }));
+  const firstCase = await caseOf(first.event_id);
+  await api(server, 'PATCH', `/v1/cases/${firstCase.case_id}?project_id=${project}`, { key, body: { resolution: 'legitimate' } });
+  const second = await score(reviewEvent({ external_account_id: account }));
+  const secondCase = await caseOf(second.event_id);
+  t.not(secondCase.case_id, firstCase.case_id, 'a closed case is not extended');
+  const reopen = await api(server, 'PATCH', `/v1/cases/${firstCase.case_id}?project_id=${project}`, { key, body: { status: 'open', resolution: null } });
+  t.is(reopen.status, 400);
+  t.is(reopen.body.errors[0]?.parameter, 'status');
+  t.is((await caseOf(first.event_id)).status, 'closed');
+});
