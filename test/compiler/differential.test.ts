@@ -90,3 +90,14 @@ test('random rulesets (kinds, statuses, bands, actions) agree with cel-js', (t) 
   );
   t.pass();
 });
+
+test('a large ruleset (several emitted chunks) agrees with cel-js', (t) => {
+  // More rules than fit one emitted function: exercises the chunked layout.
+  const rules = fc
+    .sample(fc.tuple(...Array.from({ length: 130 }, (_, i) => ruleArb(`r${i}`))), { seed: kSeed + 4, numRuns: 1 })[0] as RuleDefinition[];
+  const usable = rules.filter((r) => checkExpression(r.expression).ok && (r.bands ?? []).every((b) => checkExpression(b.expression).ok));
+  t.true(usable.length > 100);
+  const result = compileRuleset(usable);
+  t.true(result.ok && result.artifact.source.includes('function c2('), 'emitted in chunks');
+  t.true(same(usable, fc.sample(inputArb, { seed: kSeed + 5, numRuns: 150 })));
+});

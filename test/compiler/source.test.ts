@@ -11,11 +11,11 @@ import { checkExpression } from '../../compiler/expression.js';
 import { ruleArb } from './_helpers/arbitraries.js';
 
 // Generated names are a prefix plus a counter (ir.ts, emit.ts, lower.ts).
-const kGenerated = /^(?:[ghktvmrsbdeo]\d+|rt_[A-Za-z]+)$/;
+const kGenerated = /^(?:[ghktvmrsbdeoc]\d+|rt_[A-Za-z]+)$/;
 const kFixed = new Set([
-  'A', 'T', 'X', 'B', 'I', 'E', 'S', 'K', 'MP', 'rt', 'ruleset', 'input', 'shadow', 'degraded', 'flags', 'actions',
+  'A', 'T', 'X', 'B', 'I', 'E', 'S', 'K', 'V', 'SH', 'DG', 'FL', 'AC', 'BD', 'SC', 'sc', 'MP', 'rt', 'ruleset', 'input', 'shadow', 'degraded', 'flags', 'actions',
   'score', 'r', 'c', 'l', 'i', 'e', 'o', 'u', 'd', 'v',
-  'const', 'let', 'function', 'return', 'if', 'else', 'typeof', 'true', 'false', 'null', 'undefined', 'try', 'catch', 'for',
+  'const', 'let', 'function', 'return', 'if', 'else', 'typeof', 'true', 'false', 'null', 'undefined', 'try', 'catch', 'for', 'break',
   'trust_override', 'hard_block_hit', 'max_possible', 'breakdown',
 ]);
 const kProperties = new Set<string>([
@@ -62,6 +62,16 @@ test('random rulesets: the emitted source parses and uses only known identifiers
     { seed: 7, numRuns: 120 },
   );
   t.pass();
+});
+
+test('a chunked ruleset: the emitted source parses and uses only known identifiers', (t) => {
+  const rules = fc.sample(fc.tuple(...Array.from({ length: 110 }, (_, i) => ruleArb(`r${i}`))), { seed: 8, numRuns: 1 })[0] as RuleDefinition[];
+  const usable = rules.filter((r) => checkExpression(r.expression).ok && (r.bands ?? []).every((b) => checkExpression(b.expression).ok));
+  const result = compileRuleset(usable);
+  t.true(result.ok);
+  if (!result.ok) return;
+  t.true(result.artifact.source.includes('function c1('));
+  t.deepEqual(check(result.artifact.source), []);
 });
 
 test('the checker itself catches a stray identifier', (t) => {
