@@ -341,8 +341,3 @@ export function guarded(ctx: ExprContext, operands: readonly Lowered[], body: (v
   }
   return code;
 }
-
-/** A static `typeof` check for a value of kind `ty`, used on dyn operands. */
-export function typeofCheck(ref: Code, k: 'string' | 'number' | 'boolean'): Code {
-  return _`typeof ${ref} === ${k}`;
-}
