@@ -174,12 +174,26 @@ export class RulesetScope {
     return s.name;
   }
 
-  /** Every variable the reads assign, for one `let` declaration. */
-  readNames(): Name[] {
+  /** The group variables needed to read the given names (fields imply their group). */
+  #needed(names: ReadonlySet<Name>): { groups: Set<Name>; extras: boolean } {
+    const groups = new Set<Name>();
+    for (const g of this.#groups.values()) {
+      if (names.has(g.name) || [...g.fields.values()].some((f) => names.has(f.name))) groups.add(g.name);
+    }
+    const x = this.#extras;
+    const extras = x !== null && (names.has(x.name) || [...x.fields.values()].some((n) => names.has(n)));
+    return { groups, extras };
+  }
+
+  /** The variables that reading `names` assigns, for one `let` declaration. */
+  readNames(names: ReadonlySet<Name>): Name[] {
+    const { groups, extras } = this.#needed(names);
     const out: Name[] = [];
-    for (const g of this.#groups.values()) out.push(g.name, ...[...g.fields.values()].map((f) => f.name));
-    if (this.#extras !== null) out.push(this.#extras.name, ...this.#extras.fields.values());
-    for (const s of this.#scalars.values()) out.push(s.name);
+    for (const g of this.#groups.values()) {
+      if (groups.has(g.name)) out.push(g.name, ...[...g.fields.values()].map((f) => f.name).filter((n) => names.has(n)));
+    }
+    if (extras && this.#extras !== null) out.push(this.#extras.name, ...[...this.#extras.fields.values()].filter((n) => names.has(n)));
+    for (const s of this.#scalars.values()) if (names.has(s.name)) out.push(s.name);
     return out;
   }
 
@@ -188,9 +202,12 @@ export class RulesetScope {
    * each group is checked once, each field is read once and normalised inline
    * to its declared type, kAbsent or kTypeError (runtime/index.ts).
    */
-  readStatements(): Code[] {
+  readStatements(only: ReadonlySet<Name>): Code[] {
     const out: Code[] = [];
-    for (const { group, name, fields } of this.#groups.values()) {
+    const { groups, extras } = this.#needed(only);
+    for (const { group, name, fields: all } of this.#groups.values()) {
+      if (!groups.has(name)) continue;
+      const fields = new Map([...all].filter(([, f]) => only.has(f.name)));
       const source = group.source === 'event' ? N.event : N.signals;
       out.push(_`${name} = ${this.helper('grp')}(${source}${property(group.name)});`);
       if (fields.size === 0) continue;
@@ -203,12 +220,13 @@ export class RulesetScope {
     ${join(reads, _`\n    `)}
   }`);
     }
-    if (this.#extras !== null) {
+    if (extras && this.#extras !== null) {
       const { name, fields } = this.#extras;
       out.push(_`${name} = ${this.helper('grp')}(${N.event}.extras);`);
-      for (const [field, n] of fields) out.push(_`${n} = typeof ${name} === "symbol" ? ${name} : ${this.helper('own')}(${name}, ${field});`);
+      for (const [field, n] of fields) if (only.has(n)) out.push(_`${n} = typeof ${name} === "symbol" ? ${name} : ${this.helper('own')}(${name}, ${field});`);
     }
     for (const { def, name } of this.#scalars.values()) {
+      if (!only.has(name)) continue;
       if (def.source === 'now') out.push(_`${name} = ${this.helper('nowMs')}(${N.input}.now);`);
       else out.push(this.#typedRead(name, _`${N.event}${property(def.name)}`, def.type));
     }
@@ -233,10 +251,12 @@ export class RulesetScope {
   }
 }
 
-/** One emitted function: its temporaries. */
+/** One emitted function: its temporaries, and the input reads it uses. */
 export class FunctionFrame {
   readonly #names = new NameScope();
   readonly temps: Name[] = [];
+  /** Hoisted reads referenced here: a macro function receives them as parameters. */
+  readonly reads = new Set<Name>();
   temp(): Name {
     const n = this.#names.name('t');
     this.temps.push(n);
@@ -320,9 +340,4 @@ export function guarded(ctx: ExprContext, operands: readonly Lowered[], body: (v
     else if (temp !== null) code = _`(${temp} = ${op.code}, ${code})`;
   }
   return code;
-}
-
-/** A static `typeof` check for a value of kind `ty`, used on dyn operands. */
-export function typeofCheck(ref: Code, k: 'string' | 'number' | 'boolean'): Code {
-  return _`typeof ${ref} === ${k}`;
 }

@@ -102,16 +102,22 @@ const kFieldTy: Readonly<Record<FieldType, Ty>> = {
   string: kString, bool: kBool, int: kInt, double: kDouble, timestamp: { k: 'timestamp' },
 };
 
+/** A reference to a hoisted read, noted in the frame that uses it. */
+function read(ctx: ExprContext, name: Name): Name {
+  ctx.frame.reads.add(name);
+  return name;
+}
+
 function groupRef(ctx: ExprContext, group: GroupDef): Name {
-  return ctx.ruleset.groupVar(group);
+  return read(ctx, ctx.ruleset.groupVar(group));
 }
 
 function extrasRef(ctx: ExprContext): Name {
-  return ctx.ruleset.extrasVar();
+  return read(ctx, ctx.ruleset.extrasVar());
 }
 
 function scalarRef(ctx: ExprContext, scalar: ScalarDef): Lowered {
-  return lowered(_`${ctx.ruleset.scalar(scalar)}`, kFieldTy[scalar.type], true, true);
+  return lowered(_`${read(ctx, ctx.ruleset.scalar(scalar))}`, kFieldTy[scalar.type], true, true);
 }
 
 /** `group.field`, declared (typed) or, on open groups, any other member (dyn). */
@@ -128,7 +134,7 @@ function groupField(ctx: ExprContext, group: GroupDef, field: string, node: ASTN
     }
   }
   if (group.source === 'signals') ctx.ruleset.signals.add(`${group.name}.${field}`);
-  return lowered(_`${ctx.ruleset.groupField(group, field, type)}`, type === null ? kDyn : kFieldTy[type], true, true);
+  return lowered(_`${read(ctx, ctx.ruleset.groupField(group, field, type))}`, type === null ? kDyn : kFieldTy[type], true, true);
 }
 
 /** True when a and b differ by one insertion, deletion, substitution or adjacent swap. */
@@ -145,7 +151,7 @@ function editDistanceAtMostOne(a: string, b: string): boolean {
 
 function extrasField(ctx: ExprContext, field: string, node: ASTNode): Lowered {
   checkMember(field, node);
-  return lowered(_`${ctx.ruleset.extrasField(field)}`, kDyn, true, true);
+  return lowered(_`${read(ctx, ctx.ruleset.extrasField(field))}`, kDyn, true, true);
 }
 
 /** The group named by an id node, unless an iteration variable shadows it. */
@@ -547,7 +553,11 @@ function lowerMacro(ctx: ExprContext, node: ASTNode, name: string, receiverNode:
   const items = coll.ty.k === 'list'
     ? _`const ${l} = ${c};`
     : _`const ${l} = ${ctx.rt('iterable')}(${c}, ${kindCode(coll.ty)}); if (typeof ${l} === "symbol") return ${l};`;
-  ctx.ruleset.functions.push(_`function ${fn}(${join([c, ...captured])}) {
+  // Input reads used inside are passed in too: they may be locals of the
+  // ruleset function. The call site then uses them itself.
+  const reads = [...frame.reads];
+  for (const n of reads) ctx.frame.reads.add(n);
+  ctx.ruleset.functions.push(_`function ${fn}(${join([c, ...captured, ...reads])}) {
   ${frame.declarations()}
   ${items}
   ${init}
@@ -558,7 +568,7 @@ function lowerMacro(ctx: ExprContext, node: ASTNode, name: string, receiverNode:
   }
   return ${result};
 }`);
-  return lowered(guarded(ctx, [coll], ([cv]) => _`${fn}(${join([cv as Code, ...captured])})`), ty, true);
+  return lowered(guarded(ctx, [coll], ([cv]) => _`${fn}(${join([cv as Code, ...captured, ...reads])})`), ty, true);
 }
 
 /** Lowers a rule or band expression; the result is a boolean or an error. */

@@ -50,11 +50,10 @@ function lowerEquality(ctx: ExprContext, l: Lowered, r: Lowered, negate: boolean
   const primitive =
     (isNumeric(l.ty) && isNumeric(r.ty)) || (l.ty.k === r.ty.k && kStaticComparable.has(l.ty.k));
   const op = negate ? _`!==` : _`===`;
-  const eq = ctx.rt('eq');
   const code = guarded(ctx, [l, r], ([a, b]) =>
     primitive
       ? _`(${a} ${op} ${b})`
-      : _`${negate ? _`!` : _``}${eq}(${a}, ${b}, ${kindCode(l.ty)}, ${kindCode(r.ty)})`,
+      : _`${negate ? _`!` : _``}${ctx.rt('eq')}(${a}, ${b}, ${kindCode(l.ty)}, ${kindCode(r.ty)})`,
   );
   return lowered(code, kBool, l.err || r.err);
 }
@@ -121,12 +120,12 @@ function lowerArithmetic(ctx: ExprContext, node: ASTNode, l: Lowered, r: Lowered
     if (both('list', 'list') && op === '+') {
       return call(ctx, ops, resultTy, false, (v) => _`${ctx.rt('concat')}(${v[0]}, ${v[1]})`);
     }
-    const whole = ctx.rt('durWhole');
+    const whole = (): Code => _`${ctx.rt('durWhole')}`;
     if (both('timestamp', 'timestamp') && op === '-') return call(ctx, ops, kDuration, false, (v) => _`(${v[0]} - ${v[1]})`);
     if (both('timestamp', 'duration') && (op === '+' || op === '-')) {
-      return call(ctx, ops, kTimestamp, false, (v) => _`(${v[0]} ${jsOperator(op)} ${whole}(${v[1]}))`);
+      return call(ctx, ops, kTimestamp, false, (v) => _`(${v[0]} ${jsOperator(op)} ${whole()}(${v[1]}))`);
     }
-    if (both('duration', 'timestamp') && op === '+') return call(ctx, ops, kTimestamp, false, (v) => _`(${v[1]} + ${whole}(${v[0]}))`);
+    if (both('duration', 'timestamp') && op === '+') return call(ctx, ops, kTimestamp, false, (v) => _`(${v[1]} + ${whole()}(${v[0]}))`);
     if (both('duration', 'duration') && (op === '+' || op === '-')) {
       return call(ctx, ops, kDuration, false, (v) => _`(${v[0]} ${jsOperator(op)} ${v[1]})`);
     }

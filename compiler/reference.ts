@@ -122,6 +122,8 @@ interface ReferenceRule {
 /** A whole ruleset evaluated by cel-js, with the semantics of compileRuleset. */
 export class ReferenceRuleset {
   readonly #rules: readonly ReferenceRule[];
+  readonly #shadow: readonly ReferenceRule[];
+  readonly #active: readonly ReferenceRule[];
   readonly maxPossible: number;
 
   constructor(rules: readonly RuleDefinition[]) {
@@ -136,6 +138,10 @@ export class ReferenceRuleset {
           parsed: parseReference(b.expression),
         })),
       }));
+    this.#shadow = this.#rules.filter((r) => r.def.status === 'shadow');
+    this.#active = (['trust', 'hard_block', 'scoring', 'monitoring'] as const).flatMap((kind) =>
+      this.#rules.filter((r) => r.def.status === 'active' && r.def.kind === kind),
+    );
     this.maxPossible = this.#rules
       .filter((r) => r.def.status === 'active' && r.def.kind === 'scoring')
       .reduce((sum, r) => sum + Math.max(0, ...r.bands.map((b) => b.delta)), 0);
@@ -157,7 +163,7 @@ export class ReferenceRuleset {
   evaluate(input: RulesetInput): RulesetOutcome {
     const ctx = celContext(input);
     const shadow: ShadowOutcome[] = [];
-    for (const rule of this.#rules.filter((r) => r.def.status === 'shadow')) {
+    for (const rule of this.#shadow) {
       const r = ReferenceRuleset.evaluateRule(rule, ctx);
       const band = r >= 0 ? rule.bands[r] : undefined;
       shadow.push({
@@ -179,24 +185,23 @@ export class ReferenceRuleset {
       if (band !== undefined && rule.def.action !== null) e.action = rule.def.action;
       return e;
     };
-    for (const kind of ['trust', 'hard_block', 'scoring', 'monitoring'] as const) {
-      for (const rule of this.#rules.filter((x) => x.def.status === 'active' && x.def.kind === kind)) {
-        const r = ReferenceRuleset.evaluateRule(rule, ctx);
-        if (r >= 0 && (kind === 'trust' || kind === 'hard_block')) {
-          return {
-            trust_override: kind === 'trust', hard_block_hit: kind === 'hard_block',
-            score: kind === 'trust' ? 0 : this.maxPossible, max_possible: this.maxPossible,
-            breakdown: [entry(rule, r)], flags: [], actions: rule.def.action === null ? [] : [rule.def.action],
-            degraded, shadow,
-          };
-        }
-        breakdown.push(entry(rule, r));
-        if (r === -2) degraded.push(rule.def.rule_id);
-        if (r < 0) continue;
-        score += rule.bands[r]?.delta ?? 0;
-        if (kind === 'monitoring') flags.push(rule.def.rule_id);
-        if (rule.def.action !== null && !actions.includes(rule.def.action)) actions.push(rule.def.action);
+    for (const rule of this.#active) {
+      const kind = rule.def.kind;
+      const r = ReferenceRuleset.evaluateRule(rule, ctx);
+      if (r >= 0 && (kind === 'trust' || kind === 'hard_block')) {
+        return {
+          trust_override: kind === 'trust', hard_block_hit: kind === 'hard_block',
+          score: kind === 'trust' ? 0 : this.maxPossible, max_possible: this.maxPossible,
+          breakdown: [entry(rule, r)], flags: [], actions: rule.def.action === null ? [] : [rule.def.action],
+          degraded, shadow,
+        };
       }
+      breakdown.push(entry(rule, r));
+      if (r === -2) degraded.push(rule.def.rule_id);
+      if (r < 0) continue;
+      score += rule.bands[r]?.delta ?? 0;
+      if (kind === 'monitoring') flags.push(rule.def.rule_id);
+      if (rule.def.action !== null && !actions.includes(rule.def.action)) actions.push(rule.def.action);
     }
     return {
       trust_override: false, hard_block_hit: false, score, max_possible: this.maxPossible,

@@ -347,6 +347,19 @@ const kMinTimestamp = -62135596800000; // 0001-01-01T00:00:00Z, CEL's range
 const kMaxTimestamp = 253402300799999; // 9999-12-31T23:59:59.999Z
 const kDaysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
+/**
+ * Days since 1970-01-01 of a proleptic Gregorian date: integer arithmetic
+ * (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms"), no Date object.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
+}
+
 /** The number in s[at, at+n) if it is all ASCII digits, else -1. */
 function digits(s: string, at: number, n: number): number {
   let v = 0;
@@ -405,9 +418,7 @@ export function parseTimestamp(s: string): number {
     i += 6;
   } else return NaN;
   if (i !== n) return NaN;
-  // Date.UTC maps years 0-99 to 1900-1999; shift by 400 years (same calendar) and back.
-  const shift = y < 100 ? 400 : 0;
-  const ms = Date.UTC(y + shift, mo - 1, d, h, mi, se, frac) - (shift === 0 ? 0 : 12622780800000) - offset;
+  const ms = daysFromCivil(y, mo, d) * 86_400_000 + h * 3_600_000 + mi * 60_000 + se * 1000 + frac - offset;
   return ms >= kMinTimestamp && ms <= kMaxTimestamp ? ms : NaN;
 }
 
@@ -709,6 +720,11 @@ export function constants(json: string): readonly unknown[] {
       return Object.freeze(o);
     }),
   );
+}
+
+/** A breakdown of a chunked ruleset: its final length from the start, each rule fills its slot. */
+export function slots(n: number): unknown[] {
+  return new Array<unknown>(n);
 }
 
 /** A breakdown entry (shared and frozen: the emitted function reuses it). */

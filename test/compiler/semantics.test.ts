@@ -175,6 +175,19 @@ const cases: [string, Case][] = [
   ['map equality', { expression: "extras.m == {'a': 1.0}", data: ex({ m: { a: 1 } }), expected: 'match' }],
   ['heterogeneous equality is false', { expression: "extras.v == 'a' || extras.v == 1.0", data: ex({ v: true }), expected: 'no' }],
 
+  ['computed list literal', { expression: "[user.country, context.country].exists(c, c == 'NG')", data: input({ user: { country: 'US' }, context: { country: 'NG' } }), expected: 'match' }],
+  ['computed list with an absent element', { expression: "[user.country, context.country].size() == 2", data: input({ context: { country: 'NG' } }), expected: 'no' }],
+  ['in a computed list', { expression: 'context.country in [user.country, payment.billing_country]', data: input({ user: { country: 'DE' }, payment: { billing_country: 'FR' }, context: { country: 'FR' } }), expected: 'match' }],
+  ['computed map literal', { expression: "{'a': extras.n, 'b': extras.s}.a == 1.0", data: ex({ n: 1, s: 'x' }), expected: 'match' }],
+  ['list concatenation', { expression: "size(extras.tags + ['x']) == 3", data: ex({ tags: ['a', 'b'] }), expected: 'match' }],
+  ['string() of a bool', { expression: "string(user.vip) == 'true'", data: input({ user: { vip: true } }), expected: 'match' }],
+  ['bool() of a string', { expression: "bool(extras.b)", data: ex({ b: 'true' }), expected: 'match' }],
+  ['double() of a string', { expression: "double(extras.d) > 1.5", data: ex({ d: '2.5' }), expected: 'match' }],
+  ['trim and lastIndexOf', { expression: "extras.s.trim().lastIndexOf('a') == 2", data: ex({ s: '  aba ' }), expected: 'match' }],
+  ['timestamp from seconds', { expression: 'timestamp(1700000000) < now', data: input({}), expected: 'match' }],
+  ['ternary on a dyn condition', { expression: "(extras.flag ? 'y' : 'n') == 'y'", data: ex({ flag: true }), expected: 'match' }],
+  ['ternary on a non-bool dyn condition', { expression: "(extras.flag ? 'y' : 'n') == 'y'", data: ex({ flag: 'yes' }), expected: 'degraded' }],
+
   // Open members and dynamic group access.
   ['open member on user', { expression: "user.loyalty_tier == 'gold'", data: input({ user: { loyalty_tier: 'gold' } }), expected: 'match' }],
   ['open member absent', { expression: "user.loyalty_tier == 'gold'", data: input({ user: {} }), expected: 'no' }],
