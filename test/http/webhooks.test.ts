@@ -49,6 +49,17 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** /metrics once it matches `pattern` (or after a few seconds, for the assertion to report). */
+async function metricsMatching(url: string, pattern: RegExp): Promise<string> {
+  let text = '';
+  for (let i = 0; i < 200; i++) {
+    text = await (await fetch(`${url}/metrics`)).text();
+    if (pattern.test(text)) break;
+    await sleep(25);
+  }
+  return text;
+}
+
 function setWebhook(dataDir: string, url: string): string {
   const result = runCli(['webhook', 'set', '--data-dir', dataDir, '--project', 'live', '--url', url, '--json']);
   if (result.code !== 0) throw new Error(result.stderr);
@@ -95,7 +106,8 @@ test('failed deliveries are retried with backoff, with the same webhook-id, unti
     t.is(receiver.attempts.length, 4);
     t.is(new Set(receiver.attempts.map((attempt) => attempt.headers['webhook-id'])).size, 1);
     for (const attempt of receiver.attempts) t.notThrows(() => new Webhook(secret).verify(attempt.body, attempt.headers));
-    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    // The delivery is marked in the outbox right after the receiver answered.
+    const metrics = await metricsMatching(server.url, /fraud_scorer_webhook_outbox_depth 0/);
     t.regex(metrics, /fraud_scorer_webhook_failures_total 3/);
     t.regex(metrics, /fraud_scorer_webhook_outbox_depth 0/);
   } finally {
@@ -114,8 +126,7 @@ test('an undelivered decision survives a restart and is delivered after it', asy
   const secret = setWebhook(dataDir, `http://127.0.0.1:${port}/hook`);
   const event = minimalEvent({ async: true });
   await api(first, 'POST', '/v1/events', { key: first.bootstrap.keys.live_secret.key, body: event });
-  await sleep(1000);
-  const failing = await (await fetch(`${first.url}/metrics`)).text();
+  const failing = await metricsMatching(first.url, /fraud_scorer_webhook_failures_total [1-9]/);
   t.regex(failing, /fraud_scorer_webhook_failures_total [1-9]/, 'the first server tried and failed');
   t.regex(failing, /fraud_scorer_webhook_outbox_depth 1/);
   await first.stop();
