@@ -19,7 +19,7 @@ export interface PreparedEvent {
 }
 
 export function prepareEvent(item: EvaluateItem, secret: Buffer, stored: StoredSignals): PreparedEvent {
-  const event = item.event;
+  const event = JSON.parse(item.payload) as EventInput;
   const user = event.user;
   const enrichment: Record<string, EnrichmentStatus> = {};
 

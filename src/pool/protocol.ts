@@ -3,7 +3,6 @@
 import type { Decision, Thresholds } from '../scoring/score-result.js';
 import type { SignalType } from '../signals/keyed-hash.js';
 import type { VelocitySignals } from '../signals/velocity.js';
-import type { EventInput } from '../validation/event-input.js';
 
 export interface WorkerSetup {
   /** The data dir: workers open the database read-only for ruleset sources and stored signals. */
@@ -30,7 +29,11 @@ export interface EvaluateItem {
   readonly version: number;
   /** The policy published with this version. */
   readonly policy: Thresholds;
-  readonly event: EventInput;
+  /**
+   * The validated event body as received (JSON text). Sent as text because copying a string to the
+   * worker costs the HTTP thread far less than cloning the parsed object; the worker parses it.
+   */
+  readonly payload: string;
   readonly accountId: string | null;
   /** Computed on the main thread (in-memory windows); null when the ruleset does not read it. */
   readonly velocity: VelocitySignals | null;

@@ -72,7 +72,7 @@ export class Scorer {
       eventId: job.eventId,
       version: ruleset.version,
       policy: ruleset.policy,
-      event: job.event,
+      payload: job.payload,
       accountId,
       velocity: ruleset.reads.velocity ? velocity.read(job.projectId, velocityKeys, job.receivedAt) : null,
       needs,
