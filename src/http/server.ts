@@ -227,7 +227,7 @@ export class HttpServer {
         query,
         params: match.params,
         key,
-        address: key !== null || route.rateLimit === 'fp' ? addressOf() : '',
+        address: route.rateLimit === 'fp' ? addressOf() : '',
         origin,
         body,
         bodyText,

@@ -15,7 +15,10 @@ export interface RequestContext {
   readonly params: Readonly<Record<string, string>>;
   /** The authenticated key; null only on routes with `auth: 'none'`. */
   readonly key: AuthenticatedKey | null;
-  /** The caller address: the socket peer, or the last X-Forwarded-For hop with TRUST_PROXY on. */
+  /**
+   * The caller address (the socket peer, or the last X-Forwarded-For hop with TRUST_PROXY on), on
+   * routes limited per address (fp); '' elsewhere, where nothing needs it and reading it costs.
+   */
   readonly address: string;
   /** The Origin header ('' when absent); read only on CORS routes. */
   readonly origin: string;
