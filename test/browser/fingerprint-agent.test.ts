@@ -3,10 +3,9 @@
 // publishable key bound to that origin, and gets an fp_id; the same browser profile gets the same
 // fp_id again; a page on another origin is refused.
 //
-// The tests are serial and share one browser (one launch for the file) and the state below, so
-// that a later step can pick up where these stop: the issue's last step, scoring an event with
-// `context.fp_id` = state.fpId for two accounts and seeing them linked by signal fp, is appended
-// here once POST /v1/events and GET /v1/accounts/{id}/links exist.
+// The tests are serial and share one browser (one launch for the file) and the state below. The
+// last step hands the fp_id to the backend: two accounts scored with that `context.fp_id` are
+// linked by signal fp.
 //
 // Without Chromium the file skips with a warning, unless FRAUD_SCORER_REQUIRE_BROWSER=1 (set by
 // .ci/run), where a missing browser fails it.
@@ -203,5 +202,26 @@ if (!existsSync(kChromium) && !kBrowserRequired) {
     t.is(after.result?.fp_id, state.fpId);
     t.is(after.result?.seen_count, 4);
     await shop.close();
+  });
+
+  test.serial('the backend scores events with the collected fp_id, and two accounts sharing it are linked', async (t) => {
+    const server = state.server!;
+    const key = server.bootstrap.keys.live_secret.key;
+    const score = async (account: string): Promise<{ account_public_id: string }> => {
+      const response = await fetch(`${server.url}/v1/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ event_id: crypto.randomUUID(), event_type: 'login', external_account_id: account, context: { fp_id: state.fpId } }),
+      });
+      const body = (await response.json()) as { data: { account_public_id: string } };
+      t.is(response.status, 200);
+      return body.data;
+    };
+    const first = await score('shopper-one');
+    const second = await score('shopper-two');
+    const response = await fetch(`${server.url}/v1/accounts/shopper-one/links`, { headers: { authorization: `Bearer ${key}` } });
+    const links = ((await response.json()) as { data: { links: Array<{ signal_type: string; account_public_id: string }> } }).data.links;
+    t.deepEqual(links.map((link) => [link.signal_type, link.account_public_id]), [['fp', second.account_public_id]]);
+    t.not(first.account_public_id, second.account_public_id);
   });
 }
