@@ -79,7 +79,7 @@ interface Statements {
   findSignal: Statement<[string, string, string, string], { last_seen: number }>;
   insertSignal: Statement;
   touchSignal: Statement;
-  otherHolders: Statement<[string, string, string, string, number], { account_id: string }>;
+  otherHolders: Statement<[string, string, string, string, number], { account_id: string; external_account_id: string }>;
   upsertLink: Statement;
   openCase: Statement<[string, string], { case_id: string }>;
   insertCase: Statement;
@@ -125,11 +125,12 @@ function statements(db: Db): Statements {
       'UPDATE account_signals SET last_seen = ? WHERE tenant_id = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?',
     ),
     otherHolders: db.prepare(
-      `SELECT account_id FROM account_signals WHERE tenant_id = ? AND signal_type = ? AND signal_hash = ? AND account_id != ? AND last_seen >= ?
-       ORDER BY last_seen DESC LIMIT ${kMaxLinksPerSignal}`,
+      `SELECT s.account_id, a.external_account_id FROM account_signals s JOIN accounts a ON a.account_id = s.account_id
+       WHERE s.tenant_id = ? AND s.signal_type = ? AND s.signal_hash = ? AND s.account_id != ? AND s.last_seen >= ?
+       ORDER BY s.last_seen DESC LIMIT ${kMaxLinksPerSignal}`,
     ),
     upsertLink: db.prepare(
-      `INSERT INTO account_links (account_id, signal_type, other_account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?)
+      `INSERT INTO account_links (account_id, signal_type, other_account_id, other_external_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (account_id, signal_type, other_account_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen), masked = excluded.masked`,
     ),
     openCase: db.prepare(`SELECT case_id FROM cases WHERE project_id = ? AND account_id = ? AND status = 'open'`),
@@ -181,7 +182,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: b
     // stored account wins.
     if (accountId !== provisionalAccountId) s.setEventAccount.run(accountId, record.projectId, record.eventId);
     s.accountProject.run(accountId, record.projectId, record.scoredAt);
-    for (const identifier of record.identifiers) recordSignal(s, record.tenantId, accountId, identifier, record.scoredAt);
+    for (const identifier of record.identifiers) recordSignal(s, record.tenantId, accountId, record.account.externalId, identifier, record.scoredAt);
   }
   if (record.decision === 'review') openOrExtendCase(s, record, accountId);
   if (record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined) {
@@ -195,7 +196,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: b
  * used it (an IP only within 24 hours of each other). Repeated use within kSignalRefreshMs writes
  * nothing: that bounds the writes of a busy account to one per signal per refresh interval.
  */
-function recordSignal(s: Statements, tenantId: string, accountId: string, identifier: StoredIdentifier, now: number): void {
+function recordSignal(s: Statements, tenantId: string, accountId: string, externalId: string, identifier: StoredIdentifier, now: number): void {
   const existing = s.findSignal.get(tenantId, identifier.type, identifier.hash, accountId);
   if (existing === undefined) {
     s.insertSignal.run(tenantId, identifier.type, identifier.hash, accountId, identifier.masked, now, now);
@@ -207,8 +208,8 @@ function recordSignal(s: Statements, tenantId: string, accountId: string, identi
   const since = identifier.type === 'ip' ? now - kDayMs : 0;
   const linkType = identifier.type === 'ip' ? 'ip_24h' : identifier.type;
   for (const other of s.otherHolders.all(tenantId, identifier.type, identifier.hash, accountId, since)) {
-    s.upsertLink.run(accountId, linkType, other.account_id, identifier.masked, now, now);
-    s.upsertLink.run(other.account_id, linkType, accountId, identifier.masked, now, now);
+    s.upsertLink.run(accountId, linkType, other.account_id, other.external_account_id, identifier.masked, now, now);
+    s.upsertLink.run(other.account_id, linkType, accountId, externalId, identifier.masked, now, now);
   }
 }
 

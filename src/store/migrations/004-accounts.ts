@@ -37,11 +37,14 @@ CREATE TABLE account_signals (
 ) WITHOUT ROWID;
 CREATE INDEX account_signals_by_account ON account_signals (account_id);
 
+-- other_external_id repeats the other account's external id (it never changes: an erased account's
+-- links are deleted) so that listing a thousand links needs no lookup per link.
 CREATE TABLE account_links (
-  account_id        TEXT NOT NULL,
-  signal_type       TEXT NOT NULL CHECK (signal_type IN ('email', 'phone', 'fp', 'ip_24h', 'card')),
-  other_account_id  TEXT NOT NULL,
-  masked            TEXT NOT NULL,
+  account_id         TEXT NOT NULL,
+  signal_type        TEXT NOT NULL CHECK (signal_type IN ('email', 'phone', 'fp', 'ip_24h', 'card')),
+  other_account_id   TEXT NOT NULL,
+  other_external_id  TEXT NOT NULL,
+  masked             TEXT NOT NULL,
   first_seen        INTEGER NOT NULL,
   last_seen         INTEGER NOT NULL,
   PRIMARY KEY (account_id, signal_type, other_account_id)

@@ -1,0 +1,112 @@
+// Accounts at scale (issue 5): a store with 100,000 accounts, their signals and links, built
+// through the real write path (persistScoredEvent); then, timed with tinybench:
+//   - the links route's work (AccountsService.links) for a typical account and for an account with
+//     a thousand links — server time, without HTTP;
+//   - the stored signals a rule worker reads per event (StoredSignals.links and .account);
+//   - the in-memory velocity windows (read and record).
+import { Bench } from 'tinybench';
+import { randomUUID } from 'node:crypto';
+import { AccountDirectory } from '../../src/accounts/account-directory.js';
+import { AccountsService } from '../../src/accounts/accounts-service.js';
+import { persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
+import { keyedHash, type SignalType } from '../../src/signals/keyed-hash.js';
+import { RecentSignalWrites } from '../../src/signals/recent-writes.js';
+import { StoredSignals } from '../../src/signals/stored-signals.js';
+import { VelocityWindows } from '../../src/signals/velocity.js';
+import { createLogger } from '../../src/shared/log.js';
+import { openDatabase } from '../../src/store/database.js';
+import type { AppWriter } from '../../src/write-commands.js';
+import { createBenchStore } from '../_helpers/store.js';
+
+const kAccounts = Number(process.env.BENCH_ACCOUNTS ?? 100_000);
+const kHubLinks = 1000;
+
+export async function runSignalsBenchmark(): Promise<void> {
+  const store = createBenchStore();
+  const { db, bootstrap, secret } = store;
+  const tenantId = bootstrap.tenant.tenant_id;
+  const projectId = bootstrap.live.project_id;
+  const now = Date.now();
+  const identifier = (type: SignalType, value: string, masked: string) => ({ type, hash: keyedHash(secret, type, value), masked });
+  const record = (external: string, ids: ScoredEventRecord['identifiers']): ScoredEventRecord => ({
+    projectId, tenantId, eventId: randomUUID(), eventType: 'payment', receivedAt: now, payload: '{}',
+    account: { accountId: `acc_bench${external}`, externalId: external }, identifiers: ids, rulesetVersion: 1,
+    decision: 'allow', riskScore: 0, result: '{}', shadow: '[]', scoredAt: now, webhookPayload: null,
+  });
+
+  const started = performance.now();
+  const build = db.transaction((from: number, to: number) => {
+    for (let a = from; a < to; a++) {
+      // Households of four share a device, families of ten an IP; everyone has an email and phone.
+      persistScoredEvent(db, record(`user-${a}`, [
+        identifier('email', `user${a}@example.com`, 'u***@e***.com'),
+        identifier('phone', `+4915${String(10_000_000 + a).padStart(9, '0')}`, '+49*********00'),
+        identifier('fp', `fp_household_${Math.floor(a / 4)}`, 'fp_hou***'),
+        identifier('ip', `10.${(a >> 14) & 255}.${(a >> 6) & 255}.${Math.floor(a / 10) & 63}`, '10.0.0.*'),
+      ]), false);
+    }
+  });
+  for (let from = 0; from < kAccounts; from += 5000) build(from, Math.min(kAccounts, from + 5000));
+  // One account that shares a card with a thousand others.
+  const hubCard = identifier('card', '411111:0000', '411111******0000');
+  db.transaction(() => {
+    for (let i = 0; i < kHubLinks; i++) persistScoredEvent(db, record(`user-${i}`, [hubCard]), false);
+    persistScoredEvent(db, record('hub', [hubCard]), false);
+  })();
+  // The store links each new holder with at most 100 earlier ones; add the hub's other links the
+  // way later refreshes would, so that it has a thousand.
+  const link = db.prepare(`INSERT OR IGNORE INTO account_links (account_id, signal_type, other_account_id, other_external_id, masked, first_seen, last_seen) VALUES (?, 'card', ?, ?, '411111******0000', ?, ?)`);
+  db.transaction(() => {
+    for (let i = 0; i < kHubLinks; i++) link.run('acc_benchhub', `acc_benchuser-${i}`, `user-${i}`, now, now);
+  })();
+  const links = (db.prepare('SELECT count(*) AS n FROM account_links').get() as { n: number }).n;
+  console.log(`built ${kAccounts.toLocaleString('en-US')} accounts and ${links.toLocaleString('en-US')} links in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+
+  const readDb = openDatabase(store.dataDir, { readonly: true });
+  const accounts = new AccountsService({
+    readDb, writer: null as unknown as AppWriter, directory: new AccountDirectory(readDb), velocity: new VelocityWindows(),
+    secret, log: createLogger('error'), now: Date.now, recentSignalWrites: new RecentSignalWrites(3_600_000),
+  });
+  const hubAnswer = accounts.links(tenantId, projectId, 'hub');
+  if (!hubAnswer.ok || (hubAnswer.body as { links: unknown[] }).links.length !== kHubLinks) throw new Error('the hub account does not have its links');
+  const stored = new StoredSignals(readDb);
+  const eventSignals = [identifier('email', 'user500@example.com', ''), identifier('fp', 'fp_household_125', ''), identifier('ip', '10.0.7.50', '')];
+  const velocity = new VelocityWindows();
+  let cursor = 0;
+
+  const bench = new Bench({ time: 1500, warmupTime: 300 });
+  bench
+    .add('links route: a typical account (≈12 links)', () => {
+      accounts.links(tenantId, projectId, `user-${(cursor = (cursor + 7919) % kAccounts)}`);
+    })
+    .add(`links route: an account with ${kHubLinks} links`, () => {
+      accounts.links(tenantId, projectId, 'hub');
+    })
+    .add('links signal of an event (3 signals + stored links)', () => {
+      stored.links(tenantId, `acc_benchuser-${(cursor = (cursor + 7919) % kAccounts)}`, eventSignals, now);
+    })
+    .add('account signal of an event', () => {
+      stored.account(`acc_benchuser-${(cursor = (cursor + 7919) % kAccounts)}`, now);
+    })
+    .add('velocity read + record (5 keys)', () => {
+      const n = (cursor = (cursor + 7919) % kAccounts);
+      const keys = { cardToken: `tok_${n % 30_000}`, ip: `10.0.${n & 255}.1`, accountId: `acc_${n}`, email: `user${n}@example.com`, fp: `fp_${n >> 2}` };
+      velocity.read(projectId, keys, now);
+      velocity.record(projectId, keys, 1000, now);
+    });
+  await bench.run();
+  console.table(bench.tasks.map((task) => {
+    const result = task.result;
+    if (result.state !== 'completed') throw new Error(`${task.name}: ${result.state}`);
+    return { task: task.name, 'µs/op (mean)': (result.latency.mean * 1000).toFixed(1), 'µs/op (p99)': (result.latency.p99 * 1000).toFixed(1), 'ops/s': Math.round(result.throughput.mean) };
+  }));
+  readDb.close();
+  store.remove();
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runSignalsBenchmark().catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  });
+}
