@@ -1,0 +1,51 @@
+// By hand (not part of npm run bench): memory under a long sync run. Drives POST /v1/events with the
+// event mix for BENCH_MEMORY_SECONDS (default 300) after a 60 s warm-up, samples the server's
+// resident set size from /metrics every 10 s, and prints the samples and the growth after warm-up.
+//   node dist/bench/http/memory.bench.js
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { startFraudScorer } from '../_helpers/processes.js';
+import { hasWrk } from '../_helpers/wrk.js';
+
+const kSeconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 300);
+const kWarmupSeconds = Number(process.env.BENCH_MEMORY_WARMUP_SECONDS ?? 60);
+const kSampleMs = 10_000;
+
+async function metric(url: string, name: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+}
+
+async function main(): Promise<void> {
+  if (!hasWrk()) throw new Error('this benchmark needs wrk (apt-get install wrk)');
+  const server = await startFraudScorer();
+  const script = fileURLToPath(new URL('../../../bench/http/events.lua', import.meta.url));
+  const load = spawn('wrk', ['-t1', '-c64', `-d${kWarmupSeconds + kSeconds}s`, '-s', script, server.url], {
+    env: { ...process.env, FS_KEY: server.liveKey },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let wrkOutput = '';
+  load.stdout.on('data', (chunk: Buffer) => (wrkOutput += chunk.toString()));
+  const samples: Array<{ second: number; rssMiB: number; events: number }> = [];
+  const started = Date.now();
+  while (Date.now() - started < (kWarmupSeconds + kSeconds) * 1000) {
+    await new Promise((resolve) => setTimeout(resolve, kSampleMs));
+    const rss = await metric(server.url, 'fraud_scorer_process_resident_memory_bytes');
+    const events = await metric(server.url, 'fraud_scorer_writer_writes_total');
+    samples.push({ second: Math.round((Date.now() - started) / 1000), rssMiB: Math.round(rss / 1048576), events });
+    console.log(`${String(samples.at(-1)!.second).padStart(4)} s   RSS ${String(samples.at(-1)!.rssMiB).padStart(5)} MiB   ${events} writes committed`);
+  }
+  await new Promise((resolve) => load.once('exit', resolve));
+  await server.stop();
+  const afterWarmup = samples.filter((sample) => sample.second > kWarmupSeconds);
+  const first = afterWarmup[0]!;
+  const peak = Math.max(...afterWarmup.map((sample) => sample.rssMiB));
+  const last = afterWarmup.at(-1)!;
+  console.log(`\nafter warm-up: first ${first.rssMiB} MiB, last ${last.rssMiB} MiB, peak ${peak} MiB: growth ${(((peak - first.rssMiB) / first.rssMiB) * 100).toFixed(1)}% over ${last.events - first.events} writes`);
+  console.log(wrkOutput.split('\n').filter((line) => /Requests\/sec|requests in/.test(line)).join('\n'));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
