@@ -29,6 +29,7 @@ export class RulesPool {
       maxThreads: threads,
       concurrentTasksPerWorker: 4,
       idleTimeout: Number.POSITIVE_INFINITY,
+      recordTiming: false,
     });
   }
 
