@@ -2,10 +2,11 @@
 //
 // Active keys are cached in memory by hash. Unknown hashes are not cached, so a key created by the
 // command line while the server runs works on its first request. Keys changed in another process
-// bump meta.keys_generation (a trigger); a timer polls it and drops the cache when it moves, so a
+// bump meta.keys_generation (a trigger); a GenerationWatcher drops the cache when it moves, so a
 // revoked key stops working within one poll interval (well under a second).
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
+import { GenerationWatcher } from '../store/generation-watcher.js';
 import { hashApiKey, type Environment, type KeyKind, type Scope } from './api-keys.js';
 
 export interface AuthenticatedKey {
@@ -30,42 +31,26 @@ interface KeyRow {
   revoked_at: number | null;
 }
 
-export const kKeyPollIntervalMs = 250;
-
 export class KeyRegistry {
   readonly #byHash: Statement<[string], KeyRow>;
-  readonly #generation: Statement<[], { value: string }>;
+  readonly #watcher: GenerationWatcher;
   #cache = new Map<string, AuthenticatedKey>();
-  #seenGeneration: string;
-  #timer: NodeJS.Timeout | null = null;
 
   constructor(db: Db) {
     this.#byHash = db.prepare(
       `SELECT k.key_id, k.project_id, p.tenant_id, k.kind, k.environment, k.scopes, k.allowed_origins, k.revoked_at
        FROM api_keys k JOIN projects p ON p.project_id = k.project_id WHERE k.key_hash = ?`,
     );
-    this.#generation = db.prepare("SELECT value FROM meta WHERE name = 'keys_generation'");
-    this.#seenGeneration = this.#generation.get()?.value ?? '0';
+    this.#watcher = new GenerationWatcher(db, 'keys_generation', () => (this.#cache = new Map()));
   }
 
   /** Starts watching for key changes made by other processes. */
-  start(intervalMs = kKeyPollIntervalMs): void {
-    this.#timer = setInterval(() => this.refresh(), intervalMs);
-    this.#timer.unref();
+  start(): void {
+    this.#watcher.start();
   }
 
   stop(): void {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
-  }
-
-  /** Drops the cache when keys changed since the last look. */
-  refresh(): void {
-    const generation = this.#generation.get()?.value ?? '0';
-    if (generation !== this.#seenGeneration) {
-      this.#seenGeneration = generation;
-      this.#cache = new Map();
-    }
+    this.#watcher.stop();
   }
 
   /** The active key behind `key`, or null when it is unknown or revoked. */

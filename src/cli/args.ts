@@ -36,6 +36,16 @@ export function openDataDir(dataDir: string): Db {
   return db;
 }
 
+/** Opens the data dir of the parsed --data-dir, runs `work`, and closes the database whatever happens. */
+export function withDataDir<T>(values: { 'data-dir'?: string | undefined }, work: (db: Db) => T): T {
+  const db = openDataDir(dataDirOf(values));
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
+}
+
 export function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${flag} is required`);
   return value;
@@ -51,4 +61,29 @@ export function printJson(value: unknown): void {
 
 export function formatTime(epochMs: number | null): string {
   return epochMs === null ? '-' : new Date(epochMs).toISOString();
+}
+
+export type Action = (args: string[]) => number | Promise<number>;
+
+/**
+ * A command made of actions ("keys create", "keys list"): no action prints the help and exits 2,
+ * --help prints it and exits 0, an unknown action is a usage error.
+ */
+export function actionCommand(name: string, summary: string, help: string, actions: Readonly<Record<string, Action>>): Command {
+  return {
+    summary,
+    help,
+    async run(args) {
+      const [action, ...rest] = args;
+      if (action === undefined || action === '--help' || action === '-h') {
+        print(help);
+        return action === undefined ? 2 : 0;
+      }
+      const run = Object.hasOwn(actions, action) ? actions[action] : undefined;
+      if (run === undefined) {
+        throw new UsageError(`unknown ${name} action ${JSON.stringify(action)}; expected ${Object.keys(actions).join(', ')}`);
+      }
+      return run(rest);
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import { resolveScopes, type KeyKind } from '../auth/api-keys.js';
 import { createApiKey, findApiKey, listApiKeys, resolveProjectRef, revokeApiKey, type ApiKeyInfo } from '../tenancy/tenancy-store.js';
-import { dataDirOf, formatTime, kDataDirOption, openDataDir, parse, print, printJson, required, UsageError, type Command } from './args.js';
+import { actionCommand, dataDirOf, formatTime, kDataDirOption, openDataDir, parse, print, printJson, required, UsageError } from './args.js';
 
 const kHelp = `Usage:
   fraud-scorer keys create --project live|sandbox|<prj_id> --kind secret|publishable
@@ -18,21 +18,7 @@ revoke  stops a key; a running server refuses it within a second.
 
 --project live / sandbox name the first tenant's live project / its sandbox project.`;
 
-export const keysCommand: Command = {
-  summary: 'create, list and revoke API keys',
-  help: kHelp,
-  async run(args) {
-    const [action, ...rest] = args;
-    if (action === undefined || action === '--help' || action === '-h') {
-      print(kHelp);
-      return action === undefined ? 2 : 0;
-    }
-    if (action === 'create') return create(rest);
-    if (action === 'list') return list(rest);
-    if (action === 'revoke') return revoke(rest);
-    throw new UsageError(`unknown keys action ${JSON.stringify(action)}; expected create, list or revoke`);
-  },
-};
+export const keysCommand = actionCommand('keys', 'create, list and revoke API keys', kHelp, { create, list, revoke });
 
 function create(args: string[]): number {
   const { values } = parse(args, {

@@ -1,7 +1,7 @@
 import { listPresets } from '../../compiler/index.js';
 import { provisionProject, provisionTenant, kDefaultPreset, kNoPreset } from '../tenancy/provision.js';
 import { findTenant, listProjects, listTenants } from '../tenancy/tenancy-store.js';
-import { dataDirOf, formatTime, kDataDirOption, openDataDir, parse, print, printJson, required, UsageError, type Command } from './args.js';
+import { actionCommand, formatTime, kDataDirOption, parse, print, printJson, required, UsageError, withDataDir } from './args.js';
 
 const kProjectsHelp = `Usage:
   fraud-scorer projects create --name NAME [--tenant ten_...] [--preset ${kDefaultPreset}] [--data-dir D] [--json]
@@ -18,79 +18,55 @@ const kTenantsHelp = `Usage:
 
 create  adds a tenant with one live project and its sandbox project.`;
 
-export const projectsCommand: Command = {
-  summary: 'create and list projects',
-  help: kProjectsHelp,
-  async run(args) {
-    const [action, ...rest] = args;
-    if (action === undefined || action === '--help' || action === '-h') {
-      print(kProjectsHelp);
-      return action === undefined ? 2 : 0;
-    }
-    if (action === 'create') {
-      const { values } = parse(rest, { ...kDataDirOption, name: { type: 'string' }, tenant: { type: 'string' }, preset: { type: 'string' }, json: { type: 'boolean' } });
-      if (values.help) return (print(kProjectsHelp), 0);
-      const name = required(values.name, 'name');
-      const preset = values.preset ?? kDefaultPreset;
-      const known = [...listPresets().map((entry) => entry.name), kNoPreset];
-      if (!known.includes(preset)) throw new UsageError(`--preset: unknown preset ${JSON.stringify(preset)}; known: ${known.join(', ')}`);
-      const db = openDataDir(dataDirOf(values));
-      try {
-        const tenant = values.tenant === undefined ? listTenants(db)[0] : findTenant(db, values.tenant);
-        if (!tenant) throw new UsageError(values.tenant === undefined ? 'there is no tenant yet: start the server once or run tenants create' : `no such tenant: ${values.tenant}`);
-        const project = provisionProject(db, tenant.tenant_id, name, preset, Date.now());
-        if (values.json) printJson(project);
-        else print(`${project.project_id}  live  tenant ${project.tenant_id}  "${project.name}"`);
-        return 0;
-      } finally {
-        db.close();
-      }
-    }
-    if (action === 'list') {
-      const { values } = parse(rest, { ...kDataDirOption, tenant: { type: 'string' }, json: { type: 'boolean' } });
-      if (values.help) return (print(kProjectsHelp), 0);
-      const db = openDataDir(dataDirOf(values));
-      try {
-        const projects = listProjects(db, values.tenant);
-        if (values.json) printJson(projects);
-        else for (const p of projects) print(`${p.project_id}  ${p.environment.padEnd(7)} tenant ${p.tenant_id}  preset ${p.preset}  created ${formatTime(p.created_at)}  "${p.name}"`);
-        return 0;
-      } finally {
-        db.close();
-      }
-    }
-    throw new UsageError(`unknown projects action ${JSON.stringify(action)}; expected create or list`);
+export const projectsCommand = actionCommand('projects', 'create and list projects', kProjectsHelp, {
+  create(args) {
+    const { values } = parse(args, { ...kDataDirOption, name: { type: 'string' }, tenant: { type: 'string' }, preset: { type: 'string' }, json: { type: 'boolean' } });
+    if (values.help) return (print(kProjectsHelp), 0);
+    const name = required(values.name, 'name');
+    const preset = values.preset ?? kDefaultPreset;
+    const known = [...listPresets().map((entry) => entry.name), kNoPreset];
+    if (!known.includes(preset)) throw new UsageError(`--preset: unknown preset ${JSON.stringify(preset)}; known: ${known.join(', ')}`);
+    return withDataDir(values, (db) => {
+      const tenant = values.tenant === undefined ? listTenants(db)[0] : findTenant(db, values.tenant);
+      if (!tenant) throw new UsageError(values.tenant === undefined ? 'there is no tenant yet: start the server once or run tenants create' : `no such tenant: ${values.tenant}`);
+      const project = provisionProject(db, tenant.tenant_id, name, preset, Date.now());
+      if (values.json) printJson(project);
+      else print(`${project.project_id}  live  tenant ${project.tenant_id}  "${project.name}"`);
+      return 0;
+    });
   },
-};
+  list(args) {
+    const { values } = parse(args, { ...kDataDirOption, tenant: { type: 'string' }, json: { type: 'boolean' } });
+    if (values.help) return (print(kProjectsHelp), 0);
+    return withDataDir(values, (db) => {
+      const projects = listProjects(db, values.tenant);
+      if (values.json) printJson(projects);
+      else for (const p of projects) print(`${p.project_id}  ${p.environment.padEnd(7)} tenant ${p.tenant_id}  preset ${p.preset}  created ${formatTime(p.created_at)}  "${p.name}"`);
+      return 0;
+    });
+  },
+});
 
-export const tenantsCommand: Command = {
-  summary: 'create and list tenants',
-  help: kTenantsHelp,
-  async run(args) {
-    const [action, ...rest] = args;
-    if (action === undefined || action === '--help' || action === '-h') {
-      print(kTenantsHelp);
-      return action === undefined ? 2 : 0;
-    }
-    const { values } = parse(rest, { ...kDataDirOption, name: { type: 'string' }, json: { type: 'boolean' } });
+export const tenantsCommand = actionCommand('tenants', 'create and list tenants', kTenantsHelp, {
+  create(args) {
+    const { values } = parse(args, { ...kDataDirOption, name: { type: 'string' }, json: { type: 'boolean' } });
     if (values.help) return (print(kTenantsHelp), 0);
-    const db = openDataDir(dataDirOf(values));
-    try {
-      if (action === 'create') {
-        const created = provisionTenant(db, required(values.name, 'name'), Date.now());
-        if (values.json) printJson(created);
-        else print(`${created.tenant.tenant_id}  live ${created.live.project_id}  sandbox ${created.sandbox.project_id}`);
-        return 0;
-      }
-      if (action === 'list') {
-        const tenants = listTenants(db);
-        if (values.json) printJson(tenants);
-        else for (const t of tenants) print(`${t.tenant_id}  created ${formatTime(t.created_at)}  "${t.name}"`);
-        return 0;
-      }
-    } finally {
-      db.close();
-    }
-    throw new UsageError(`unknown tenants action ${JSON.stringify(action)}; expected create or list`);
+    const name = required(values.name, 'name');
+    return withDataDir(values, (db) => {
+      const created = provisionTenant(db, name, Date.now());
+      if (values.json) printJson(created);
+      else print(`${created.tenant.tenant_id}  live ${created.live.project_id}  sandbox ${created.sandbox.project_id}`);
+      return 0;
+    });
   },
-};
+  list(args) {
+    const { values } = parse(args, { ...kDataDirOption, json: { type: 'boolean' } });
+    if (values.help) return (print(kTenantsHelp), 0);
+    return withDataDir(values, (db) => {
+      const tenants = listTenants(db);
+      if (values.json) printJson(tenants);
+      else for (const t of tenants) print(`${t.tenant_id}  created ${formatTime(t.created_at)}  "${t.name}"`);
+      return 0;
+    });
+  },
+});

@@ -1,7 +1,7 @@
 import { resolveProjectRef } from '../tenancy/tenancy-store.js';
 import { generateWebhookSecret, isWebhookSecret } from '../webhooks/signature.js';
 import { findWebhook, removeWebhook, setWebhook } from '../webhooks/webhook-store.js';
-import { dataDirOf, kDataDirOption, openDataDir, parse, print, printJson, required, UsageError, type Command } from './args.js';
+import { actionCommand, dataDirOf, kDataDirOption, openDataDir, parse, print, printJson, required, UsageError } from './args.js';
 
 const kHelp = `Usage:
   fraud-scorer webhook set    --project live|sandbox|<prj_id> --url https://... [--secret whsec_...] [--data-dir D] [--json]
@@ -14,54 +14,48 @@ POST with the Standard Webhooks headers webhook-id, webhook-timestamp and webhoo
 verify it with any Standard Webhooks library. A running server uses the new settings for the
 next delivery.`;
 
-export const webhookCommand: Command = {
-  summary: 'set, show or remove a project\'s decision webhook',
-  help: kHelp,
-  async run(args) {
-    const [action, ...rest] = args;
-    if (action === undefined || action === '--help' || action === '-h') {
-      print(kHelp);
-      return action === undefined ? 2 : 0;
-    }
-    if (action !== 'set' && action !== 'show' && action !== 'remove') {
-      throw new UsageError(`unknown webhook action ${JSON.stringify(action)}; expected set, show or remove`);
-    }
-    const { values } = parse(rest, { ...kDataDirOption, project: { type: 'string' }, url: { type: 'string' }, secret: { type: 'string' }, json: { type: 'boolean' } });
-    if (values.help) return (print(kHelp), 0);
-    const projectRef = required(values.project, 'project');
-    let url = '';
-    if (action === 'set') {
-      url = required(values.url, 'url');
-      if (!isHttpUrl(url)) throw new UsageError(`--url: ${JSON.stringify(url)} is not an http(s) URL`);
-      if (values.secret !== undefined && !isWebhookSecret(values.secret)) throw new UsageError('--secret must be whsec_ followed by at least 16 base64-encoded bytes');
-    }
-    const db = openDataDir(dataDirOf(values));
-    try {
-      const project = resolveProjectRef(db, projectRef);
-      if (project === null) throw new UsageError(`no such project: ${projectRef}`);
-      if (action === 'remove') {
-        if (!removeWebhook(db, project.project_id)) {
-          process.stderr.write(`project ${project.project_id} has no webhook\n`);
-          return 1;
-        }
-        print(`removed the webhook of ${project.project_id}`);
-        return 0;
-      }
-      const config = action === 'set'
-        ? setWebhook(db, project.project_id, url, values.secret ?? generateWebhookSecret(), Date.now())
-        : findWebhook(db, project.project_id);
-      if (config === null) {
+export const webhookCommand = actionCommand('webhook', 'set, show or remove a project\'s decision webhook', kHelp, {
+  set: (args) => webhook('set', args),
+  show: (args) => webhook('show', args),
+  remove: (args) => webhook('remove', args),
+});
+
+function webhook(action: 'set' | 'show' | 'remove', rest: string[]): number {
+  const { values } = parse(rest, { ...kDataDirOption, project: { type: 'string' }, url: { type: 'string' }, secret: { type: 'string' }, json: { type: 'boolean' } });
+  if (values.help) return (print(kHelp), 0);
+  const projectRef = required(values.project, 'project');
+  let url = '';
+  if (action === 'set') {
+    url = required(values.url, 'url');
+    if (!isHttpUrl(url)) throw new UsageError(`--url: ${JSON.stringify(url)} is not an http(s) URL`);
+    if (values.secret !== undefined && !isWebhookSecret(values.secret)) throw new UsageError('--secret must be whsec_ followed by at least 16 base64-encoded bytes');
+  }
+  const db = openDataDir(dataDirOf(values));
+  try {
+    const project = resolveProjectRef(db, projectRef);
+    if (project === null) throw new UsageError(`no such project: ${projectRef}`);
+    if (action === 'remove') {
+      if (!removeWebhook(db, project.project_id)) {
         process.stderr.write(`project ${project.project_id} has no webhook\n`);
         return 1;
       }
-      if (values.json) printJson({ project_id: config.project_id, url: config.url, secret: config.secret });
-      else print(`${config.project_id}  ${config.url}\nsecret ${config.secret}`);
+      print(`removed the webhook of ${project.project_id}`);
       return 0;
-    } finally {
-      db.close();
     }
-  },
-};
+    const config = action === 'set'
+      ? setWebhook(db, project.project_id, url, values.secret ?? generateWebhookSecret(), Date.now())
+      : findWebhook(db, project.project_id);
+    if (config === null) {
+      process.stderr.write(`project ${project.project_id} has no webhook\n`);
+      return 1;
+    }
+    if (values.json) printJson({ project_id: config.project_id, url: config.url, secret: config.secret });
+    else print(`${config.project_id}  ${config.url}\nsecret ${config.secret}`);
+    return 0;
+  } finally {
+    db.close();
+  }
+}
 
 function isHttpUrl(value: string): boolean {
   try {

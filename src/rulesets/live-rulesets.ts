@@ -2,11 +2,12 @@
 //
 // The live version of a project is its highest published version. It is cached per project and
 // re-read when this process publishes (notifyPublished) or when meta.rulesets_generation moves
-// (another process published, e.g. `projects create`). An event takes the version and policy at
+// (another process published, e.g. `projects create`; see store/generation-watcher.ts). An event takes the version and policy at
 // the moment it starts and keeps them to the end: publishing never changes an event in flight.
 import type { Statement } from 'better-sqlite3';
 import { apiError, type ApiError } from '../shared/errors.js';
 import type { Db } from '../store/database.js';
+import { GenerationWatcher } from '../store/generation-watcher.js';
 import type { Policy } from './ruleset-store.js';
 
 export interface LiveRuleset {
@@ -29,37 +30,22 @@ interface Row {
   policy: string;
 }
 
-const kPollIntervalMs = 250;
-
 export class LiveRulesets {
   readonly #latest: Statement<[string], Row>;
-  readonly #generation: Statement<[], { value: string }>;
+  readonly #watcher: GenerationWatcher;
   #cache = new Map<string, LiveRulesetLookup>();
-  #seenGeneration: string;
-  #timer: NodeJS.Timeout | null = null;
 
   constructor(db: Db) {
     this.#latest = db.prepare('SELECT version, max_possible, signals, policy FROM rulesets WHERE project_id = ? ORDER BY version DESC LIMIT 1');
-    this.#generation = db.prepare("SELECT value FROM meta WHERE name = 'rulesets_generation'");
-    this.#seenGeneration = this.#generation.get()?.value ?? '0';
+    this.#watcher = new GenerationWatcher(db, 'rulesets_generation', () => (this.#cache = new Map()));
   }
 
   start(): void {
-    this.#timer = setInterval(() => this.refresh(), kPollIntervalMs);
-    this.#timer.unref();
+    this.#watcher.start();
   }
 
   stop(): void {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
-  }
-
-  refresh(): void {
-    const generation = this.#generation.get()?.value ?? '0';
-    if (generation !== this.#seenGeneration) {
-      this.#seenGeneration = generation;
-      this.#cache = new Map();
-    }
+    this.#watcher.stop();
   }
 
   /** Called after this process committed a new version of the project's ruleset. */
