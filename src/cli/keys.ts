@@ -1,6 +1,6 @@
 import { resolveScopes, type KeyKind } from '../auth/api-keys.js';
 import { createApiKey, findApiKey, listApiKeys, resolveProjectRef, revokeApiKey, type ApiKeyInfo } from '../tenancy/tenancy-store.js';
-import { actionCommand, dataDirOf, formatTime, kDataDirOption, openDataDir, parse, print, printJson, required, UsageError } from './args.js';
+import { actionCommand, withDataDir, formatTime, kDataDirOption, parse, print, printJson, required, UsageError } from './args.js';
 
 const kHelp = `Usage:
   fraud-scorer keys create --project live|sandbox|<prj_id> --kind secret|publishable
@@ -42,8 +42,7 @@ function create(args: string[]): number {
       if (!isOrigin(origin)) throw new UsageError(`--origins: ${JSON.stringify(origin)} is not an origin like https://shop.example`);
     }
   }
-  const db = openDataDir(dataDirOf(values));
-  try {
+  return withDataDir(values, (db) => {
     const project = resolveProjectRef(db, required(values.project, 'project'));
     if (project === null) throw new UsageError(`no such project: ${values.project}`);
     const { key, info } = createApiKey(db, { projectId: project.project_id, kind: kind as KeyKind, scopes, label: values.label ?? '', allowedOrigins: origins }, Date.now());
@@ -55,16 +54,13 @@ function create(args: string[]): number {
       print('This is the only time the key is shown.');
     }
     return 0;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 function list(args: string[]): number {
   const { values } = parse(args, { ...kDataDirOption, project: { type: 'string' }, json: { type: 'boolean' } });
   if (values.help) return (print(kHelp), 0);
-  const db = openDataDir(dataDirOf(values));
-  try {
+  return withDataDir(values, (db) => {
     let projectId: string | undefined;
     if (values.project !== undefined) {
       const project = resolveProjectRef(db, values.project);
@@ -75,9 +71,7 @@ function list(args: string[]): number {
     if (values.json) printJson(keys);
     else for (const key of keys) print(describeKey(key));
     return 0;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 function revoke(args: string[]): number {
@@ -85,8 +79,7 @@ function revoke(args: string[]): number {
   if (values.help) return (print(kHelp), 0);
   const keyId = values['key-id'] ?? positionals[0];
   if (keyId === undefined) throw new UsageError('--key-id is required');
-  const db = openDataDir(dataDirOf(values));
-  try {
+  return withDataDir(values, (db) => {
     if (!revokeApiKey(db, keyId, Date.now())) {
       process.stderr.write(`no such key: ${keyId}\n`);
       return 1;
@@ -95,9 +88,7 @@ function revoke(args: string[]): number {
     if (values.json) printJson(info);
     else print(`revoked ${keyId} at ${formatTime(info.revoked_at)}`);
     return 0;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 function describeKey(key: ApiKeyInfo): string {

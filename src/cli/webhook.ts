@@ -1,7 +1,7 @@
 import { resolveProjectRef } from '../tenancy/tenancy-store.js';
 import { generateWebhookSecret, isWebhookSecret } from '../webhooks/signature.js';
 import { findWebhook, removeWebhook, setWebhook } from '../webhooks/webhook-store.js';
-import { actionCommand, dataDirOf, kDataDirOption, openDataDir, parse, print, printJson, required, UsageError } from './args.js';
+import { actionCommand, withDataDir, kDataDirOption, parse, print, printJson, required, UsageError } from './args.js';
 
 const kHelp = `Usage:
   fraud-scorer webhook set    --project live|sandbox|<prj_id> --url https://... [--secret whsec_...] [--data-dir D] [--json]
@@ -30,8 +30,7 @@ function webhook(action: 'set' | 'show' | 'remove', rest: string[]): number {
     if (!isHttpUrl(url)) throw new UsageError(`--url: ${JSON.stringify(url)} is not an http(s) URL`);
     if (values.secret !== undefined && !isWebhookSecret(values.secret)) throw new UsageError('--secret must be whsec_ followed by at least 16 base64-encoded bytes');
   }
-  const db = openDataDir(dataDirOf(values));
-  try {
+  return withDataDir(values, (db) => {
     const project = resolveProjectRef(db, projectRef);
     if (project === null) throw new UsageError(`no such project: ${projectRef}`);
     if (action === 'remove') {
@@ -52,9 +51,7 @@ function webhook(action: 'set' | 'show' | 'remove', rest: string[]): number {
     if (values.json) printJson({ project_id: config.project_id, url: config.url, secret: config.secret });
     else print(`${config.project_id}  ${config.url}\nsecret ${config.secret}`);
     return 0;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 function isHttpUrl(value: string): boolean {
