@@ -81,16 +81,24 @@ export function versionMismatch(what: string, expected: number, current: number)
   );
 }
 
+/** Problems listed in full in one message; the rest are counted. */
+export const kMaxListedProblems = 10;
+
 /**
- * A rule record's problems (validateRuleDefinition) as one error. The envelope carries one error
- * per failure, so `parameter` names the first problem and the message counts the others.
+ * Problems as one message, every one with its field ("kind: must be one of ...; expression: line
+ * 1, column 5: ..."): the envelope carries one error per failure, whose `parameter` names the first.
  */
+function listProblems(problems: ReadonlyArray<{ readonly parameter: string; readonly message: string }>): string {
+  const listed = problems.slice(0, kMaxListedProblems).map((problem) => `${problem.parameter}: ${problem.message}`);
+  const unlisted = problems.length - listed.length;
+  return `${listed.join('; ')}${unlisted > 0 ? `; and ${unlisted} more` : ''}.`;
+}
+
+/** A rule record's problems (validateRuleDefinition), all of them, as one error naming the first field. */
 export function ruleProblemsError(problems: readonly RuleProblem[]): ApiError {
-  const first = problems[0] ?? { field: '', message: 'is invalid' };
-  const parameter = first.field === '' ? 'body' : first.field;
-  const others = problems.slice(1).map((problem) => problem.field || 'body');
-  const more = others.length === 0 ? '' : ` (${others.length} more: ${[...new Set(others)].join(', ')})`;
-  return apiError('VALIDATION_ERROR', `${parameter}: ${first.message}${more}.`, parameter);
+  const named = problems.map((problem) => ({ parameter: problem.field === '' ? 'body' : problem.field, message: problem.message }));
+  if (named.length === 0) named.push({ parameter: 'body', message: 'is not a valid rule' });
+  return apiError('VALIDATION_ERROR', listProblems(named), named[0]!.parameter);
 }
 
 /** Dotted path of a diagnostic inside the ruleset: rules.<rule_id>.<field>. */
@@ -99,14 +107,11 @@ export function diagnosticParameter(diagnostic: RuleDiagnostic): string {
   return diagnostic.field === '' ? `rules.${diagnostic.rule_id}` : `rules.${diagnostic.rule_id}.${diagnostic.field}`;
 }
 
-/** The compile errors of a publish as one error naming the first rule and field (message with the position). */
+/** The compile errors of a publish as one error naming the first rule and field (messages with their positions). */
 export function publishDiagnosticsError(diagnostics: readonly RuleDiagnostic[]): ApiError {
-  const first = diagnostics[0];
-  if (first === undefined) return apiError('VALIDATION_ERROR', 'The ruleset does not compile. Nothing was published.', 'rules');
-  const parameter = diagnosticParameter(first);
-  const others = diagnostics.slice(1).map(diagnosticParameter);
-  const more = others.length === 0 ? '' : ` (${others.length} more: ${[...new Set(others)].join(', ')})`;
-  return apiError('VALIDATION_ERROR', `${parameter}: ${first.message}${more}. Nothing was published.`, parameter);
+  const named = diagnostics.map((diagnostic) => ({ parameter: diagnosticParameter(diagnostic), message: diagnostic.message }));
+  if (named.length === 0) named.push({ parameter: 'rules', message: 'the ruleset does not compile' });
+  return apiError('VALIDATION_ERROR', `${listProblems(named)} Nothing was published.`, named[0]!.parameter);
 }
 
 /** The body of POST /v1/rules/publish: optional, and when sent an empty object (room for options later). */

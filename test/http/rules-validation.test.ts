@@ -113,7 +113,7 @@ test(refused, create(ruleBody('new_rule', { description: 'd'.repeat(2001) }), 'd
 test(refused, create(ruleBody('new_rule', { version: 1 }), 'version', /set by the service/));
 test(refused, create(ruleBody('new_rule', { created_at: '2026-01-01T00:00:00Z' }), 'created_at', /set by the service/));
 test(refused, create(ruleBody('new_rule', { priority: 1 }), 'priority', /unknown property/));
-test(refused, create({ rule_id: 'new_rule', kind: 'block', status: 'on', expression: 'x >' }, 'kind', /^kind: .*\(2 more: status, expression\)\.$/));
+test(refused, create({ rule_id: 'new_rule', kind: 'block', status: 'on', expression: 'x >' }, 'kind', /^kind: must be one of [^;]+; status: must be one of [^;]+; expression: line 1, column 4: [^;]+\.$/));
 // what the front end refuses for every body
 test(refused, create(ruleBody('new_rule', { expression: 'payment.bin == "4111111111111111"' }), 'expression', undefined, 'CARD_NUMBER_DETECTED'));
 test(refused, create(ruleBody('new_rule', { description: 'a\u0000b' }), 'description', undefined, 'NUL_CHARACTER_DETECTED'));

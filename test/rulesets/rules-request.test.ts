@@ -58,19 +58,28 @@ test(replaceRefused, { version: 1.5 }, 'version', /integer version you last read
 test(replaceRefused, { version: -1 }, 'version', /integer version you last read/);
 test(replaceRefused, { changed_by: 'me' }, 'changed_by', /set by the service/);
 
-test('rule problems become one error naming the first field and counting the others', (t) => {
+test('rule problems become one error naming the first field, every problem in the message', (t) => {
   const error = ruleProblemsError([
     { field: 'kind', message: 'must be one of trust, hard_block, scoring, monitoring' },
     { field: 'bands[0].band', message: 'must match [a-z][a-z0-9_]{0,31}' },
-    { field: 'bands[0].band', message: 'duplicate' },
+    { field: 'expression', message: 'line 1, column 3: Unknown variable: x' },
   ]);
   t.deepEqual(error, {
     code: 'VALIDATION_ERROR',
     status: 400,
     parameter: 'kind',
-    message: 'kind: must be one of trust, hard_block, scoring, monitoring (2 more: bands[0].band).',
+    message: 'kind: must be one of trust, hard_block, scoring, monitoring; bands[0].band: must match [a-z][a-z0-9_]{0,31}; expression: line 1, column 3: Unknown variable: x.',
   });
   t.is(ruleProblemsError([{ field: '', message: 'a rule must be a JSON object' }]).parameter, 'body');
+  t.is(ruleProblemsError([]).parameter, 'body');
+});
+
+test('beyond ten problems the message counts the rest', (t) => {
+  const problems = Array.from({ length: 13 }, (_, i) => ({ field: `bands[${i}].band`, message: 'duplicate' }));
+  const error = ruleProblemsError(problems);
+  t.is(error.parameter, 'bands[0].band');
+  t.regex(error.message, /bands\[9\]\.band: duplicate; and 3 more\.$/);
+  t.false(error.message.includes('bands[10]'));
 });
 
 test('publish diagnostics name rules.<rule_id>.<field> and keep the position in the message', (t) => {
@@ -83,7 +92,7 @@ test('publish diagnostics name rules.<rule_id>.<field> and keep the position in 
   const error = publishDiagnosticsError(compiled.errors);
   t.is(error.code, 'VALIDATION_ERROR');
   t.is(error.parameter, 'rules.high_amount.expression');
-  t.regex(error.message, /^rules\.high_amount\.expression: line 1, column 23: .+ \(1 more: rules\.banded\.bands\[0\]\.expression\)\. Nothing was published\.$/);
+  t.regex(error.message, /^rules\.high_amount\.expression: line 1, column 23: [^;]+; rules\.banded\.bands\[0\]\.expression: line 1, column 1: Unknown variable: nope\. Nothing was published\.$/);
   t.is(diagnosticParameter(compiled.errors[1]!), 'rules.banded.bands[0].expression');
 });
 
