@@ -2,6 +2,7 @@
 // rate-limit class, and handler. The server (server.ts) applies each column in the same order for
 // every route; nothing about a route is decided anywhere else.
 import type { Scope } from '../auth/api-keys.js';
+import type { RulesHandlers } from './handlers/rules.js';
 import type { HttpMethod } from './router.js';
 import type { Handler, RateLimitClass, RouteDefinition } from './types.js';
 
@@ -10,7 +11,7 @@ export const kDefaultBodyLimit = 1024 * 1024;
 /** Body cap of POST /v1/fp/collect (interface, Limits). */
 export const kFingerprintBodyLimit = 64 * 1024;
 
-export interface RouteHandlers {
+export interface RouteHandlers extends RulesHandlers {
   readonly health: Handler;
   readonly metrics: Handler;
   readonly submitEvent: Handler;
@@ -22,15 +23,6 @@ export interface RouteHandlers {
   readonly changeCase: Handler;
   readonly fpCollect: Handler;
   readonly fpAgent: Handler;
-  readonly listRules: Handler;
-  readonly readRule: Handler;
-  readonly createRule: Handler;
-  readonly replaceRule: Handler;
-  readonly readPolicy: Handler;
-  readonly replacePolicy: Handler;
-  readonly publishRules: Handler;
-  readonly listRulesets: Handler;
-  readonly readRuleset: Handler;
 }
 
 type Auth = RouteDefinition['auth'];
