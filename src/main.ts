@@ -14,6 +14,9 @@ import { createChangeCaseHandler, createListCasesHandler, createReadCaseHandler 
 import { createHealthHandler, createMetricsHandler } from './http/handlers/operations.js';
 import { RulesPool } from './pool/rules-pool.js';
 import { LiveRulesets } from './rulesets/live-rulesets.js';
+import { RulesCompiler } from './rulesets/rules-compiler.js';
+import { RulesService } from './rulesets/rules-service.js';
+import { createRulesHandlers } from './http/handlers/rules.js';
 import { AsyncScorer } from './scoring/async-scorer.js';
 import { EventService } from './scoring/event-service.js';
 import { EventReader } from './scoring/event-store.js';
@@ -82,6 +85,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const scorer = new Scorer({ pool, writer, accounts: directory, velocity, now, onAsyncScored: () => deliverer.poke() });
   const accounts = new AccountsService({ readDb, writer, directory, velocity, secret, log, now, recentSignalWrites: scorer.recentSignalWrites });
   const cases = new CasesService(readDb, writer, now);
+  const rulesCompiler = new RulesCompiler();
+  const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
   const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer });
   const pending = asyncScorer.loadPending(readDb);
@@ -116,6 +121,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     changeCase: createChangeCaseHandler(cases),
     fpCollect: createCollectHandler({ installSecret: secret, writer }),
     fpAgent: createAgentHandler(loadAgentScript()),
+    ...createRulesHandlers(rules),
   });
   const server = new HttpServer({
     host: config.host,
@@ -147,6 +153,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
       await asyncScorer.pause();
       await deliverer.stop();
       await pool.close();
+      await rulesCompiler.close();
       clearInterval(velocitySweep);
       keys.stop();
       rulesets.stop();

@@ -5,6 +5,7 @@
 import { checkpointTruncate, eraseAccount } from './accounts/accounts-service.js';
 import { changeCase } from './cases/cases-service.js';
 import { recordFingerprintSighting } from './fingerprint/fingerprint-store.js';
+import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset } from './rulesets/ruleset-store.js';
 import { insertPendingEvent, persistScoredEvent } from './scoring/event-store.js';
 import type { Writer } from './store/writer.js';
 import { markDelivered, markFailed, pruneFinished } from './webhooks/webhook-store.js';
@@ -19,6 +20,10 @@ export const kWriteCommands = {
   markDelivered,
   markFailed,
   pruneFinished,
+  createDraftRule,
+  replaceDraftRule,
+  replaceDraftPolicy,
+  storePublishedRuleset,
 };
 
 export type WriteCommands = typeof kWriteCommands;

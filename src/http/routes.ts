@@ -2,6 +2,7 @@
 // rate-limit class, and handler. The server (server.ts) applies each column in the same order for
 // every route; nothing about a route is decided anywhere else.
 import type { Scope } from '../auth/api-keys.js';
+import type { RulesHandlers } from './handlers/rules.js';
 import type { HttpMethod } from './router.js';
 import type { Handler, RateLimitClass, RouteDefinition } from './types.js';
 
@@ -10,7 +11,7 @@ export const kDefaultBodyLimit = 1024 * 1024;
 /** Body cap of POST /v1/fp/collect (interface, Limits). */
 export const kFingerprintBodyLimit = 64 * 1024;
 
-export interface RouteHandlers {
+export interface RouteHandlers extends RulesHandlers {
   readonly health: Handler;
   readonly metrics: Handler;
   readonly submitEvent: Handler;
@@ -56,5 +57,16 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('POST',   '/v1/fp/collect',          'key',  'fp:write',       'json', kFingerprintBodyLimit, 'fp',    h.fpCollect, { cors: true }),
     // cors so that pages may load it with integrity= and crossorigin="anonymous" (subresource integrity).
     row('GET',    '/v1/fp/agent.js',         'none', null,             'none', kMiB,                  'none',  h.fpAgent, { cors: true }),
+    // Rules API (DESIGN §3, docs/rules-api.md). The static /v1/rules/publish wins over
+    // /v1/rules/:rule_id for every method, so "publish" is refused as a rule_id (rules-request.ts).
+    row('GET',    '/v1/rules',               'key',  'rules:read',     'none', kMiB,                  'route', h.listRules),
+    row('POST',   '/v1/rules',               'key',  'rules:write',    'json', kMiB,                  'route', h.createRule),
+    row('POST',   '/v1/rules/publish',       'key',  'rules:publish',  'optional-json', kMiB,         'route', h.publishRules),
+    row('GET',    '/v1/rules/:rule_id',      'key',  'rules:read',     'none', kMiB,                  'route', h.readRule),
+    row('PUT',    '/v1/rules/:rule_id',      'key',  'rules:write',    'json', kMiB,                  'route', h.replaceRule),
+    row('GET',    '/v1/policy',              'key',  'rules:read',     'none', kMiB,                  'route', h.readPolicy),
+    row('PUT',    '/v1/policy',              'key',  'rules:write',    'json', kMiB,                  'route', h.replacePolicy),
+    row('GET',    '/v1/rulesets',            'key',  'rules:read',     'none', kMiB,                  'route', h.listRulesets),
+    row('GET',    '/v1/rulesets/:version',   'key',  'rules:read',     'none', kMiB,                  'route', h.readRuleset),
   ];
 }

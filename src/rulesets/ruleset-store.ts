@@ -1,7 +1,7 @@
 // Draft rules, draft policy and published rulesets in SQLite (schema: migrations/002-rules.ts).
 // Publishing compiles the drafts with compiler/ and stores ruleset version N+1 in one transaction:
 // the new version is live the moment that transaction commits, and never half-written.
-import { compileRuleset, getPreset, type RuleDefinition, type RuleDiagnostic } from '../../compiler/index.js';
+import { compileRuleset, getPreset, type RuleDefinition, type RuleDiagnostic, type RulesetArtifact } from '../../compiler/index.js';
 import type { Db } from '../store/database.js';
 
 export interface Policy {
@@ -66,6 +66,100 @@ export function saveDraftRule(db: Db, projectId: string, rule: RuleDefinition, c
   return stored;
 }
 
+/** A draft rule with the times of its first and latest version (epoch ms). */
+export interface DraftRuleRecord {
+  readonly rule: RuleDefinition;
+  readonly created_at: number;
+  readonly updated_at: number;
+}
+
+interface DraftRuleRow {
+  definition: string;
+  created_at: number;
+  updated_at: number;
+}
+
+function toDraftRecord(row: DraftRuleRow): DraftRuleRecord {
+  return { rule: JSON.parse(row.definition) as RuleDefinition, created_at: row.created_at, updated_at: row.updated_at };
+}
+
+export function readDraftRuleRecords(db: Db, projectId: string): DraftRuleRecord[] {
+  const rows = db.prepare('SELECT definition, created_at, updated_at FROM rules WHERE project_id = ? ORDER BY rule_id').all(projectId) as DraftRuleRow[];
+  return rows.map(toDraftRecord);
+}
+
+export function readDraftRuleRecord(db: Db, projectId: string, ruleId: string): DraftRuleRecord | null {
+  const row = db.prepare('SELECT definition, created_at, updated_at FROM rules WHERE project_id = ? AND rule_id = ?').get(projectId, ruleId) as
+    | DraftRuleRow
+    | undefined;
+  return row === undefined ? null : toDraftRecord(row);
+}
+
+/** One stored version of a rule. */
+export interface RuleHistoryEntry {
+  readonly rule: RuleDefinition;
+  readonly changed_at: number;
+  /** The key id that made the change, or 'preset:<name>'. */
+  readonly changed_by: string;
+}
+
+/** Every version of a rule, newest first. */
+export function readRuleHistory(db: Db, projectId: string, ruleId: string): RuleHistoryEntry[] {
+  const rows = db.prepare(
+    'SELECT definition, changed_at, changed_by FROM rule_history WHERE project_id = ? AND rule_id = ? ORDER BY version DESC',
+  ).all(projectId, ruleId) as Array<{ definition: string; changed_at: number; changed_by: string }>;
+  return rows.map((row) => ({ rule: JSON.parse(row.definition) as RuleDefinition, changed_at: row.changed_at, changed_by: row.changed_by }));
+}
+
+export type CreateRuleOutcome =
+  | { readonly kind: 'created'; readonly record: DraftRuleRecord }
+  | { readonly kind: 'exists' }
+  /** The project already holds `limit` rules (archived ones included: they are still records). */
+  | { readonly kind: 'limit'; readonly limit: number };
+
+/** Write command: adds a new draft rule as version 1. The existence check and the insert are one transaction. */
+export function createDraftRule(db: Db, projectId: string, rule: RuleDefinition, changedBy: string, maxRules: number, now: number): CreateRuleOutcome {
+  if (readDraftRule(db, projectId, rule.rule_id) !== null) return { kind: 'exists' };
+  const { n } = db.prepare('SELECT count(*) AS n FROM rules WHERE project_id = ?').get(projectId) as { n: number };
+  if (n >= maxRules) return { kind: 'limit', limit: maxRules };
+  saveDraftRule(db, projectId, rule, changedBy, now);
+  return { kind: 'created', record: readDraftRuleRecord(db, projectId, rule.rule_id)! };
+}
+
+export type ReplaceRuleOutcome =
+  | { readonly kind: 'saved'; readonly record: DraftRuleRecord }
+  /** The new definition equals the current one: no new version was made. */
+  | { readonly kind: 'unchanged'; readonly record: DraftRuleRecord }
+  | { readonly kind: 'not_found' }
+  /** The caller's expected version is not the current one (someone else changed the rule). */
+  | { readonly kind: 'version_mismatch'; readonly current: number };
+
+/**
+ * Write command: replaces an existing draft rule with its next version. `expectedVersion`, when
+ * not null, must be the current version: an optimistic lock between analysts editing one rule.
+ */
+export function replaceDraftRule(
+  db: Db, projectId: string, rule: RuleDefinition, expectedVersion: number | null, changedBy: string, now: number,
+): ReplaceRuleOutcome {
+  const current = readDraftRuleRecord(db, projectId, rule.rule_id);
+  if (current === null) return { kind: 'not_found' };
+  if (expectedVersion !== null && expectedVersion !== current.rule.version) return { kind: 'version_mismatch', current: current.rule.version };
+  if (sameRuleContent(current.rule, rule)) return { kind: 'unchanged', record: current };
+  saveDraftRule(db, projectId, rule, changedBy, now);
+  return { kind: 'saved', record: readDraftRuleRecord(db, projectId, rule.rule_id)! };
+}
+
+/** Equal in every field but the version. */
+function sameRuleContent(a: RuleDefinition, b: RuleDefinition): boolean {
+  return canonicalRule(a) === canonicalRule(b);
+}
+
+function canonicalRule(rule: RuleDefinition): string {
+  // A fixed key order: definitions stored by older code may list their keys in another order.
+  const bands = rule.bands === null ? null : rule.bands.map((band) => [band.band, band.expression, band.score_delta]);
+  return JSON.stringify([rule.rule_id, rule.kind, rule.status, rule.expression, rule.score_delta, bands, rule.action, rule.description]);
+}
+
 export function readDraftPolicy(db: Db, projectId: string): Policy {
   const row = db.prepare('SELECT review_threshold, block_threshold, version FROM policies WHERE project_id = ?').get(projectId) as Policy | undefined;
   return row ?? { ...kDefaultPolicy, version: 0 };
@@ -81,32 +175,125 @@ export function saveDraftPolicy(db: Db, projectId: string, thresholds: { review_
   return { ...thresholds, version };
 }
 
+/** The draft policy and when it was last saved (null: never saved, the defaults apply). */
+export interface PolicyRecord extends Policy {
+  readonly updated_at: number | null;
+}
+
+export function readDraftPolicyRecord(db: Db, projectId: string): PolicyRecord {
+  const row = db.prepare('SELECT review_threshold, block_threshold, version, updated_at FROM policies WHERE project_id = ?').get(projectId) as
+    | PolicyRecord
+    | undefined;
+  return row ?? { ...kDefaultPolicy, version: 0, updated_at: null };
+}
+
+export type ReplacePolicyOutcome =
+  | { readonly kind: 'saved' | 'unchanged'; readonly policy: PolicyRecord }
+  | { readonly kind: 'version_mismatch'; readonly current: number };
+
+/** Write command: saves the draft thresholds as the policy's next version, unless they are unchanged. */
+export function replaceDraftPolicy(
+  db: Db, projectId: string, thresholds: { review_threshold: number; block_threshold: number }, expectedVersion: number | null, now: number,
+): ReplacePolicyOutcome {
+  const current = readDraftPolicyRecord(db, projectId);
+  if (expectedVersion !== null && expectedVersion !== current.version) return { kind: 'version_mismatch', current: current.version };
+  if (current.updated_at !== null && current.review_threshold === thresholds.review_threshold && current.block_threshold === thresholds.block_threshold) {
+    return { kind: 'unchanged', policy: current };
+  }
+  saveDraftPolicy(db, projectId, thresholds, now);
+  return { kind: 'saved', policy: readDraftPolicyRecord(db, projectId) };
+}
+
 export type PublishResult = { ok: true; ruleset: PublishedRuleset } | { ok: false; errors: RuleDiagnostic[] };
 
 /** Compiles the drafts and the draft policy into ruleset version N+1 and stores it (one transaction). */
 export function publishDrafts(db: Db, projectId: string, publishedBy: string, now: number): PublishResult {
   return db.transaction((): PublishResult => {
-    const rules = readDraftRules(db, projectId);
-    const compiled = compileRuleset(rules);
+    const snapshot = readDraftSnapshot(db, projectId);
+    const compiled = compileRuleset(snapshot.rules);
     if (!compiled.ok) return { ok: false, errors: compiled.errors };
-    const policy = readDraftPolicy(db, projectId);
-    const latest = db.prepare('SELECT max(version) AS version FROM rulesets WHERE project_id = ?').get(projectId) as { version: number | null };
-    const ruleset: PublishedRuleset = {
-      project_id: projectId,
-      version: (latest.version ?? 0) + 1,
-      max_possible: compiled.artifact.max_possible,
-      signals: compiled.artifact.signals,
-      rules,
-      policy,
-      published_at: now,
-      published_by: publishedBy,
-    };
-    db.prepare(`INSERT INTO rulesets (${kRulesetColumns}, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-      projectId, ruleset.version, ruleset.max_possible, JSON.stringify(ruleset.signals), JSON.stringify(rules),
-      JSON.stringify(policy), now, publishedBy, compiled.artifact.source,
-    );
-    return { ok: true, ruleset };
+    return { ok: true, ruleset: insertRuleset(db, projectId, snapshot, compiled.artifact, publishedBy, now) };
   }).immediate();
+}
+
+/** The drafts as one consistent read: what a publish compiles. */
+export interface DraftSnapshot {
+  readonly rules: RuleDefinition[];
+  readonly policy: Policy;
+}
+
+export function readDraftSnapshot(db: Db, projectId: string): DraftSnapshot {
+  // One transaction, so that a rule and the policy saved in between cannot be half seen.
+  return db.transaction(() => ({ rules: readDraftRules(db, projectId), policy: readDraftPolicy(db, projectId) }))();
+}
+
+export type StoreRulesetOutcome =
+  | { readonly kind: 'published'; readonly ruleset: PublishedRuleset }
+  /** The live ruleset already holds exactly these drafts (a concurrent publish stored them). */
+  | { readonly kind: 'unchanged'; readonly ruleset: PublishedRuleset }
+  /** A draft changed after the snapshot was compiled: compile again. */
+  | { readonly kind: 'stale' };
+
+/**
+ * Write command: stores `artifact`, compiled elsewhere from `snapshot`, as ruleset version N+1.
+ * Compiling takes tens of milliseconds (more for large rulesets), too long to hold the single
+ * writer; so the rules API compiles off this thread and this command only checks, inside the
+ * transaction, that the drafts are still the ones compiled.
+ */
+export function storePublishedRuleset(
+  db: Db, projectId: string, snapshot: DraftSnapshot, artifact: RulesetArtifact, publishedBy: string, now: number,
+): StoreRulesetOutcome {
+  if (!sameDrafts(readDraftSnapshot(db, projectId), snapshot)) return { kind: 'stale' };
+  const live = readLiveRuleset(db, projectId);
+  if (live !== null && sameDrafts(live, snapshot)) return { kind: 'unchanged', ruleset: live };
+  return { kind: 'published', ruleset: insertRuleset(db, projectId, snapshot, artifact, publishedBy, now) };
+}
+
+/**
+ * Whether two sets of rules and policy are the same drafts. Every change of a rule or of the policy
+ * takes a new version, so equal versions mean equal content.
+ */
+export function sameDrafts(a: DraftSnapshot, b: DraftSnapshot): boolean {
+  const changes = draftChanges(a, b);
+  return changes.changed_rules.length === 0 && !changes.policy_changed;
+}
+
+export interface DraftChanges {
+  /** rule_ids whose draft version is not the published one (new rules included), sorted. */
+  readonly changed_rules: string[];
+  readonly policy_changed: boolean;
+}
+
+/** What a publish would change: drafts against the live ruleset (everything, when none is published). */
+export function draftChanges(drafts: DraftSnapshot, published: DraftSnapshot | null): DraftChanges {
+  const publishedVersions = new Map((published?.rules ?? []).map((rule) => [rule.rule_id, rule.version]));
+  const draftIds = new Set(drafts.rules.map((rule) => rule.rule_id));
+  const changed = drafts.rules.filter((rule) => publishedVersions.get(rule.rule_id) !== rule.version).map((rule) => rule.rule_id);
+  // Rules are never deleted, so a published rule missing from the drafts is only possible after a
+  // manual repair of the store; it is still a difference a publish would make.
+  for (const ruleId of publishedVersions.keys()) if (!draftIds.has(ruleId)) changed.push(ruleId);
+  return {
+    changed_rules: changed.sort(),
+    policy_changed: published === null || published.policy.version !== drafts.policy.version,
+  };
+}
+
+function insertRuleset(db: Db, projectId: string, snapshot: DraftSnapshot, artifact: RulesetArtifact, publishedBy: string, now: number): PublishedRuleset {
+  const ruleset: PublishedRuleset = {
+    project_id: projectId,
+    version: (readLiveVersion(db, projectId) ?? 0) + 1,
+    max_possible: artifact.max_possible,
+    signals: artifact.signals,
+    rules: snapshot.rules,
+    policy: snapshot.policy,
+    published_at: now,
+    published_by: publishedBy,
+  };
+  db.prepare(`INSERT INTO rulesets (${kRulesetColumns}, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+    projectId, ruleset.version, ruleset.max_possible, JSON.stringify(ruleset.signals), JSON.stringify(ruleset.rules),
+    JSON.stringify(ruleset.policy), now, publishedBy, artifact.source,
+  );
+  return ruleset;
 }
 
 /** Copies a preset's rules and policy into a new project's drafts and publishes them as version 1. */
@@ -133,9 +320,16 @@ export function readLiveRuleset(db: Db, projectId: string): PublishedRuleset | n
   return row === undefined ? null : toRuleset(row);
 }
 
-export function listRulesets(db: Db, projectId: string): PublishedRuleset[] {
-  const rows = db.prepare(`SELECT ${kRulesetColumns} FROM rulesets WHERE project_id = ? ORDER BY version DESC`).all(projectId) as RulesetRow[];
+/** Published rulesets, newest first; a page of `limit` below version `before` when given. */
+export function listRulesets(db: Db, projectId: string, page: { before: number | null; limit: number } = { before: null, limit: -1 }): PublishedRuleset[] {
+  const rows = db.prepare(`SELECT ${kRulesetColumns} FROM rulesets WHERE project_id = ? AND version < ? ORDER BY version DESC LIMIT ?`)
+    .all(projectId, page.before ?? Number.MAX_SAFE_INTEGER, page.limit) as RulesetRow[];
   return rows.map(toRuleset);
+}
+
+export function readLiveVersion(db: Db, projectId: string): number | null {
+  const row = db.prepare('SELECT max(version) AS version FROM rulesets WHERE project_id = ?').get(projectId) as { version: number | null };
+  return row.version;
 }
 
 function toRuleset(row: RulesetRow): PublishedRuleset {

@@ -1,0 +1,206 @@
+// The rules API's use-cases (DESIGN §3, docs/rules-api.md): read drafts and rulesets on the read
+// connection, check rules on the compiler thread, write through the writer, and make a published
+// version live at once. Every answer is scoped to the project of the calling key.
+import { kMaxRules } from '../../compiler/limits.js';
+import type { RuleDefinition } from '../../compiler/index.js';
+import { apiError, type ApiError } from '../shared/errors.js';
+import type { Db } from '../store/database.js';
+import type { AppWriter } from '../write-commands.js';
+import type { LiveRulesets } from './live-rulesets.js';
+import type { RulesCompiler } from './rules-compiler.js';
+import {
+  publishDiagnosticsError, ruleProblemsError, versionMismatch, type PolicyChange, type ReplaceRule, type RulesetListQuery,
+} from './rules-request.js';
+import {
+  listRulesets, readDraftPolicyRecord, readDraftRuleRecord, readDraftRuleRecords, readDraftSnapshot, readLiveRuleset,
+  readLiveVersion, readRuleHistory, readRuleset, sameDrafts,
+} from './ruleset-store.js';
+import { policyView, ruleView, ruleWithHistoryView, rulesListView, rulesetView } from './rules-view.js';
+
+export type RulesAnswer = { readonly ok: true; readonly status: number; readonly body: object } | { readonly ok: false; readonly error: ApiError };
+
+/**
+ * A publish compiles a snapshot of the drafts off the writer; if a draft changes before the result
+ * is stored, it compiles the new drafts. Beyond this many tries the caller is asked to retry.
+ */
+const kPublishAttempts = 3;
+
+export interface RulesServiceOptions {
+  readonly readDb: Db;
+  readonly writer: AppWriter;
+  readonly compiler: RulesCompiler;
+  readonly liveRulesets: LiveRulesets;
+  readonly now: () => number;
+}
+
+function ok(body: object, status = 200): RulesAnswer {
+  return { ok: true, status, body };
+}
+
+function refused(error: ApiError): RulesAnswer {
+  return { ok: false, error };
+}
+
+function ruleNotFound(ruleId: string): ApiError {
+  return apiError('NOT_FOUND', `No rule ${JSON.stringify(ruleId)} in this project.`, 'rule_id');
+}
+
+function failed(what: string, error: unknown): RulesAnswer {
+  return refused(apiError('INTERNAL_ERROR', `${what}: ${(error as Error).message}. Nothing was changed; the request may be retried.`));
+}
+
+export class RulesService {
+  readonly #readDb: Db;
+  readonly #writer: AppWriter;
+  readonly #compiler: RulesCompiler;
+  readonly #live: LiveRulesets;
+  readonly #now: () => number;
+
+  constructor(options: RulesServiceOptions) {
+    this.#readDb = options.readDb;
+    this.#writer = options.writer;
+    this.#compiler = options.compiler;
+    this.#live = options.liveRulesets;
+    this.#now = options.now;
+  }
+
+  list(projectId: string): RulesAnswer {
+    // One read transaction: the drafts, the policy and the live version as of one moment.
+    return this.#readDb.transaction(() =>
+      ok(rulesListView(readDraftRuleRecords(this.#readDb, projectId), readDraftPolicyRecord(this.#readDb, projectId), readLiveRuleset(this.#readDb, projectId))),
+    )();
+  }
+
+  get(projectId: string, ruleId: string, history: boolean): RulesAnswer {
+    return this.#readDb.transaction(() => {
+      const record = readDraftRuleRecord(this.#readDb, projectId, ruleId);
+      if (record === null) return refused(ruleNotFound(ruleId));
+      return ok(history ? ruleWithHistoryView(record, readRuleHistory(this.#readDb, projectId, ruleId)) : ruleView(record));
+    })();
+  }
+
+  async create(projectId: string, keyId: string, input: Record<string, unknown>): Promise<RulesAnswer> {
+    const checked = await this.#check(input);
+    if (!checked.ok) return checked;
+    const rule = checked.rule;
+    let outcome;
+    try {
+      outcome = await this.#writer.call('createDraftRule', projectId, rule, keyId, kMaxRules, this.#now());
+    } catch (error) {
+      return failed('The rule could not be saved', error);
+    }
+    switch (outcome.kind) {
+      case 'created':
+        return ok(ruleView(outcome.record), 201);
+      case 'exists':
+        return refused(apiError('VALIDATION_ERROR', `A rule ${rule.rule_id} exists already: change it with PUT /v1/rules/${rule.rule_id}.`, 'rule_id'));
+      case 'limit':
+        return refused(apiError('VALIDATION_ERROR', `The project has ${outcome.limit} rules, the most a ruleset may hold (archived rules count). Reuse an archived rule instead.`, 'rule_id'));
+    }
+  }
+
+  async replace(projectId: string, keyId: string, change: ReplaceRule): Promise<RulesAnswer> {
+    const ruleId = change.record.rule_id as string;
+    // Unknown rule first: checking the body of a rule that cannot be replaced would be wasted work.
+    if (readDraftRuleRecord(this.#readDb, projectId, ruleId) === null) return refused(ruleNotFound(ruleId));
+    const checked = await this.#check(change.record);
+    if (!checked.ok) return checked;
+    let outcome;
+    try {
+      outcome = await this.#writer.call('replaceDraftRule', projectId, checked.rule, change.expectedVersion, keyId, this.#now());
+    } catch (error) {
+      return failed('The rule could not be saved', error);
+    }
+    switch (outcome.kind) {
+      case 'saved':
+      case 'unchanged':
+        return ok(ruleView(outcome.record));
+      case 'not_found':
+        return refused(ruleNotFound(ruleId));
+      case 'version_mismatch':
+        return refused(versionMismatch(`rule ${ruleId}`, change.expectedVersion!, outcome.current));
+    }
+  }
+
+  /** validateRuleDefinition on the compiler thread, its problems as one VALIDATION_ERROR. */
+  async #check(input: Record<string, unknown>): Promise<{ ok: true; rule: RuleDefinition } | { ok: false; error: ApiError }> {
+    let checked;
+    try {
+      checked = await this.#compiler.validate(input);
+    } catch (error) {
+      return { ok: false, error: apiError('INTERNAL_ERROR', `The rule could not be checked: ${(error as Error).message}. Nothing was changed.`) };
+    }
+    return checked.ok ? checked : { ok: false, error: ruleProblemsError(checked.problems) };
+  }
+
+  getPolicy(projectId: string): RulesAnswer {
+    return ok(policyView(readDraftPolicyRecord(this.#readDb, projectId)));
+  }
+
+  async replacePolicy(projectId: string, change: PolicyChange): Promise<RulesAnswer> {
+    const thresholds = { review_threshold: change.review_threshold, block_threshold: change.block_threshold };
+    let outcome;
+    try {
+      outcome = await this.#writer.call('replaceDraftPolicy', projectId, thresholds, change.expectedVersion, this.#now());
+    } catch (error) {
+      return failed('The policy could not be saved', error);
+    }
+    if (outcome.kind === 'version_mismatch') return refused(versionMismatch('the policy', change.expectedVersion!, outcome.current));
+    return ok(policyView(outcome.policy));
+  }
+
+  /**
+   * Compiles the drafts into ruleset version N+1 and makes it live. Drafts identical to the live
+   * ruleset publish nothing (200, changed false): a version number then always means a change.
+   */
+  async publish(projectId: string, keyId: string): Promise<RulesAnswer> {
+    for (let attempt = 0; attempt < kPublishAttempts; attempt++) {
+      const snapshot = readDraftSnapshot(this.#readDb, projectId);
+      const live = readLiveRuleset(this.#readDb, projectId);
+      if (live !== null && sameDrafts(snapshot, live)) return ok({ changed: false, ...rulesetView(live, live.version) });
+      let compiled;
+      try {
+        compiled = await this.#compiler.compile(snapshot.rules);
+      } catch (error) {
+        return failed('The ruleset could not be compiled', error);
+      }
+      if (!compiled.ok) return refused(publishDiagnosticsError(compiled.errors));
+      let outcome;
+      try {
+        outcome = await this.#writer.call('storePublishedRuleset', projectId, snapshot, compiled.artifact, keyId, this.#now());
+      } catch (error) {
+        return failed('The ruleset could not be stored', error);
+      }
+      if (outcome.kind === 'stale') continue;
+      if (outcome.kind === 'published') {
+        // Committed: the next event of the project must take the new version, not the cached one.
+        this.#live.notifyPublished(projectId);
+        return ok({ changed: true, ...rulesetView(outcome.ruleset, outcome.ruleset.version) }, 201);
+      }
+      return ok({ changed: false, ...rulesetView(outcome.ruleset, outcome.ruleset.version) });
+    }
+    return refused(apiError('INTERNAL_ERROR', 'The drafts kept changing while they were being published. Nothing was published; retry.'));
+  }
+
+  listRulesets(projectId: string, query: RulesetListQuery): RulesAnswer {
+    return this.#readDb.transaction(() => {
+      const live = readLiveVersion(this.#readDb, projectId);
+      // One more than the page tells whether an older page follows.
+      const rows = listRulesets(this.#readDb, projectId, { before: query.before, limit: query.limit + 1 });
+      const page = rows.slice(0, query.limit);
+      const last = page.at(-1);
+      return ok({
+        rulesets: page.map((ruleset) => rulesetView(ruleset, live)),
+        next_before: rows.length > query.limit && last !== undefined ? last.version : null,
+      });
+    })();
+  }
+
+  getRuleset(projectId: string, version: number): RulesAnswer {
+    return this.#readDb.transaction(() => {
+      const ruleset = readRuleset(this.#readDb, projectId, version);
+      if (ruleset === null) return refused(apiError('NOT_FOUND', `No ruleset version ${version} in this project.`, 'version'));
+      return ok(rulesetView(ruleset, readLiveVersion(this.#readDb, projectId)));
+    })();
+  }
+}
