@@ -59,13 +59,29 @@ export class Router<R extends Routable> {
 
   match(method: string, path: string): RouteMatch<R> {
     const byMethod = this.#static.get(path);
-    if (byMethod !== undefined) return pick(byMethod, method, kNoParams);
+    if (byMethod !== undefined) {
+      const found = pick(byMethod, method, kNoParams);
+      if (found.kind === 'found') return found;
+      // A static path does not hide a pattern that takes this method: GET /v1/rules/publish is the
+      // rule "publish" when only POST /v1/rules/publish is static.
+      const byPattern = this.#matchPatterns(method, path);
+      if (byPattern.kind === 'found') return byPattern;
+      return byPattern.kind === 'method_not_allowed' ? mergeNotAllowed(found, byPattern) : found;
+    }
+    return this.#matchPatterns(method, path);
+  }
+
+  #matchPatterns(method: string, path: string): RouteMatch<R> {
     const segments = path.split('/');
+    let notAllowed: RouteMatch<R> | null = null;
     for (const entry of this.#patterns) {
       const params = matchSegments(entry, segments);
-      if (params !== null) return pick(entry.byMethod, method, params);
+      if (params === null) continue;
+      const found = pick(entry.byMethod, method, params);
+      if (found.kind === 'found') return found;
+      notAllowed = notAllowed === null ? found : mergeNotAllowed(notAllowed, found);
     }
-    return kNotFound;
+    return notAllowed ?? kNotFound;
   }
 }
 
@@ -73,6 +89,11 @@ function pick<R>(byMethod: Map<HttpMethod, R>, method: string, params: Readonly<
   const route = byMethod.get(method as HttpMethod);
   if (route !== undefined) return { kind: 'found', route, params };
   return { kind: 'method_not_allowed', allowed: [...byMethod.keys()], routes: [...byMethod.values()] };
+}
+
+function mergeNotAllowed<R>(a: RouteMatch<R>, b: RouteMatch<R>): RouteMatch<R> {
+  if (a.kind !== 'method_not_allowed' || b.kind !== 'method_not_allowed') return a;
+  return { kind: 'method_not_allowed', allowed: [...new Set([...a.allowed, ...b.allowed])], routes: [...a.routes, ...b.routes] };
 }
 
 function matchSegments<R>(entry: PatternEntry<R>, segments: readonly string[]): Record<string, string> | null {

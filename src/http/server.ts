@@ -309,7 +309,7 @@ export class HttpServer {
     const limit = route.bodyLimit;
     const declared = contentLength === '' ? -1 : Number(contentLength);
     if (declared > limit) {
-      this.#refuseTooLarge(exchange, limit);
+      this.#refuseTooLarge(exchange, limit, false);
       return;
     }
     // With a declared length the body is copied once into a buffer of exactly that size;
@@ -323,7 +323,7 @@ export class HttpServer {
       received += chunk.byteLength;
       if (received > limit || (exact !== null && received > exact.length)) {
         done = true;
-        this.#refuseTooLarge(exchange, limit);
+        this.#refuseTooLarge(exchange, limit, declared < 0);
         return;
       }
       if (exact !== null) exact.set(new Uint8Array(chunk), received - chunk.byteLength);
@@ -344,10 +344,15 @@ export class HttpServer {
     });
   }
 
-  #refuseTooLarge(exchange: Exchange, limit: number): void {
+  /**
+   * Answers 413 without reading further. With a declared Content-Length, uWS skips the rest of the
+   * body as it arrives (nothing is kept) and the connection stays usable, so a client still
+   * uploading reads the answer instead of a reset. A chunked body has no known end: the
+   * connection is closed after the answer.
+   */
+  #refuseTooLarge(exchange: Exchange, limit: number, closeConnection: boolean): void {
     const error = apiError('PAYLOAD_TOO_LARGE', `The body is larger than ${limit} bytes, the limit of this route.`, 'body');
-    // Close the connection: the rest of the body is not read, so the stream cannot be reused.
-    this.#send(exchange, error.status, kJson, failureBody([error]), kNoHeaders, true);
+    this.#send(exchange, error.status, kJson, failureBody([error]), kNoHeaders, closeConnection);
   }
 
   #invoke(exchange: Exchange, route: CompiledRoute, context: RequestContext): void {

@@ -60,7 +60,11 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   );
 
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => {
+      // Do not leave a server behind that might still come up.
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start:\n${output}`));
+    }, 20_000);
     const check = (): void => {
       const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
       if (match) {
