@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 const kTypes = ['payment', 'payment', 'payment', 'login', 'login', 'registration', 'deposit', 'withdrawal', 'payout'];
 const kCountries = ['DE', 'FR', 'GB', 'US', 'NL', 'ES', 'IT', 'PL'];
 const kBins = ['411111', '555555', '378282', '601111', '424242'];
+/** Active accounts: an account returns every few dozen events, as on a live site. */
+const kAccounts = 20_000;
 
 /** xorshift32: cheap and deterministic. */
 function random(seed: number): () => number {
@@ -27,7 +29,7 @@ export function eventMix(seed = 42, options: { async?: boolean } = {}): () => st
     if (options.async) event.async = true;
     // Anonymous traffic comes from a pool of 200k addresses; an account mostly from its own few.
     const hasAccount = next() < 0.4;
-    const account = Math.floor(next() * 50_000);
+    const account = Math.floor(next() * kAccounts);
     const ipIndex = hasAccount && next() < 0.9 ? account * 3 + Math.floor(next() * 3) : 150_000 + Math.floor(next() * 200_000);
     const ip = `10.${(ipIndex >> 16) & 255}.${(ipIndex >> 8) & 255}.${ipIndex & 255}`;
     event.context = { ip, user_agent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/126.0 Safari/537.36', session_id: `s${Math.floor(next() * 1e9)}` };

@@ -19,8 +19,8 @@ request = function()
   local t = types[math.random(#types)]
   local parts = {'{"event_id":"', uuid(), '","event_type":"', t, '"'}
   if async then parts[#parts+1] = ',"async":true' end
-  local hasAccount = math.random() < 0.4
-  local a = math.random(0, 49999)
+  local hasAccount = os.getenv("FS_ANONYMOUS") ~= "1" and math.random() < 0.4
+  local a = math.random(0, 19999) -- 20,000 active accounts
   local ipIndex
   if hasAccount and math.random() < 0.9 then ipIndex = a * 3 + math.random(0, 2) else ipIndex = 150000 + math.random(0, 199999) end
   local ip = string.format("10.%d.%d.%d", math.floor(ipIndex / 65536) % 256, math.floor(ipIndex / 256) % 256, ipIndex % 256)

@@ -2,14 +2,12 @@
 // the event's signal values, and the stored signals (links, account) the ruleset reads. Kept off
 // the HTTP thread because phone parsing and hashing are the costly part of scoring.
 import type { Signals } from '../../compiler/index.js';
-import { maskCard } from '../signals/card.js';
-import { analyzeEmail, maskEmail, normalizeEmail } from '../signals/email.js';
-import { maskIp, normalizeIp } from '../signals/ip.js';
-import { keyedHash, type SignalType } from '../signals/keyed-hash.js';
+import { analyzeEmail, normalizeEmail } from '../signals/email.js';
 import { analyzePhone } from '../signals/phone.js';
+import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { HashedSignal, StoredSignals } from '../signals/stored-signals.js';
 import type { EventInput } from '../validation/event-input.js';
-import { Needs, type EnrichmentStatus, type EvaluateItem, type StoredIdentifier } from './protocol.js';
+import { Needs, type EnrichmentStatus, type EvaluateItem } from './protocol.js';
 
 export interface PreparedEvent {
   readonly event: Record<string, unknown>;
@@ -31,23 +29,7 @@ export function prepareEvent(item: EvaluateItem, secret: Buffer, stored: StoredS
   const emailSignals = analyzeEmail(email);
   if (email !== null) enrichment.email = emailSignals.valid ? 'ok' : 'unparseable';
 
-  const identifiers: StoredIdentifier[] = [];
-  if ((item.needs & (Needs.Links | Needs.StoredIdentifiers)) !== 0) {
-    const add = (type: SignalType, value: string, masked: string): void => {
-      identifiers.push({ type, hash: keyedHash(secret, type, value), masked });
-    };
-    if (email !== null) add('email', email, maskEmail(email));
-    else if (typeof user?.email_hash === 'string') add('email', `hash:${user.email_hash}`, maskHash(user.email_hash));
-    if (phone.e164 !== null) add('phone', phone.e164, phone.masked!);
-    else if (typeof user?.phone_hash === 'string') add('phone', `hash:${user.phone_hash}`, maskHash(user.phone_hash));
-    const fp = event.context?.fp_id;
-    if (typeof fp === 'string') add('fp', fp, maskToken(fp));
-    const ip = typeof event.context?.ip === 'string' ? normalizeIp(event.context.ip) : null;
-    if (ip !== null) add('ip', ip, maskIp(ip));
-    const bin = event.payment?.bin;
-    const last4 = event.payment?.last4;
-    if (typeof bin === 'string' && typeof last4 === 'string') add('card', `${bin}:${last4}`, maskCard(bin, last4));
-  }
+  const identifiers = (item.needs & (Needs.Links | Needs.StoredIdentifiers)) !== 0 ? storedIdentifiers(event, phone, secret) : [];
 
   const signals: Partial<Signals> = { phone: phone.signals, email: emailSignals } as Partial<Signals>;
   if (item.velocity !== null) (signals as Record<string, unknown>).velocity = item.velocity;
@@ -76,12 +58,4 @@ export function viewForRules(event: EventInput): Record<string, unknown> {
     view.payment = payment;
   }
   return view;
-}
-
-function maskHash(hash: string): string {
-  return `hash:${hash.slice(0, 4)}***`;
-}
-
-function maskToken(token: string): string {
-  return `${token.slice(0, Math.min(6, Math.floor(token.length / 2)))}***`;
 }

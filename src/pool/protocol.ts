@@ -1,7 +1,7 @@
 // The messages between the main thread and the rule-evaluation workers. Plain data only: class
 // identity does not survive postMessage, so errors travel as values with the interface's code.
 import type { Decision, Thresholds } from '../scoring/score-result.js';
-import type { SignalType } from '../signals/keyed-hash.js';
+import type { StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { VelocitySignals } from '../signals/velocity.js';
 
 export interface WorkerSetup {
@@ -46,12 +46,7 @@ export interface EvaluateTask {
   readonly items: readonly EvaluateItem[];
 }
 
-/** A signal value of the event as the store keeps it. */
-export interface StoredIdentifier {
-  readonly type: SignalType;
-  readonly hash: string;
-  readonly masked: string;
-}
+export type { StoredIdentifier } from '../signals/stored-identifiers.js';
 
 export type EnrichmentStatus = 'ok' | 'unconfigured' | 'error' | 'unparseable';
 

@@ -35,7 +35,8 @@ CREATE TABLE account_signals (
   last_seen    INTEGER NOT NULL,
   PRIMARY KEY (tenant_id, signal_type, signal_hash, account_id)
 ) WITHOUT ROWID;
-CREATE INDEX account_signals_by_account ON account_signals (account_id);
+-- No index by account: erasure finds an account's rows from its events' values (one less random
+-- write per new signal while scoring).
 
 -- other_external_id repeats the other account's external id (it never changes: an erased account's
 -- links are deleted) so that listing a thousand links needs no lookup per link.

@@ -1,0 +1,48 @@
+// The signal values of an event as the store keeps them: keyed hash and masked form per signal
+// type (docs/accounts.md). One function, used where an event is scored (the rule workers) and where
+// an account is erased (the writer), so both find exactly the same rows. Pure.
+import type { EventInput } from '../validation/event-input.js';
+import { maskCard } from './card.js';
+import { maskEmail, normalizeEmail } from './email.js';
+import { maskIp, normalizeIp } from './ip.js';
+import { keyedHash, type SignalType } from './keyed-hash.js';
+import type { PhoneAnalysis } from './phone.js';
+
+export interface StoredIdentifier {
+  readonly type: SignalType;
+  readonly hash: string;
+  readonly masked: string;
+}
+
+/** `phone` is the analysis of user.phone (see phone.ts), done once by the caller. */
+export function storedIdentifiers(event: EventInput, phone: PhoneAnalysis, secret: Buffer): StoredIdentifier[] {
+  const identifiers: StoredIdentifier[] = [];
+  const add = (type: SignalType, value: string, masked: string): void => {
+    identifiers.push({ type, hash: keyedHash(secret, type, value), masked });
+  };
+  const user = event.user;
+  if (typeof user?.email === 'string') {
+    const email = normalizeEmail(user.email);
+    add('email', email, maskEmail(email));
+  } else if (typeof user?.email_hash === 'string') {
+    add('email', `hash:${user.email_hash}`, maskHash(user.email_hash));
+  }
+  if (phone.e164 !== null) add('phone', phone.e164, phone.masked!);
+  else if (typeof user?.phone_hash === 'string') add('phone', `hash:${user.phone_hash}`, maskHash(user.phone_hash));
+  const fp = event.context?.fp_id;
+  if (typeof fp === 'string') add('fp', fp, maskToken(fp));
+  const ip = typeof event.context?.ip === 'string' ? normalizeIp(event.context.ip) : null;
+  if (ip !== null) add('ip', ip, maskIp(ip));
+  const bin = event.payment?.bin;
+  const last4 = event.payment?.last4;
+  if (typeof bin === 'string' && typeof last4 === 'string') add('card', `${bin}:${last4}`, maskCard(bin, last4));
+  return identifiers;
+}
+
+function maskHash(hash: string): string {
+  return `hash:${hash.slice(0, 4)}***`;
+}
+
+function maskToken(token: string): string {
+  return `${token.slice(0, Math.min(6, Math.floor(token.length / 2)))}***`;
+}
