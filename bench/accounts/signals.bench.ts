@@ -55,9 +55,9 @@ export async function runSignalsBenchmark(): Promise<void> {
   })();
   // The store links each new holder with at most 100 earlier ones; add the hub's other links the
   // way later refreshes would, so that it has a thousand.
-  const link = db.prepare(`INSERT OR IGNORE INTO account_links (account_id, signal_type, other_account_id, other_external_id, masked, first_seen, last_seen) VALUES (?, 'card', ?, ?, '411111******0000', ?, ?)`);
+  const link = db.prepare(`INSERT OR IGNORE INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen) VALUES (?, 'card', ?, ?, ?, '411111******0000', ?, ?)`);
   db.transaction(() => {
-    for (let i = 0; i < kHubLinks; i++) link.run('acc_benchhub', `acc_benchuser-${i}`, `user-${i}`, now, now);
+    for (let i = 0; i < kHubLinks; i++) link.run('acc_benchhub', `acc_benchuser-${i}`, `user-${i}`, `,${projectId},`, now, now);
   })();
   const links = (db.prepare('SELECT count(*) AS n FROM account_links').get() as { n: number }).n;
   console.log(`built ${kAccounts.toLocaleString('en-US')} accounts and ${links.toLocaleString('en-US')} links in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
@@ -68,7 +68,7 @@ export async function runSignalsBenchmark(): Promise<void> {
     secret, log: createLogger('error'), now: Date.now, recentSignalWrites: new RecentSignalWrites(3_600_000),
   });
   const hubAnswer = accounts.links(tenantId, projectId, 'hub');
-  if (!hubAnswer.ok || (hubAnswer.body as { links: unknown[] }).links.length !== kHubLinks) throw new Error('the hub account does not have its links');
+  if (!hubAnswer.ok || (JSON.parse(hubAnswer.json) as { links: unknown[] }).links.length !== kHubLinks) throw new Error('the hub account does not have its links');
   const stored = new StoredSignals(readDb);
   const eventSignals = [identifier('email', 'user500@example.com', ''), identifier('fp', 'fp_household_125', ''), identifier('ip', '10.0.7.50', '')];
   const velocity = new VelocityWindows();

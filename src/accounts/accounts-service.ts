@@ -14,9 +14,9 @@ import type { AccountDirectory } from './account-directory.js';
 import { scrubPayload } from './erasure.js';
 import { analyzePhone } from '../signals/phone.js';
 import { storedIdentifiers } from '../signals/stored-identifiers.js';
-import { isoTime } from '../shared/iso-time.js';
 import type { RecentSignalWrites } from '../signals/recent-writes.js';
 
+/** One entry of the links route (built by SQLite as account_links.entry; see migrations/004). */
 export interface AccountLink {
   readonly signal_type: string;
   readonly account_public_id: string;
@@ -37,9 +37,6 @@ export interface ErasureSummary {
   };
   readonly already_erased: boolean;
 }
-
-/** signal_type, other_account_id, other_external_id, masked, first_seen, last_seen */
-type LinkRow = [string, string, string, string, number, number];
 
 interface AccountRow {
   account_id: string;
@@ -63,7 +60,7 @@ export class AccountsService {
   readonly #deps: AccountsServiceDeps;
   readonly #byId: Statement<[string, string, string], AccountRow>;
   readonly #byExternalId: Statement<[string, string, string], AccountRow>;
-  readonly #links: Statement<[string, string], LinkRow>;
+  readonly #links: Statement<[string, string], string>;
   readonly #erasedById: Statement<[string, string], { summary: string }>;
   readonly #erasedByExternalId: Statement<[string, string], { summary: string }>;
 
@@ -74,14 +71,11 @@ export class AccountsService {
     this.#byId = db.prepare(`SELECT a.account_id, a.external_account_id FROM accounts a ${visible} WHERE a.tenant_id = ? AND a.account_id = ?`);
     this.#byExternalId = db.prepare(`SELECT a.account_id, a.external_account_id FROM accounts a ${visible} WHERE a.tenant_id = ? AND a.external_account_id = ?`);
     // Links to accounts this project also used: a project never sees another project's accounts.
-    // Raw rows (arrays): a thousand links are read without building a thousand row objects. The
-    // order is the primary key's, so SQLite need not sort.
+    // The link row says which projects used the other account and holds its own JSON, so a
+    // thousand links are one range scan and a string join; the primary key's order spares a sort.
     this.#links = db.prepare(
-      `SELECT l.signal_type, l.other_account_id, l.other_external_id, l.masked, l.first_seen, l.last_seen
-       FROM account_links l
-       JOIN account_projects ap ON ap.account_id = l.other_account_id AND ap.project_id = ?
-       WHERE l.account_id = ? ORDER BY l.signal_type, l.other_account_id`,
-    ).raw() as unknown as Statement<[string, string], LinkRow>;
+      `SELECT entry FROM account_links WHERE account_id = ? AND instr(other_projects, ?) > 0 ORDER BY signal_type, other_account_id`,
+    ).pluck() as unknown as Statement<[string, string], string>;
     this.#erasedById = db.prepare('SELECT summary FROM erasures WHERE tenant_id = ? AND account_id = ?');
     this.#erasedByExternalId = db.prepare('SELECT summary FROM erasures WHERE tenant_id = ? AND external_id_hash = ? ORDER BY erased_at DESC LIMIT 1');
   }
@@ -96,18 +90,15 @@ export class AccountsService {
     return this.#byExternalId.get(projectId, tenantId, id) ?? null;
   }
 
-  links(tenantId: string, projectId: string, id: string): { ok: true; body: object } | { ok: false; error: ApiError } {
+  /** The answer's data as JSON text: { account_public_id, external_account_id, links: AccountLink[] }. */
+  links(tenantId: string, projectId: string, id: string): { ok: true; json: string } | { ok: false; error: ApiError } {
     const account = this.#resolve(tenantId, projectId, id);
     if (account === null) return { ok: false, error: kNotFound() };
-    const links: AccountLink[] = this.#links.all(projectId, account.account_id).map((row) => ({
-      signal_type: row[0],
-      account_public_id: row[1],
-      external_account_id: row[2],
-      masked_signal: row[3],
-      first_seen: isoTime(row[4]),
-      last_seen: isoTime(row[5]),
-    }));
-    return { ok: true, body: { account_public_id: account.account_id, external_account_id: account.external_account_id, links } };
+    const entries = this.#links.all(account.account_id, `,${projectId},`);
+    return {
+      ok: true,
+      json: `{"account_public_id":${JSON.stringify(account.account_id)},"external_account_id":${JSON.stringify(account.external_account_id)},"links":[${entries.join(',')}]}`,
+    };
   }
 
   async erase(tenantId: string, projectId: string, id: string): Promise<{ ok: true; body: ErasureSummary } | { ok: false; error: ApiError }> {

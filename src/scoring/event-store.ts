@@ -79,8 +79,11 @@ interface Statements {
   findSignal: Statement<[string, string, string, string], { last_seen: number }>;
   insertSignal: Statement;
   touchSignal: Statement;
-  otherHolders: Statement<[string, string, string, string, number], { account_id: string; external_account_id: string }>;
+  otherHolders: Statement<[string, string, string, string, number], { account_id: string; external_account_id: string; projects: string }>;
   upsertLink: Statement;
+  projectsOf: Statement<[string], { projects: string }>;
+  linksOf: Statement<[string], { signal_type: string; other_account_id: string }>;
+  setOtherProjects: Statement;
   openCase: Statement<[string, string], { case_id: string }>;
   insertCase: Statement;
   extendCase: Statement;
@@ -125,14 +128,21 @@ function statements(db: Db): Statements {
       'UPDATE account_signals SET last_seen = ? WHERE tenant_id = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?',
     ),
     otherHolders: db.prepare(
-      `SELECT s.account_id, a.external_account_id FROM account_signals s JOIN accounts a ON a.account_id = s.account_id
+      `SELECT s.account_id, a.external_account_id,
+         (SELECT ',' || group_concat(project_id, ',') || ',' FROM account_projects WHERE account_id = s.account_id) AS projects
+       FROM account_signals s JOIN accounts a ON a.account_id = s.account_id
        WHERE s.tenant_id = ? AND s.signal_type = ? AND s.signal_hash = ? AND s.account_id != ? AND s.last_seen >= ?
        ORDER BY s.last_seen DESC LIMIT ${kMaxLinksPerSignal}`,
     ),
     upsertLink: db.prepare(
-      `INSERT INTO account_links (account_id, signal_type, other_account_id, other_external_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, signal_type, other_account_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen), masked = excluded.masked`,
+      `INSERT INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, signal_type, other_account_id) DO UPDATE SET
+         last_seen = max(last_seen, excluded.last_seen), masked = excluded.masked, other_projects = excluded.other_projects`,
     ),
+    projectsOf: db.prepare(`SELECT ',' || group_concat(project_id, ',') || ',' AS projects FROM account_projects WHERE account_id = ?`),
+    linksOf: db.prepare('SELECT signal_type, other_account_id FROM account_links WHERE account_id = ?'),
+    setOtherProjects: db.prepare('UPDATE account_links SET other_projects = ? WHERE account_id = ? AND signal_type = ? AND other_account_id = ?'),
     openCase: db.prepare(`SELECT case_id FROM cases WHERE project_id = ? AND account_id = ? AND status = 'open'`),
     insertCase: db.prepare(
       `INSERT INTO cases (case_id, project_id, status, resolution, account_id, decision, risk_score, assignee, created_at, updated_at)
@@ -181,7 +191,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: b
     // Two new ids for one external id can only race when the directory's cache evicted one; the
     // stored account wins.
     if (accountId !== provisionalAccountId) s.setEventAccount.run(accountId, record.projectId, record.eventId);
-    s.accountProject.run(accountId, record.projectId, record.scoredAt);
+    if (s.accountProject.run(accountId, record.projectId, record.scoredAt).changes > 0) announceProjects(s, accountId);
     for (const identifier of record.identifiers) recordSignal(s, record.tenantId, accountId, record.account.externalId, identifier, record.scoredAt);
   }
   if (record.decision === 'review') openOrExtendCase(s, record, accountId);
@@ -207,10 +217,21 @@ function recordSignal(s: Statements, tenantId: string, accountId: string, extern
   }
   const since = identifier.type === 'ip' ? now - kDayMs : 0;
   const linkType = identifier.type === 'ip' ? 'ip_24h' : identifier.type;
-  for (const other of s.otherHolders.all(tenantId, identifier.type, identifier.hash, accountId, since)) {
-    s.upsertLink.run(accountId, linkType, other.account_id, other.external_account_id, identifier.masked, now, now);
-    s.upsertLink.run(other.account_id, linkType, accountId, externalId, identifier.masked, now, now);
+  const others = s.otherHolders.all(tenantId, identifier.type, identifier.hash, accountId, since);
+  if (others.length === 0) return;
+  const ownProjects = s.projectsOf.get(accountId)!.projects;
+  for (const other of others) {
+    s.upsertLink.run(accountId, linkType, other.account_id, other.external_account_id, other.projects, identifier.masked, now, now);
+    s.upsertLink.run(other.account_id, linkType, accountId, externalId, ownProjects, identifier.masked, now, now);
   }
+}
+
+/** An account was used in a project for the first time: the links that point at it say so. */
+function announceProjects(s: Statements, accountId: string): void {
+  const links = s.linksOf.all(accountId);
+  if (links.length === 0) return;
+  const projects = s.projectsOf.get(accountId)!.projects;
+  for (const link of links) s.setOtherProjects.run(projects, link.other_account_id, link.signal_type, accountId);
 }
 
 function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null): void {

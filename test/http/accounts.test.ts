@@ -141,6 +141,18 @@ test('a project sees only the accounts it used', async (t) => {
   t.is((await links(event.account_public_id, sandbox)).status, 404);
 });
 
+test('a link to an account of another project shows once that account is used in this project', async (t) => {
+  const tag = unique();
+  const email = `two.projects.${tag}@example.com`;
+  const sandbox = server.bootstrap.keys.sandbox_secret.key;
+  await send({ external_account_id: `here-${tag}`, user: { email } });
+  const elsewhere = await send({ external_account_id: `there-${tag}`, user: { email } }, sandbox);
+  t.is((await links(`here-${tag}`)).body.data.links.length, 0, 'the sandbox account is not shown to the live project');
+  await send({ external_account_id: `there-${tag}` });
+  const shown = (await links(`here-${tag}`)).body.data.links;
+  t.deepEqual(shown.map((link: { account_public_id: string }) => link.account_public_id), [elsewhere.account_public_id]);
+});
+
 test('the links route needs accounts:read', async (t) => {
   const tag = unique();
   await send({ external_account_id: `scoped-${tag}` });

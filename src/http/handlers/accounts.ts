@@ -1,12 +1,12 @@
 // GET /v1/accounts/{id}/links and DELETE /v1/accounts/{id}.
 import type { AccountsService } from '../../accounts/accounts-service.js';
-import { data, failure, type Handler } from '../types.js';
+import { data, failure, serialized, type Handler } from '../types.js';
 
 export function createLinksHandler(accounts: AccountsService): Handler {
   return (context) => {
     const key = context.key!;
     const found = accounts.links(key.tenantId, key.projectId, context.params.id!);
-    return found.ok ? data(found.body) : failure(found.error);
+    return found.ok ? serialized(found.json) : failure(found.error);
   };
 }
 

@@ -38,16 +38,26 @@ CREATE TABLE account_signals (
 -- No index by account: erasure finds an account's rows from its events' values (one less random
 -- write per new signal while scoring).
 
--- other_external_id repeats the other account's external id (it never changes: an erased account's
--- links are deleted) so that listing a thousand links needs no lookup per link.
+-- other_external_id and other_projects repeat what the links route needs to know of the other
+-- account (its external id, which never changes; the projects that used it, ",prj_a,prj_b,",
+-- updated when it is first used in another project), so that listing a thousand links is one
+-- range scan with no lookup per link.
 CREATE TABLE account_links (
   account_id         TEXT NOT NULL,
   signal_type        TEXT NOT NULL CHECK (signal_type IN ('email', 'phone', 'fp', 'ip_24h', 'card')),
   other_account_id   TEXT NOT NULL,
   other_external_id  TEXT NOT NULL,
+  other_projects     TEXT NOT NULL,
   masked             TEXT NOT NULL,
-  first_seen        INTEGER NOT NULL,
-  last_seen         INTEGER NOT NULL,
+  first_seen         INTEGER NOT NULL,
+  last_seen          INTEGER NOT NULL,
+  -- The link as GET /v1/accounts/{id}/links shows it, kept by SQLite whenever the row changes:
+  -- the route joins stored JSON instead of building a thousand objects per answer.
+  entry              TEXT GENERATED ALWAYS AS (json_object(
+    'signal_type', signal_type, 'account_public_id', other_account_id, 'external_account_id', other_external_id,
+    'masked_signal', masked,
+    'first_seen', strftime('%Y-%m-%dT%H:%M:%fZ', first_seen / 1000.0, 'unixepoch'),
+    'last_seen', strftime('%Y-%m-%dT%H:%M:%fZ', last_seen / 1000.0, 'unixepoch'))) STORED,
   PRIMARY KEY (account_id, signal_type, other_account_id)
 ) WITHOUT ROWID;
 
