@@ -13,7 +13,6 @@ export const kDatabaseFileName = 'fraud-scorer.db';
 export const kDefaultBusyTimeoutMs = 2000;
 const kWriterCacheKiB = 64 * 1024;
 const kReaderCacheKiB = 16 * 1024;
-const kMmapBytes = 1024 * 1024 * 1024;
 const kJournalSizeLimitBytes = 64 * 1024 * 1024;
 
 export function databasePath(dataDir: string): string {
@@ -47,16 +46,14 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Db {
     // free pages of the file (DELETE /v1/accounts/{id}).
     db.pragma('secure_delete = ON');
     // The writer touches index pages all over the file; SQLite's default 2 MiB page cache makes it
-    // re-read them from the OS for nearly every insert. Every connection also maps the file, so a
-    // page read is a memory access rather than a system call.
+    // re-read them from the OS for nearly every insert. The file is not memory-mapped: mapped pages
+    // count in the process's resident memory, which would then grow with the database.
     db.pragma(`cache_size = -${kWriterCacheKiB}`);
-    db.pragma(`mmap_size = ${kMmapBytes}`);
     if (options.checkpointElsewhere) db.pragma('wal_autocheckpoint = 0');
     // After a checkpoint resets the WAL, SQLite truncates the file back to this size.
     db.pragma(`journal_size_limit = ${kJournalSizeLimitBytes}`);
   } else {
     db.pragma(`cache_size = -${kReaderCacheKiB}`);
-    db.pragma(`mmap_size = ${kMmapBytes}`);
   }
   db.pragma('foreign_keys = ON');
   return db;
