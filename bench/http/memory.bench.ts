@@ -3,6 +3,8 @@
 // resident set size from /metrics every 10 s, and prints the samples and the growth after warm-up.
 //   node dist/bench/http/memory.bench.js
 import { spawn } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFraudScorer } from '../_helpers/processes.js';
 import { hasWrk } from '../_helpers/wrk.js';
@@ -14,6 +16,18 @@ const kSampleMs = 10_000;
 async function metric(url: string, name: string): Promise<number> {
   const text = await (await fetch(`${url}/metrics`)).text();
   return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / 1048576)} MiB`.padStart(8);
+}
+
+function walBytes(dataDir: string): number {
+  try {
+    return statSync(join(dataDir, 'fraud-scorer.db-wal')).size;
+  } catch {
+    return 0;
+  }
 }
 
 async function main(): Promise<void> {
@@ -31,9 +45,16 @@ async function main(): Promise<void> {
   while (Date.now() - started < (kWarmupSeconds + kSeconds) * 1000) {
     await new Promise((resolve) => setTimeout(resolve, kSampleMs));
     const rss = await metric(server.url, 'fraud_scorer_process_resident_memory_bytes');
+    const heap = await metric(server.url, 'fraud_scorer_nodejs_heap_size_used_bytes');
+    const external = await metric(server.url, 'fraud_scorer_nodejs_external_memory_bytes');
+    const keys = await metric(server.url, 'fraud_scorer_velocity_keys');
     const events = await metric(server.url, 'fraud_scorer_writer_writes_total');
+    const wal = walBytes(server.dataDir);
     samples.push({ second: Math.round((Date.now() - started) / 1000), rssMiB: Math.round(rss / 1048576), events });
-    console.log(`${String(samples.at(-1)!.second).padStart(4)} s   RSS ${String(samples.at(-1)!.rssMiB).padStart(5)} MiB   ${events} writes committed`);
+    console.log(
+      `${String(samples.at(-1)!.second).padStart(4)} s   RSS ${String(samples.at(-1)!.rssMiB).padStart(5)} MiB   heap ${mib(heap)}   external ${mib(external)}   ` +
+        `velocity keys ${keys}   WAL ${mib(wal)}   ${events} writes committed`,
+    );
   }
   await new Promise((resolve) => load.once('exit', resolve));
   await server.stop();

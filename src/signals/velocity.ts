@@ -1,15 +1,18 @@
 // Velocity windows (DESIGN §3, the `velocity` signal): how many earlier events, and what total
 // amount, a card token, IP, account, email or device had in the last hour and the last 24 hours.
 //
-// Kept in memory on the HTTP thread: a read is a few map lookups instead of an index scan per
-// event. Each key holds two rings of buckets, so its memory is fixed however busy it is:
+// Kept in memory on the HTTP thread: a read is a map lookup and a few array reads instead of an
+// index scan per event. Each key holds two rings of buckets, so its memory is fixed however busy
+// it is:
 //
 //   fine:   12 buckets of 5 minutes  → the 1h window slides in 5-minute steps (55–60 min)
 //   coarse: 24 buckets of 1 hour     → the 24h window slides in 1-hour steps (23–24 h)
 //
-// Keys idle for 24 hours are swept. The store is the source of truth: after a restart the windows
-// are rebuilt from the last 24 hours of stored events (see scoring/velocity-rebuild.ts). Pure: time
-// is always passed in.
+// The rings of all keys live in a few large typed arrays (an arena of slots, grown by doubling,
+// freed slots reused), not in one object per key: about 250 bytes per key instead of ~1 KB, which
+// matters with hundreds of thousands of IPs a day. Keys idle for 24 hours are swept. The store is
+// the source of truth: after a restart the windows are rebuilt from the last 24 hours of stored
+// events (see scoring/velocity-rebuild.ts). Pure: time is always passed in.
 
 export interface VelocitySignals {
   card_1h?: number;
@@ -38,74 +41,134 @@ const kFineMs = 5 * 60_000;
 const kFineCount = 12;
 const kCoarseMs = 60 * 60_000;
 const kCoarseCount = 24;
+/** Numbers in one ring pair: fine buckets, then coarse buckets. */
+const kRingWidth = kFineCount + kCoarseCount;
 const kDayMs = 24 * 60 * 60_000;
-
-// Layout of a window's numbers: fine counts, coarse counts, then (for keys with amounts) the
-// amount sums in the same two rings.
-const kFineCounts = 0;
-const kCoarseCounts = kFineCount;
-const kFineAmounts = kFineCount + kCoarseCount;
-const kCoarseAmounts = kFineAmounts + kFineCount;
-
-class Window {
-  readonly slots: Float64Array;
-  /** Index (time / bucket length) of the newest fine and coarse bucket. */
-  fineHead = 0;
-  coarseHead = 0;
-  lastAt = 0;
-
-  constructor(withAmounts: boolean) {
-    this.slots = new Float64Array(withAmounts ? 2 * (kFineCount + kCoarseCount) : kFineCount + kCoarseCount);
-  }
-
-  /** Moves the rings forward to `at`, clearing buckets that fell out of the windows. */
-  advance(at: number): void {
-    const fine = Math.floor(at / kFineMs);
-    const coarse = Math.floor(at / kCoarseMs);
-    const amounts = this.slots.length > kFineAmounts;
-    for (let index = Math.max(this.fineHead + 1, fine - kFineCount + 1); index <= fine; index++) {
-      this.slots[kFineCounts + (index % kFineCount)] = 0;
-      if (amounts) this.slots[kFineAmounts + (index % kFineCount)] = 0;
-    }
-    for (let index = Math.max(this.coarseHead + 1, coarse - kCoarseCount + 1); index <= coarse; index++) {
-      this.slots[kCoarseCounts + (index % kCoarseCount)] = 0;
-      if (amounts) this.slots[kCoarseAmounts + (index % kCoarseCount)] = 0;
-    }
-    if (fine > this.fineHead) this.fineHead = fine;
-    if (coarse > this.coarseHead) this.coarseHead = coarse;
-  }
-
-  record(at: number, amount: number): void {
-    this.advance(at);
-    const fine = Math.floor(at / kFineMs);
-    const coarse = Math.floor(at / kCoarseMs);
-    const amounts = this.slots.length > kFineAmounts;
-    // An event older than a ring (a late async event, a rebuild) counts only where it still fits.
-    if (fine > this.fineHead - kFineCount) {
-      this.slots[kFineCounts + (fine % kFineCount)]! += 1;
-      if (amounts) this.slots[kFineAmounts + (fine % kFineCount)]! += amount;
-    }
-    if (coarse > this.coarseHead - kCoarseCount) {
-      this.slots[kCoarseCounts + (coarse % kCoarseCount)]! += 1;
-      if (amounts) this.slots[kCoarseAmounts + (coarse % kCoarseCount)]! += amount;
-    }
-    if (at > this.lastAt) this.lastAt = at;
-  }
-
-  sum(offset: number, count: number): number {
-    let total = 0;
-    for (let i = 0; i < count; i++) total += this.slots[offset + i]!;
-    return total;
-  }
-}
+const kInitialSlots = 1024;
 
 type Kind = 'card' | 'ip' | 'account' | 'email' | 'fp';
 
+/**
+ * Slots of ring pairs in typed arrays. A slot has event counts (Uint32) and, for keys that sum
+ * amounts, an amount slot (Float64) of the same shape in a second arena.
+ */
+class Arena {
+  counts = new Uint32Array(kInitialSlots * kRingWidth);
+  /** Per slot: index (time / bucket length) of the newest fine and coarse bucket. */
+  heads = new Int32Array(kInitialSlots * 2);
+  lastAt = new Float64Array(kInitialSlots);
+  /** Per slot: its amount slot, or -1. */
+  amountSlot = new Int32Array(kInitialSlots).fill(-1);
+  amounts = new Float64Array(kInitialSlots * kRingWidth);
+  #slots = 0;
+  #amountSlots = 0;
+  readonly #free: number[] = [];
+  readonly #freeAmounts: number[] = [];
+
+  allocate(withAmounts: boolean): number {
+    const slot = this.#free.pop() ?? this.#slots++;
+    if (slot >= this.lastAt.length) this.#grow();
+    this.counts.fill(0, slot * kRingWidth, (slot + 1) * kRingWidth);
+    this.heads[slot * 2] = 0;
+    this.heads[slot * 2 + 1] = 0;
+    this.lastAt[slot] = 0;
+    if (withAmounts) {
+      const amountSlot = this.#freeAmounts.pop() ?? this.#amountSlots++;
+      if ((amountSlot + 1) * kRingWidth > this.amounts.length) this.amounts = grown(this.amounts);
+      this.amounts.fill(0, amountSlot * kRingWidth, (amountSlot + 1) * kRingWidth);
+      this.amountSlot[slot] = amountSlot;
+    } else {
+      this.amountSlot[slot] = -1;
+    }
+    return slot;
+  }
+
+  release(slot: number): void {
+    const amountSlot = this.amountSlot[slot]!;
+    if (amountSlot >= 0) this.#freeAmounts.push(amountSlot);
+    this.#free.push(slot);
+  }
+
+  #grow(): void {
+    this.counts = grown(this.counts);
+    this.heads = grown(this.heads);
+    this.lastAt = grown(this.lastAt);
+    const amountSlot = new Int32Array(this.amountSlot.length * 2).fill(-1);
+    amountSlot.set(this.amountSlot);
+    this.amountSlot = amountSlot;
+  }
+
+  /** Moves the slot's rings forward to `at`, clearing buckets that fell out of the windows. */
+  advance(slot: number, at: number): void {
+    const fine = Math.floor(at / kFineMs);
+    const coarse = Math.floor(at / kCoarseMs);
+    const fineHead = this.heads[slot * 2]!;
+    const coarseHead = this.heads[slot * 2 + 1]!;
+    const base = slot * kRingWidth;
+    const amountSlot = this.amountSlot[slot]!;
+    const amountBase = amountSlot * kRingWidth;
+    for (let index = Math.max(fineHead + 1, fine - kFineCount + 1); index <= fine; index++) {
+      this.counts[base + (index % kFineCount)] = 0;
+      if (amountSlot >= 0) this.amounts[amountBase + (index % kFineCount)] = 0;
+    }
+    for (let index = Math.max(coarseHead + 1, coarse - kCoarseCount + 1); index <= coarse; index++) {
+      this.counts[base + kFineCount + (index % kCoarseCount)] = 0;
+      if (amountSlot >= 0) this.amounts[amountBase + kFineCount + (index % kCoarseCount)] = 0;
+    }
+    if (fine > fineHead) this.heads[slot * 2] = fine;
+    if (coarse > coarseHead) this.heads[slot * 2 + 1] = coarse;
+  }
+
+  record(slot: number, at: number, amount: number): void {
+    this.advance(slot, at);
+    const fine = Math.floor(at / kFineMs);
+    const coarse = Math.floor(at / kCoarseMs);
+    const base = slot * kRingWidth;
+    const amountSlot = this.amountSlot[slot]!;
+    const amountBase = amountSlot * kRingWidth;
+    // An event older than a ring (a late async event, a rebuild) counts only where it still fits.
+    if (fine > this.heads[slot * 2]! - kFineCount) {
+      this.counts[base + (fine % kFineCount)]! += 1;
+      if (amountSlot >= 0) this.amounts[amountBase + (fine % kFineCount)]! += amount;
+    }
+    if (coarse > this.heads[slot * 2 + 1]! - kCoarseCount) {
+      this.counts[base + kFineCount + (coarse % kCoarseCount)]! += 1;
+      if (amountSlot >= 0) this.amounts[amountBase + kFineCount + (coarse % kCoarseCount)]! += amount;
+    }
+    if (at > this.lastAt[slot]!) this.lastAt[slot] = at;
+  }
+
+  /** [events in the hour, events in the day, amount in the day] */
+  totals(slot: number): [number, number, number] {
+    const base = slot * kRingWidth;
+    let hour = 0;
+    let day = 0;
+    for (let i = 0; i < kFineCount; i++) hour += this.counts[base + i]!;
+    for (let i = kFineCount; i < kRingWidth; i++) day += this.counts[base + i]!;
+    let amount = 0;
+    const amountSlot = this.amountSlot[slot]!;
+    if (amountSlot >= 0) {
+      const amountBase = amountSlot * kRingWidth;
+      for (let i = kFineCount; i < kRingWidth; i++) amount += this.amounts[amountBase + i]!;
+    }
+    return [hour, day, amount];
+  }
+}
+
+function grown<T extends Uint32Array | Int32Array | Float64Array>(array: T): T {
+  const next = new (array.constructor as new (length: number) => T)(array.length * 2);
+  next.set(array);
+  return next;
+}
+
 export class VelocityWindows {
-  readonly #windows = new Map<string, Window>();
+  /** Per project, slot by key ("<kind letter><value>": short keys are most of a key's memory). */
+  readonly #projects = new Map<string, Map<string, number>>();
+  readonly #arena = new Arena();
+  #size = 0;
 
   get size(): number {
-    return this.#windows.size;
+    return this.#size;
   }
 
   /** The velocity of the event's keys as of `at`: earlier recorded events only. */
@@ -130,15 +193,13 @@ export class VelocityWindows {
 
   #read(signals: VelocitySignals, projectId: string, kind: Kind, value: string | null, at: number): void {
     if (value === null) return;
-    const window = this.#windows.get(windowKey(projectId, kind, value));
+    const slot = this.#projects.get(projectId)?.get(windowKey(kind, value));
     let hour = 0;
     let day = 0;
     let amount = 0;
-    if (window !== undefined) {
-      window.advance(at);
-      hour = window.sum(kFineCounts, kFineCount);
-      day = window.sum(kCoarseCounts, kCoarseCount);
-      if (kind === 'card' || kind === 'account') amount = window.sum(kCoarseAmounts, kCoarseCount);
+    if (slot !== undefined) {
+      this.#arena.advance(slot, at);
+      [hour, day, amount] = this.#arena.totals(slot);
     }
     switch (kind) {
       case 'card':
@@ -168,34 +229,57 @@ export class VelocityWindows {
 
   #record(projectId: string, kind: Kind, value: string | null, amount: number, at: number): void {
     if (value === null) return;
-    const key = windowKey(projectId, kind, value);
-    let window = this.#windows.get(key);
-    if (window === undefined) {
-      window = new Window(kind === 'card' || kind === 'account');
-      this.#windows.set(key, window);
+    let slots = this.#projects.get(projectId);
+    if (slots === undefined) {
+      slots = new Map();
+      this.#projects.set(projectId, slots);
     }
-    window.record(at, amount);
+    const key = windowKey(kind, value);
+    let slot = slots.get(key);
+    if (slot === undefined) {
+      slot = this.#arena.allocate(kind === 'card' || kind === 'account');
+      slots.set(key, slot);
+      this.#size++;
+    }
+    this.#arena.record(slot, at, amount);
   }
 
   /** Drops keys with no event in the last 24 hours; returns how many. */
   sweep(now: number): number {
     let dropped = 0;
-    for (const [key, window] of this.#windows) {
-      if (window.lastAt < now - kDayMs) {
-        this.#windows.delete(key);
-        dropped++;
+    for (const [projectId, slots] of this.#projects) {
+      for (const [key, slot] of slots) {
+        if (this.#arena.lastAt[slot]! < now - kDayMs) {
+          slots.delete(key);
+          this.#arena.release(slot);
+          dropped++;
+        }
       }
+      if (slots.size === 0) this.#projects.delete(projectId);
     }
+    this.#size -= dropped;
     return dropped;
   }
 
   /** Forgets every key of an erased account's identifiers. */
   forget(projectId: string, keys: VelocityKeys): void {
     const kinds: Array<[Kind, string | null]> = [['card', keys.cardToken], ['ip', keys.ip], ['account', keys.accountId], ['email', keys.email], ['fp', keys.fp]];
-    for (const [kind, value] of kinds) if (value !== null) this.#windows.delete(windowKey(projectId, kind, value));
+    const slots = this.#projects.get(projectId);
+    if (slots === undefined) return;
+    for (const [kind, value] of kinds) {
+      if (value === null) continue;
+      const key = windowKey(kind, value);
+      const slot = slots.get(key);
+      if (slot === undefined) continue;
+      slots.delete(key);
+      this.#arena.release(slot);
+      this.#size--;
+    }
   }
 }
 
-function windowKey(projectId: string, kind: Kind, value: string): string {
-  return `${projectId}\u0001${kind}\u0001${value}`;
+const kKindLetter: Readonly<Record<Kind, string>> = { card: 'c', ip: 'i', account: 'a', email: 'e', fp: 'f' };
+
+function windowKey(kind: Kind, value: string): string {
+  return kKindLetter[kind] + value;
 }

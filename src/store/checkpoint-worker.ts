@@ -1,19 +1,26 @@
 // The checkpointer thread: copies committed WAL pages into the database file, so the writer never
 // has to. A checkpoint syncs the database file; run from the writer's own commits (SQLite's
-// default auto-checkpoint) that sync would stall the HTTP thread every few hundred commits.
+// default auto-checkpoint) that sync would stall the writer every few hundred commits.
+//
+// A PASSIVE checkpoint never waits, but under steady reading and writing the WAL may never find a
+// moment to start over, and grows without end (checkpoint starvation; better-sqlite3's
+// docs/performance.md). Past kWalResetFrames the checkpoint is TRUNCATE: it waits (briefly: most
+// pages are already copied) for readers to move on and the writer to pause, then empties the file.
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { path, intervalMs } = workerData as { path: string; intervalMs: number };
+const { path, intervalMs, walResetBytes } = workerData as { path: string; intervalMs: number; walResetBytes: number };
 const db = new Database(path, { fileMustExist: true });
 db.pragma('busy_timeout = 1000');
+const pageSize = db.pragma('page_size', { simple: true }) as number;
+const walResetFrames = Math.max(1, Math.floor(walResetBytes / pageSize));
 
 let stopped = false;
 const timer = setInterval(() => {
   if (stopped) return;
   try {
-    // PASSIVE never waits for the writer or readers: it copies what it can now.
-    db.pragma('wal_checkpoint(PASSIVE)');
+    const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
+    if (passive !== undefined && passive.log >= walResetFrames) db.pragma('wal_checkpoint(TRUNCATE)');
   } catch {
     // Busy or locked: the next tick tries again.
   }

@@ -4,13 +4,15 @@ import { Worker } from 'node:worker_threads';
 import { databasePath } from './database.js';
 
 const kIntervalMs = 500;
+/** WAL size past which the checkpointer empties the WAL (see checkpoint-worker.ts). */
+const kWalResetBytes = 64 * 1024 * 1024;
 
 export class Checkpointer {
   readonly #worker: Worker;
 
   constructor(dataDir: string) {
     this.#worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
-      workerData: { path: databasePath(dataDir), intervalMs: kIntervalMs },
+      workerData: { path: databasePath(dataDir), intervalMs: kIntervalMs, walResetBytes: kWalResetBytes },
     });
     this.#worker.unref();
   }

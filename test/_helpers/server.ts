@@ -42,8 +42,16 @@ export interface StartOptions {
   readonly keepDataDir?: boolean;
 }
 
+const madeDataDirs: string[] = [];
+// Test processes make their data dirs under the OS temp dir; none outlives the test file.
+process.once('exit', () => {
+  for (const dir of madeDataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export function makeDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'fraud-scorer-test-'));
+  const dir = mkdtempSync(join(tmpdir(), 'fraud-scorer-test-'));
+  madeDataDirs.push(dir);
+  return dir;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {

@@ -1,0 +1,70 @@
+// The in-memory velocity windows as a pure structure: sliding windows, amounts, late events,
+// sweeping and slot reuse, growth.
+import test from 'ava';
+import { VelocityWindows, type VelocityKeys } from '../../src/signals/velocity.js';
+
+const kMinute = 60_000;
+const kHour = 60 * kMinute;
+const start = Date.UTC(2026, 10, 20, 10, 0, 0);
+const keys = (card: string | null, extra: Partial<VelocityKeys> = {}): VelocityKeys => ({ cardToken: card, ip: null, accountId: null, email: null, fp: null, ...extra });
+
+test('events count in the hour and the day; amounts in the day', (t) => {
+  const windows = new VelocityWindows();
+  windows.record('p', keys('tok', { accountId: 'acc' }), 100, start);
+  windows.record('p', keys('tok', { accountId: 'acc' }), 250, start + kMinute);
+  const now = windows.read('p', keys('tok', { accountId: 'acc', ip: '1.2.3.4' }), start + 2 * kMinute);
+  t.deepEqual(now, { card_1h: 2, card_24h: 2, card_amount_24h: 350, ip_1h: 0, ip_24h: 0, account_1h: 2, account_24h: 2, account_amount_24h: 350 });
+  const later = windows.read('p', keys('tok'), start + 70 * kMinute);
+  t.is(later.card_1h, 0, 'out of the hour after 60 minutes (5-minute steps)');
+  t.is(later.card_24h, 2);
+  const nextDay = windows.read('p', keys('tok'), start + 25 * kHour);
+  t.deepEqual([nextDay.card_1h, nextDay.card_24h, nextDay.card_amount_24h], [0, 0, 0]);
+});
+
+test('absent keys give no field; keys of other projects and kinds do not mix', (t) => {
+  const windows = new VelocityWindows();
+  windows.record('p', keys('same', { email: 'same' }), 1, start);
+  t.deepEqual(windows.read('q', keys('same'), start), { card_1h: 0, card_24h: 0, card_amount_24h: 0 });
+  t.deepEqual(windows.read('p', keys(null, { fp: 'same' }), start), { fp_1h: 0, fp_24h: 0 });
+  t.deepEqual(windows.read('p', keys(null), start), {});
+});
+
+test('a late event counts where its bucket is still in the window', (t) => {
+  const windows = new VelocityWindows();
+  windows.record('p', keys('tok'), 0, start + 3 * kHour);
+  windows.record('p', keys('tok'), 0, start + 2 * kHour);
+  windows.record('p', keys('tok'), 0, start - 30 * kHour);
+  const read = windows.read('p', keys('tok'), start + 3 * kHour);
+  t.is(read.card_1h, 1);
+  t.is(read.card_24h, 2);
+});
+
+test('sweeping drops keys idle for a day; a reused slot starts empty', (t) => {
+  const windows = new VelocityWindows();
+  for (let i = 0; i < 5000; i++) windows.record('p', keys(`tok${i}`, { accountId: `acc${i}` }), i, start);
+  windows.record('p', keys('fresh'), 7, start + 23 * kHour);
+  t.is(windows.size, 10_001);
+  t.is(windows.sweep(start + 25 * kHour), 10_000);
+  t.is(windows.size, 1);
+  windows.record('p', keys('new'), 5, start + 25 * kHour);
+  t.deepEqual(windows.read('p', keys('new'), start + 25 * kHour), { card_1h: 1, card_24h: 1, card_amount_24h: 5 });
+  t.is(windows.read('p', keys('tok42'), start + 25 * kHour).card_24h, 0);
+});
+
+test('thousands of keys beyond the first arena stay apart', (t) => {
+  const windows = new VelocityWindows();
+  for (let i = 0; i < 3000; i++) for (let n = 0; n <= i % 7; n++) windows.record('p', keys(`tok${i}`), 10, start + n);
+  for (const i of [0, 1, 1023, 1024, 2047, 2999]) {
+    const read = windows.read('p', keys(`tok${i}`), start + kMinute);
+    t.is(read.card_24h, (i % 7) + 1);
+    t.is(read.card_amount_24h, ((i % 7) + 1) * 10);
+  }
+});
+
+test('forget drops the keys of an erased account', (t) => {
+  const windows = new VelocityWindows();
+  windows.record('p', keys('tok', { email: 'e' }), 10, start);
+  windows.forget('p', keys('tok', { email: 'e' }));
+  t.is(windows.size, 0);
+  t.deepEqual(windows.read('p', keys('tok'), start), { card_1h: 0, card_24h: 0, card_amount_24h: 0 });
+});
