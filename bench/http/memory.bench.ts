@@ -40,6 +40,7 @@ async function main(): Promise<void> {
   });
   let wrkOutput = '';
   load.stdout.on('data', (chunk: Buffer) => (wrkOutput += chunk.toString()));
+  const loadEnded = new Promise((resolve) => load.once('exit', resolve));
   const samples: Array<{ second: number; rssMiB: number; events: number }> = [];
   const started = Date.now();
   while (Date.now() - started < (kWarmupSeconds + kSeconds) * 1000) {
@@ -56,7 +57,7 @@ async function main(): Promise<void> {
         `velocity keys ${keys}   WAL ${mib(wal)}   ${events} writes committed`,
     );
   }
-  await new Promise((resolve) => load.once('exit', resolve));
+  await loadEnded;
   await server.stop();
   const afterWarmup = samples.filter((sample) => sample.second > kWarmupSeconds);
   const first = afterWarmup[0]!;
