@@ -72,7 +72,6 @@ interface Statements {
   insertPending: Statement;
   insertScored: Statement;
   markScored: Statement;
-  setBodyHash: Statement;
   setEventAccount: Statement;
   upsertAccount: Statement<unknown[], { account_id: string }>;
   accountProject: Statement;
@@ -109,7 +108,6 @@ function statements(db: Db): Statements {
       `UPDATE events SET state = 'scored', account_id = ?, ruleset_version = ?, decision = ?, risk_score = ?, result = ?, shadow = ?, scored_at = ?
        WHERE project_id = ? AND event_id = ? AND state = 'pending'`,
     ),
-    setBodyHash: db.prepare('UPDATE events SET body_hash = ? WHERE project_id = ? AND event_id = ?'),
     setEventAccount: db.prepare('UPDATE events SET account_id = ? WHERE project_id = ? AND event_id = ?'),
     upsertAccount: db.prepare(
       `INSERT INTO accounts (account_id, tenant_id, external_account_id, created_at, last_seen_at, events, blocks, reviews)
@@ -247,6 +245,3 @@ function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: s
   s.addCaseEvent.run(caseId, record.eventId, record.scoredAt);
 }
 
-export function setBodyHash(db: Db, projectId: string, eventId: string, hash: string): void {
-  statements(db).setBodyHash.run(hash, projectId, eventId);
-}

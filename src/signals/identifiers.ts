@@ -5,7 +5,6 @@
 // in its own namespace ("hash:..."): it links to other events that sent the same hash, never to a
 // raw address.
 import type { EventInput } from '../validation/event-input.js';
-import { cardKey } from './card.js';
 import { normalizeEmail } from './email.js';
 import { normalizeIp } from './ip.js';
 
@@ -31,10 +30,4 @@ export function externalAccountIdOf(event: EventInput): string | null {
   const id = event.external_account_id;
   if (id === undefined) return null;
   return typeof id === 'number' ? String(id) : id;
-}
-
-export function cardKeyOf(event: EventInput): string | null {
-  const bin = event.payment?.bin;
-  const last4 = event.payment?.last4;
-  return typeof bin === 'string' && typeof last4 === 'string' ? cardKey(bin, last4) : null;
 }

@@ -2,7 +2,7 @@
 // type (docs/accounts.md). One function, used where an event is scored (the rule workers) and where
 // an account is erased (the writer), so both find exactly the same rows. Pure.
 import type { EventInput } from '../validation/event-input.js';
-import { maskCard } from './card.js';
+import { cardKey, maskCard } from './card.js';
 import { maskEmail, normalizeEmail } from './email.js';
 import { maskIp, normalizeIp } from './ip.js';
 import { keyedHash, type SignalType } from './keyed-hash.js';
@@ -35,7 +35,7 @@ export function storedIdentifiers(event: EventInput, phone: PhoneAnalysis, secre
   if (ip !== null) add('ip', ip, maskIp(ip));
   const bin = event.payment?.bin;
   const last4 = event.payment?.last4;
-  if (typeof bin === 'string' && typeof last4 === 'string') add('card', `${bin}:${last4}`, maskCard(bin, last4));
+  if (typeof bin === 'string' && typeof last4 === 'string') add('card', cardKey(bin, last4), maskCard(bin, last4));
   return identifiers;
 }
 

@@ -13,7 +13,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Db } from './database.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type CommandTable = Record<string, (db: Db, ...args: any[]) => unknown>;
 
 type Arguments<F> = F extends (db: Db, ...args: infer A) => unknown ? A : never;

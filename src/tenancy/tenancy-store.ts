@@ -141,12 +141,6 @@ export function findApiKey(db: Db, keyId: string): ApiKeyInfo | null {
   return row === undefined ? null : toKeyInfo(row);
 }
 
-/** The key behind a hash, active or not; the registry decides what revoked means. */
-export function findApiKeyByHash(db: Db, keyHash: string): ApiKeyInfo | null {
-  const row = db.prepare(`SELECT ${kKeyColumns} WHERE k.key_hash = ?`).get(keyHash) as ApiKeyRow | undefined;
-  return row === undefined ? null : toKeyInfo(row);
-}
-
 export function listApiKeys(db: Db, projectId?: string): ApiKeyInfo[] {
   const rows = (projectId === undefined
     ? db.prepare(`SELECT ${kKeyColumns} ORDER BY k.created_at, k.key_id`).all()
@@ -158,11 +152,6 @@ export function listApiKeys(db: Db, projectId?: string): ApiKeyInfo[] {
 export function revokeApiKey(db: Db, keyId: string, now: number): boolean {
   const result = db.prepare('UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE key_id = ?').run(now, keyId);
   return result.changes > 0;
-}
-
-export function readKeysGeneration(db: Db): number {
-  const row = db.prepare("SELECT value FROM meta WHERE name = 'keys_generation'").get() as { value: string } | undefined;
-  return row === undefined ? 0 : Number(row.value);
 }
 
 function toKeyInfo(row: ApiKeyRow): ApiKeyInfo {

@@ -41,10 +41,6 @@ export function dueMessages(db: Db, now: number, limit: number): OutboxMessage[]
   ).all(now, limit) as OutboxMessage[];
 }
 
-export function pendingMessageCount(db: Db): number {
-  return (db.prepare('SELECT count(*) AS n FROM webhook_outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL').get() as { n: number }).n;
-}
-
 export function markDelivered(db: Db, seq: number, now: number): void {
   db.prepare('UPDATE webhook_outbox SET delivered_at = ?, attempts = attempts + 1, last_error = NULL WHERE seq = ?').run(now, seq);
 }
