@@ -169,3 +169,18 @@ export function runCli(args: readonly string[], env: Readonly<Record<string, str
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * Polls `condition` until it holds. The bound is generous on purpose: it only stops a test that
+ * would otherwise hang, and must never be what a slow, loaded CI machine trips over. Tests wait for
+ * conditions, never for a stretch of wall-clock time.
+ */
+export async function waitFor<T>(condition: () => T | Promise<T>, what: string, boundMs = 60_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what} after ${boundMs} ms`);
+    await sleep(20);
+  }
+}

@@ -4,7 +4,7 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { api, runCli, sleep, startServer, type TestServer } from '../_helpers/server.js';
+import { api, runCli, sleep, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
 
 let server: TestServer;
@@ -28,13 +28,11 @@ function storedRows(eventId: string): number {
   }
 }
 
-async function waitForScore(eventId: string, withKey = key): Promise<any> {
-  for (let i = 0; i < 200; i++) {
+function waitForScore(eventId: string, withKey = key): Promise<any> {
+  return waitFor(async () => {
     const response = await api(server, 'GET', `/v1/scores/${eventId}`, { key: withKey });
-    if (response.status === 200 && response.body.data.state === 'scored') return response.body.data;
-    await sleep(25);
-  }
-  throw new Error(`event ${eventId} was not scored`);
+    return response.status === 200 && response.body.data.state === 'scored' ? response.body.data : null;
+  }, `event ${eventId} scored`);
 }
 
 test('a sync event returns every field of the score result', async (t) => {
@@ -331,9 +329,13 @@ test('a corrupt project policy is 503 PROJECT_POLICY_UNAVAILABLE and stores noth
   db.pragma('busy_timeout = 5000');
   db.prepare("UPDATE rulesets SET policy = '{\"review_threshold\": \"forty\"}' WHERE project_id = ?").run(project.project_id);
   db.close();
-  await sleep(400); // the server notices changed rulesets within its poll interval
-  const event = minimalEvent();
-  const response = await api(server, 'POST', '/v1/events', { key: brokenKey, body: event });
+  // The server notices changed rulesets at its next poll: events are scored until then.
+  let event = minimalEvent();
+  const response = await waitFor(async () => {
+    event = minimalEvent();
+    const answer = await api(server, 'POST', '/v1/events', { key: brokenKey, body: event });
+    return answer.status === 200 ? null : answer;
+  }, 'the corrupt policy to be noticed');
   t.is(response.status, 503);
   t.is(response.body.errors[0]?.code, 'PROJECT_POLICY_UNAVAILABLE');
   t.is(storedRows(event.event_id as string), 0);

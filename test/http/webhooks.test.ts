@@ -3,7 +3,7 @@
 import test from 'ava';
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { api, makeDataDir, runCli, sleep, startServer } from '../_helpers/server.js';
+import { api, makeDataDir, runCli, sleep, startServer, waitFor } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
 
 interface Received {
@@ -42,22 +42,15 @@ async function startReceiver(failures = 0, port = 0): Promise<{ url: string; por
 }
 
 async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (condition()) return;
-    await sleep(25);
-  }
-  throw new Error(`timed out waiting for ${what}`);
+  await waitFor(condition, what);
 }
 
-/** /metrics once it matches `pattern` (or after a few seconds, for the assertion to report). */
-async function metricsMatching(url: string, pattern: RegExp): Promise<string> {
-  let text = '';
-  for (let i = 0; i < 200; i++) {
-    text = await (await fetch(`${url}/metrics`)).text();
-    if (pattern.test(text)) break;
-    await sleep(25);
-  }
-  return text;
+/** /metrics once it matches `pattern`. */
+function metricsMatching(url: string, pattern: RegExp): Promise<string> {
+  return waitFor(async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    return pattern.test(text) ? text : null;
+  }, `/metrics to match ${pattern}`);
 }
 
 function setWebhook(dataDir: string, url: string): string {
