@@ -32,7 +32,9 @@ import { buildRouteTable } from './http/routes.js';
 import { HttpServer } from './http/server.js';
 import type { Logger } from './shared/log.js';
 import { Metrics } from './shared/metrics.js';
-import { ensureDataDir, openDatabase } from './store/database.js';
+import { closeCleanly, openDatabase, secureDataDir } from './store/database.js';
+import { AccountGate } from './accounts/account-gate.js';
+import { FaultLatch } from './shared/fault-latch.js';
 import { migrate } from './store/migrate.js';
 import { Writer } from './store/writer.js';
 import { kWriterThreadScript, type AppWriter } from './write-commands.js';
@@ -52,7 +54,7 @@ export interface RunningService {
 
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
   const now = Date.now;
-  ensureDataDir(config.dataDir);
+  secureDataDir(config.dataDir);
   // Setting up (schema, first-start bootstrap, install secret) uses a connection of its own that
   // is closed before the writer thread opens the one connection that writes while serving.
   const setupDb = openDatabase(config.dataDir, { busyTimeoutMs: config.sqliteBusyTimeoutMs });
@@ -82,15 +84,17 @@ export async function startService(config: Config, log: Logger): Promise<Running
     timeoutMs: config.webhookTimeoutMs,
   }, log, now);
   const directory = new AccountDirectory(readDb);
-  const scorer = new Scorer({ pool, writer, accounts: directory, velocity, now, onAsyncScored: () => deliverer.poke() });
-  const accounts = new AccountsService({ readDb, writer, directory, velocity, secret, log, now, recentSignalWrites: scorer.recentSignalWrites });
+  const gate = new AccountGate();
+  const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
+  const scorer = new Scorer({ pool, writer, accounts: directory, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
+  const accounts = new AccountsService({ readDb, writer, directory, velocity, gate, checkpointer, secret, log, now, recentSignalWrites: scorer.recentSignalWrites });
   const cases = new CasesService(readDb, writer, now);
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
-  const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer });
+  const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer, gate });
   const pending = asyncScorer.loadPending(readDb);
-  asyncScorer.start((job) => events.scorePending(job));
+  void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
   deliverer.start();
   log.info('store ready', { velocity_events_rebuilt: rebuilt, pending_async_events: pending });
   if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
@@ -160,6 +164,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
       await writer.close();
       await checkpointer.stop();
       readDb.close();
+      // Last: no connection is left, so the WAL is emptied and removed (nothing lingers in it).
+      closeCleanly(config.dataDir);
     })();
     return shutdownPromise;
   };

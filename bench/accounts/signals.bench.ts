@@ -7,6 +7,8 @@
 import { Bench } from 'tinybench';
 import { randomUUID } from 'node:crypto';
 import { AccountDirectory } from '../../src/accounts/account-directory.js';
+import { AccountGate } from '../../src/accounts/account-gate.js';
+import type { Checkpointer } from '../../src/store/checkpointer.js';
 import { AccountsService } from '../../src/accounts/accounts-service.js';
 import { persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
 import { keyedHash, type SignalType } from '../../src/signals/keyed-hash.js';
@@ -29,7 +31,7 @@ export async function runSignalsBenchmark(): Promise<void> {
   const now = Date.now();
   const identifier = (type: SignalType, value: string, masked: string) => ({ type, hash: keyedHash(secret, type, value), masked });
   const record = (external: string, ids: ScoredEventRecord['identifiers']): ScoredEventRecord => ({
-    projectId, tenantId, eventId: randomUUID(), eventType: 'payment', receivedAt: now, payload: '{}',
+    projectId, tenantId, environment: 'live', eventId: randomUUID(), eventType: 'payment', receivedAt: now, payload: '{}',
     account: { accountId: `acc_bench${external}`, externalId: external }, identifiers: ids, rulesetVersion: 1,
     decision: 'allow', riskScore: 0, result: '{}', shadow: '[]', scoredAt: now, webhookPayload: null,
   });
@@ -65,9 +67,11 @@ export async function runSignalsBenchmark(): Promise<void> {
   const readDb = openDatabase(store.dataDir, { readonly: true });
   const accounts = new AccountsService({
     readDb, writer: null as unknown as AppWriter, directory: new AccountDirectory(readDb), velocity: new VelocityWindows(),
+    gate: new AccountGate(), checkpointer: null as unknown as Checkpointer,
     secret, log: createLogger('error'), now: Date.now, recentSignalWrites: new RecentSignalWrites(3_600_000),
   });
-  const hubAnswer = accounts.links(tenantId, projectId, 'hub');
+  const scope = { tenantId, environment: 'live', projectId } as const;
+  const hubAnswer = accounts.links(scope, 'hub');
   if (!hubAnswer.ok || (JSON.parse(hubAnswer.json) as { links: unknown[] }).links.length !== kHubLinks) throw new Error('the hub account does not have its links');
   const stored = new StoredSignals(readDb);
   const eventSignals = [identifier('email', 'user500@example.com', ''), identifier('fp', 'fp_household_125', ''), identifier('ip', '10.0.7.50', '')];
@@ -77,13 +81,13 @@ export async function runSignalsBenchmark(): Promise<void> {
   const bench = new Bench({ time: 1500, warmupTime: 300 });
   bench
     .add('links route: a typical account (≈12 links)', () => {
-      accounts.links(tenantId, projectId, `user-${(cursor = (cursor + 7919) % kAccounts)}`);
+      accounts.links(scope, `user-${(cursor = (cursor + 7919) % kAccounts)}`);
     })
     .add(`links route: an account with ${kHubLinks} links`, () => {
-      accounts.links(tenantId, projectId, 'hub');
+      accounts.links(scope, 'hub');
     })
     .add('links signal of an event (3 signals + stored links)', () => {
-      stored.links(tenantId, `acc_benchuser-${(cursor = (cursor + 7919) % kAccounts)}`, eventSignals, now);
+      stored.links(tenantId, 'live', `acc_benchuser-${(cursor = (cursor + 7919) % kAccounts)}`, eventSignals, now);
     })
     .add('account signal of an event', () => {
       stored.account(`acc_benchuser-${(cursor = (cursor + 7919) % kAccounts)}`, now);

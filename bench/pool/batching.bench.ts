@@ -16,7 +16,7 @@ export async function runBatchingBenchmark(): Promise<void> {
   const items: EvaluateItem[] = Array.from({ length: kEvents }, () => {
     const payload = mix();
     return {
-      projectId: store.bootstrap.live.project_id, tenantId: store.bootstrap.tenant.tenant_id, eventId: JSON.parse(payload).event_id,
+      projectId: store.bootstrap.live.project_id, tenantId: store.bootstrap.tenant.tenant_id, environment: 'live', eventId: JSON.parse(payload).event_id,
       version: 1, policy: { review_threshold: 40, block_threshold: 80 }, payload, accountId: null, velocity: {}, needs: 3, now: Date.now(),
     };
   });

@@ -3,7 +3,7 @@
 import type { Statement } from 'better-sqlite3';
 import { apiError, type ApiError } from '../shared/errors.js';
 import { keyedHash } from '../signals/keyed-hash.js';
-import { velocityIdentifiers } from '../signals/identifiers.js';
+import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
 import type { VelocityKeys, VelocityWindows } from '../signals/velocity.js';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
@@ -11,6 +11,9 @@ import type { AppWriter } from '../write-commands.js';
 import { canonicalBodyHash } from '../scoring/idempotency.js';
 import { kUrlSafeExternalId, type EventInput } from '../validation/event-input.js';
 import type { AccountDirectory } from './account-directory.js';
+import { AccountGate } from './account-gate.js';
+import type { Environment } from '../auth/api-keys.js';
+import type { Checkpointer } from '../store/checkpointer.js';
 import { scrubPayload } from './erasure.js';
 import { analyzePhone } from '../signals/phone.js';
 import { storedIdentifiers } from '../signals/stored-identifiers.js';
@@ -27,10 +30,14 @@ export interface AccountLink {
 }
 
 export interface ErasureSummary {
-  readonly account_public_id: string;
+  /** null when the account had only async events that were not scored yet (no account yet). */
+  readonly account_public_id: string | null;
   readonly erased_at: string;
   readonly erased: {
+    /** Every event of the account, pending ones included. */
     readonly events: number;
+    /** Of those, async events accepted and not yet scored: never scored now. */
+    readonly pending_events: number;
     readonly signals: number;
     readonly links: number;
     readonly cases_unlinked: number;
@@ -49,162 +56,267 @@ export interface AccountsServiceDeps {
   readonly directory: AccountDirectory;
   readonly recentSignalWrites: RecentSignalWrites;
   readonly velocity: VelocityWindows;
+  readonly gate: AccountGate;
+  readonly checkpointer: Checkpointer;
   readonly secret: Buffer;
   readonly log: Logger;
   readonly now: () => number;
 }
 
+/** The key's view: accounts are per tenant and environment; a project sees the accounts it used. */
+export interface AccountScope {
+  readonly tenantId: string;
+  readonly environment: Environment;
+  readonly projectId: string;
+}
+
+/**
+ * How long an erasure keeps trying to empty the WAL before it answers 500 (the retry finishes it).
+ * Each attempt waits for readers up to the writer's busy timeout.
+ */
+const kPurgeBoundMs = 30_000;
+
 const kNotFound = (): ApiError => apiError('NOT_FOUND', 'No such account in this project.', 'id');
 
 export class AccountsService {
   readonly #deps: AccountsServiceDeps;
-  readonly #byId: Statement<[string, string, string], AccountRow>;
-  readonly #byExternalId: Statement<[string, string, string], AccountRow>;
+  readonly #byId: Statement<[string, string, string, string], AccountRow>;
+  readonly #byExternalId: Statement<[string, string, string, string], AccountRow>;
+  readonly #externalIdOf: Statement<[string, string, string], string>;
   readonly #links: Statement<[string, string], string>;
-  readonly #erasedById: Statement<[string, string], { summary: string }>;
-  readonly #erasedByExternalId: Statement<[string, string], { summary: string }>;
+  readonly #erasedById: Statement<[string, string, string], { summary: string }>;
+  readonly #erasedByExternalId: Statement<[string, string, string], { summary: string }>;
 
   constructor(deps: AccountsServiceDeps) {
     this.#deps = deps;
     const db = deps.readDb;
     const visible = 'JOIN account_projects ap ON ap.account_id = a.account_id AND ap.project_id = ?';
-    this.#byId = db.prepare(`SELECT a.account_id, a.external_account_id FROM accounts a ${visible} WHERE a.tenant_id = ? AND a.account_id = ?`);
-    this.#byExternalId = db.prepare(`SELECT a.account_id, a.external_account_id FROM accounts a ${visible} WHERE a.tenant_id = ? AND a.external_account_id = ?`);
+    this.#byId = db.prepare(`SELECT a.account_id, a.external_account_id FROM accounts a ${visible} WHERE a.tenant_id = ? AND a.environment = ? AND a.account_id = ?`);
+    this.#byExternalId = db.prepare(
+      `SELECT a.account_id, a.external_account_id FROM accounts a ${visible} WHERE a.tenant_id = ? AND a.environment = ? AND a.external_account_id = ?`,
+    );
+    this.#externalIdOf = db.prepare('SELECT external_account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND account_id = ?')
+      .pluck() as unknown as Statement<[string, string, string], string>;
     // Links to accounts this project also used: a project never sees another project's accounts.
     // The link row says which projects used the other account and holds its own JSON, so a
     // thousand links are one range scan and a string join; the primary key's order spares a sort.
     this.#links = db.prepare(
       `SELECT entry FROM account_links WHERE account_id = ? AND instr(other_projects, ?) > 0 ORDER BY signal_type, other_account_id`,
     ).pluck() as unknown as Statement<[string, string], string>;
-    this.#erasedById = db.prepare('SELECT summary FROM erasures WHERE tenant_id = ? AND account_id = ?');
-    this.#erasedByExternalId = db.prepare('SELECT summary FROM erasures WHERE tenant_id = ? AND external_id_hash = ? ORDER BY erased_at DESC LIMIT 1');
+    this.#erasedById = db.prepare('SELECT summary FROM erasures WHERE tenant_id = ? AND environment = ? AND account_id = ?');
+    this.#erasedByExternalId = db.prepare(
+      'SELECT summary FROM erasures WHERE tenant_id = ? AND environment = ? AND external_id_hash = ? ORDER BY erased_at DESC LIMIT 1',
+    );
   }
 
   /** The account behind a path id: an acc_ id, or an external id made of URL-safe characters. */
-  #resolve(tenantId: string, projectId: string, id: string): AccountRow | null {
+  #resolve(scope: AccountScope, id: string): AccountRow | null {
     if (id.startsWith('acc_')) {
-      const byId = this.#byId.get(projectId, tenantId, id);
+      const byId = this.#byId.get(scope.projectId, scope.tenantId, scope.environment, id);
       if (byId !== undefined) return byId;
     }
     if (!kUrlSafeExternalId.test(id)) return null;
-    return this.#byExternalId.get(projectId, tenantId, id) ?? null;
+    return this.#byExternalId.get(scope.projectId, scope.tenantId, scope.environment, id) ?? null;
   }
 
   /** The answer's data as JSON text: { account_public_id, external_account_id, links: AccountLink[] }. */
-  links(tenantId: string, projectId: string, id: string): { ok: true; json: string } | { ok: false; error: ApiError } {
-    const account = this.#resolve(tenantId, projectId, id);
+  links(scope: AccountScope, id: string): { ok: true; json: string } | { ok: false; error: ApiError } {
+    const account = this.#resolve(scope, id);
     if (account === null) return { ok: false, error: kNotFound() };
-    const entries = this.#links.all(account.account_id, `,${projectId},`);
+    const entries = this.#links.all(account.account_id, `,${scope.projectId},`);
     return {
       ok: true,
       json: `{"account_public_id":${JSON.stringify(account.account_id)},"external_account_id":${JSON.stringify(account.external_account_id)},"links":[${entries.join(',')}]}`,
     };
   }
 
-  async erase(tenantId: string, projectId: string, id: string): Promise<{ ok: true; body: ErasureSummary } | { ok: false; error: ApiError }> {
-    const account = this.#resolve(tenantId, projectId, id);
-    if (account === null) {
-      const previous = this.#previousErasure(tenantId, id);
-      return previous === null ? { ok: false, error: kNotFound() } : { ok: true, body: { ...previous, already_erased: true } };
-    }
-    const { writer, secret, now } = this.#deps;
-    let outcome: ErasureOutcome;
-    try {
-      outcome = await writer.call('eraseAccount', tenantId, projectId, account, keyedHash(secret, 'external_id', account.external_account_id), secret, now());
-    } catch (error) {
-      this.#deps.log.error('erasure failed', { account_id: account.account_id, error });
-      return { ok: false, error: apiError('INTERNAL_ERROR', 'The account could not be erased; nothing was changed. Retry the request.') };
-    }
-    if (outcome.kind === 'shared') return { ok: false, error: apiError('ACCOUNT_SHARED_ACROSS_PROJECTS', undefined, 'id') };
-    this.#deps.directory.forget(tenantId, account.external_account_id);
-    this.#deps.recentSignalWrites.forgetAccount(account.account_id);
-    for (const keys of outcome.velocityKeys) this.#deps.velocity.forget(projectId, keys);
-    await this.#purgeOldPages();
-    return { ok: true, body: outcome.summary };
+  /**
+   * DELETE /v1/accounts/{id} (docs/accounts.md, "Erasure"). A barrier: it waits for the account's
+   * events being scored or stored, holds back new ones, erases everything of the account (pending
+   * async events included), and answers only once the WAL no longer holds the old pages.
+   * `acrossProjects`: erase an account that several live projects used (otherwise 403).
+   */
+  async erase(scope: AccountScope, id: string, acrossProjects: boolean): Promise<{ ok: true; body: ErasureSummary } | { ok: false; error: ApiError }> {
+    const externalId = this.#externalIdFor(scope, id);
+    if (externalId === null) return this.#answerPrevious(scope, id);
+    const gateKey = AccountGate.key(scope.tenantId, scope.environment, externalId);
+    return this.#deps.gate.exclusive(gateKey, async () => {
+      const { writer, secret, now } = this.#deps;
+      const request: ErasureRequest = {
+        ...scope,
+        externalId,
+        externalIdHash: keyedHash(secret, 'external_id', externalId),
+        acrossProjects,
+        now: now(),
+      };
+      let outcome: ErasureOutcome;
+      try {
+        outcome = await writer.call('eraseAccount', request, secret);
+      } catch (error) {
+        this.#deps.log.error('erasure failed', { error });
+        return { ok: false, error: apiError('INTERNAL_ERROR', 'The account could not be erased; nothing was changed. Retry the request.') };
+      }
+      if (outcome.kind === 'not_found') return this.#answerPrevious(scope, id);
+      if (outcome.kind === 'shared') {
+        return { ok: false, error: apiError('ACCOUNT_SHARED_ACROSS_PROJECTS', 'The account was used by several live projects; add across_projects=true to erase it in all of them.', 'id') };
+      }
+      this.#deps.directory.forget(scope.tenantId, scope.environment, externalId);
+      if (outcome.summary.account_public_id !== null) this.#deps.recentSignalWrites.forgetAccount(outcome.summary.account_public_id);
+      for (const { projectId, keys } of outcome.velocityKeys) this.#deps.velocity.forget(projectId, keys);
+      if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
+      return { ok: true, body: outcome.summary };
+    });
   }
 
-  #previousErasure(tenantId: string, id: string): Omit<ErasureSummary, 'already_erased'> | null {
+  /** The external id an erasure is about, or null when the id names nothing erasable. */
+  #externalIdFor(scope: AccountScope, id: string): string | null {
+    if (id.startsWith('acc_')) {
+      const external = this.#externalIdOf.get(scope.tenantId, scope.environment, id);
+      if (external !== undefined) return external;
+    }
+    return kUrlSafeExternalId.test(id) ? id : null;
+  }
+
+  /** A retried DELETE answers the first one's summary, once the files are clean. */
+  async #answerPrevious(scope: AccountScope, id: string): Promise<{ ok: true; body: ErasureSummary } | { ok: false; error: ApiError }> {
     const row = id.startsWith('acc_')
-      ? this.#erasedById.get(tenantId, id)
-      : this.#erasedByExternalId.get(tenantId, keyedHash(this.#deps.secret, 'external_id', id));
-    return row === undefined ? null : (JSON.parse(row.summary) as Omit<ErasureSummary, 'already_erased'>);
+      ? this.#erasedById.get(scope.tenantId, scope.environment, id) ?? this.#erasedByExternalId.get(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id))
+      : this.#erasedByExternalId.get(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id));
+    if (row === undefined) return { ok: false, error: kNotFound() };
+    if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
+    return { ok: true, body: { ...(JSON.parse(row.summary) as Omit<ErasureSummary, 'already_erased'>), already_erased: true } };
   }
 
   /**
    * Old versions of the erased rows survive in the WAL until a checkpoint copies the new pages
    * over them; secure_delete (set on the writer) zeroes freed space in the main file. A TRUNCATE
-   * checkpoint then empties the WAL, so the raw values are nowhere in the files.
+   * checkpoint then empties the WAL, so the raw values are in no file. It runs on the writer's
+   * connection, with the checkpointer thread paused so that no other checkpoint holds the lock;
+   * each attempt waits for readers up to the writer's busy timeout, and the attempts go on for up
+   * to kPurgeBoundMs.
    */
-  async #purgeOldPages(): Promise<void> {
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const busy = await this.#deps.writer.call('checkpointTruncate');
-      if (busy === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    this.#deps.log.warn('erasure checkpoint stayed busy; the WAL is truncated at the next checkpoint');
+  async #purgeOldPages(): Promise<boolean> {
+    return this.#deps.checkpointer.whilePaused(async () => {
+      const deadline = Date.now() + kPurgeBoundMs;
+      for (;;) {
+        let busy = 1;
+        try {
+          busy = await this.#deps.writer.call('checkpointTruncate');
+        } catch {
+          // SQLITE_BUSY from another process's checkpoint or lock: try again
+        }
+        if (busy === 0) return true;
+        if (Date.now() > deadline) {
+          this.#deps.log.error('erasure: the WAL could not be emptied; the DELETE answered 500 and is to be retried');
+          return false;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    });
   }
 }
 
+const kPurgeFailed = (): ApiError => apiError('INTERNAL_ERROR', 'The account was erased, but old copies could not yet be removed from the database files. Retry the request.');
+
+export interface ErasureRequest extends AccountScope {
+  readonly externalId: string;
+  readonly externalIdHash: string;
+  readonly acrossProjects: boolean;
+  readonly now: number;
+}
+
 export type ErasureOutcome =
+  | { readonly kind: 'not_found' }
   | { readonly kind: 'shared' }
-  | { readonly kind: 'erased'; readonly summary: ErasureSummary; readonly velocityKeys: VelocityKeys[] };
+  | { readonly kind: 'erased'; readonly summary: ErasureSummary; readonly velocityKeys: Array<{ projectId: string; keys: VelocityKeys }> };
+
+interface ErasedEventRow {
+  seq: number;
+  project_id: string;
+  state: string;
+  payload: string;
+  body_hash: string | null;
+}
 
 /**
- * Write command: erases the account unless it is shared across projects. Returns the summary and
- * the velocity keys its events used, for the caller to drop from memory.
+ * Write command: erases the account (its scored events' personal data, its pending async events,
+ * signals, links, project rows, the account row) unless it is shared across projects and
+ * `acrossProjects` is off. Returns the summary and the velocity keys its events used, for the
+ * caller to drop from memory.
  */
-export function eraseAccount(
-  db: Db,
-  tenantId: string,
-  projectId: string,
-  account: { readonly account_id: string; readonly external_account_id: string },
-  externalIdHash: string,
-  secret: Uint8Array,
-  now: number,
-): ErasureOutcome {
-  const projects = (db.prepare('SELECT count(*) AS n FROM account_projects WHERE account_id = ?').get(account.account_id) as { n: number }).n;
-  if (projects > 1) return { kind: 'shared' };
-  const events = db.prepare('SELECT seq, payload, body_hash FROM events WHERE account_id = ?').all(account.account_id) as Array<{ seq: number; payload: string; body_hash: string | null }>;
-  const scrub = db.prepare('UPDATE events SET payload = ?, body_hash = ?, account_id = NULL WHERE seq = ?');
-  const deleteSignal = db.prepare('DELETE FROM account_signals WHERE tenant_id = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?');
+export function eraseAccount(db: Db, request: ErasureRequest, secret: Uint8Array): ErasureOutcome {
+  const { tenantId, environment, projectId, externalId, now } = request;
+  const account = db.prepare('SELECT account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND external_account_id = ?')
+    .get(tenantId, environment, externalId) as { account_id: string } | undefined;
+  const accountId = account?.account_id ?? null;
+  const projects = accountId === null ? [] : (db.prepare('SELECT project_id FROM account_projects WHERE account_id = ?').pluck().all(accountId) as string[]);
+  // Accepted async events not yet scored carry no account id yet: found by their external id.
+  const pending = (db.prepare(
+    `SELECT seq, project_id, state, payload, body_hash FROM events
+     WHERE state = 'pending' AND project_id IN (SELECT project_id FROM projects WHERE tenant_id = ? AND environment = ?)`,
+  ).all(tenantId, environment) as ErasedEventRow[]).filter((row) => externalIdOfPayload(row.payload) === externalId);
+  const usedBy = new Set([...projects, ...pending.map((row) => row.project_id)]);
+  if (!usedBy.has(projectId)) return { kind: 'not_found' };
+  if (usedBy.size > 1 && !request.acrossProjects) return { kind: 'shared' };
+
+  const scored = accountId === null ? [] : (db.prepare('SELECT seq, project_id, state, payload, body_hash FROM events WHERE account_id = ?').all(accountId) as ErasedEventRow[]);
+  const scrub = db.prepare('UPDATE events SET payload = ?, body_hash = ?, account_id = NULL, state = ? WHERE seq = ?');
+  const deleteSignal = db.prepare('DELETE FROM account_signals WHERE tenant_id = ? AND environment = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?');
   const key = Buffer.from(secret);
-  const velocityKeys: VelocityKeys[] = [];
+  const velocityKeys: Array<{ projectId: string; keys: VelocityKeys }> = [];
   let signals = 0;
-  for (const event of events) {
+  for (const event of [...scored, ...pending]) {
     let bodyHash = event.body_hash;
     try {
       const body = JSON.parse(event.payload) as EventInput;
       const ids = velocityIdentifiers(body);
-      velocityKeys.push({ cardToken: ids.cardToken, ip: ids.ip, accountId: account.account_id, email: ids.email, fp: ids.fp });
+      velocityKeys.push({ projectId: event.project_id, keys: { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp } });
+      // Kept so that a retry of the same request is still recognised (and a different body refused).
       bodyHash ??= canonicalBodyHash(body as unknown as Record<string, unknown>);
       // The account's signal rows are found from its events, hashed exactly as when they were stored
       // (no index by account: one less random write per new signal on the scoring path).
-      const phone = analyzePhone(typeof body.user?.phone === 'string' ? body.user.phone : null, typeof body.user?.country === 'string' ? body.user.country : null);
-      for (const identifier of storedIdentifiers(body, phone, key)) {
-        signals += deleteSignal.run(tenantId, identifier.type, identifier.hash, account.account_id).changes;
+      if (accountId !== null && event.state === 'scored') {
+        const phone = analyzePhone(typeof body.user?.phone === 'string' ? body.user.phone : null, typeof body.user?.country === 'string' ? body.user.country : null);
+        for (const identifier of storedIdentifiers(body, phone, key)) {
+          signals += deleteSignal.run(tenantId, environment, identifier.type, identifier.hash, accountId).changes;
+        }
       }
     } catch {
       // already scrubbed
     }
-    scrub.run(scrubPayload(event.payload), bodyHash, event.seq);
+    // A pending event is never scored now: its state says why (GET /v1/scores answers 'erased').
+    scrub.run(scrubPayload(event.payload), bodyHash, event.state === 'pending' ? 'erased' : event.state, event.seq);
   }
-  const reverse = db.prepare('DELETE FROM account_links WHERE account_id = ? AND signal_type = ? AND other_account_id = ?');
-  const links = db.prepare('SELECT signal_type, other_account_id FROM account_links WHERE account_id = ?').all(account.account_id) as Array<{ signal_type: string; other_account_id: string }>;
-  for (const link of links) reverse.run(link.other_account_id, link.signal_type, account.account_id);
-  db.prepare('DELETE FROM account_links WHERE account_id = ?').run(account.account_id);
-  const cases = db.prepare('UPDATE cases SET account_id = NULL, updated_at = ? WHERE account_id = ?').run(now, account.account_id).changes;
-  db.prepare('DELETE FROM account_projects WHERE account_id = ?').run(account.account_id);
-  db.prepare('DELETE FROM accounts WHERE account_id = ?').run(account.account_id);
+  let links = 0;
+  let cases = 0;
+  if (accountId !== null) {
+    const reverse = db.prepare('DELETE FROM account_links WHERE account_id = ? AND signal_type = ? AND other_account_id = ?');
+    const own = db.prepare('SELECT signal_type, other_account_id FROM account_links WHERE account_id = ?').all(accountId) as Array<{ signal_type: string; other_account_id: string }>;
+    for (const link of own) reverse.run(link.other_account_id, link.signal_type, accountId);
+    links = own.length;
+    db.prepare('DELETE FROM account_links WHERE account_id = ?').run(accountId);
+    cases = db.prepare('UPDATE cases SET account_id = NULL, updated_at = ? WHERE account_id = ?').run(now, accountId).changes;
+    db.prepare('DELETE FROM account_projects WHERE account_id = ?').run(accountId);
+    db.prepare('DELETE FROM accounts WHERE account_id = ?').run(accountId);
+  }
   const summary: ErasureSummary = {
-    account_public_id: account.account_id,
+    account_public_id: accountId,
     erased_at: new Date(now).toISOString(),
-    erased: { events: events.length, signals, links: links.length, cases_unlinked: cases },
+    erased: { events: scored.length + pending.length, pending_events: pending.length, signals, links, cases_unlinked: cases },
     already_erased: false,
   };
-  db.prepare('INSERT OR REPLACE INTO erasures (tenant_id, account_id, external_id_hash, project_id, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?)').run(
-    tenantId, account.account_id, externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined }),
+  db.prepare('INSERT OR REPLACE INTO erasures (tenant_id, environment, account_id, external_id_hash, project_id, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+    tenantId, environment, accountId ?? `pending:${request.externalIdHash}`, request.externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined }),
   );
   return { kind: 'erased', summary, velocityKeys };
+}
+
+function externalIdOfPayload(payload: string): string | null {
+  try {
+    return externalAccountIdOf(JSON.parse(payload) as EventInput);
+  } catch {
+    return null;
+  }
 }
 
 /**

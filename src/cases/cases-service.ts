@@ -57,7 +57,7 @@ export class CasesService {
   readonly #one: Statement<[string, string], CaseRow>;
   readonly #events: Statement<[string], { event_id: string }>;
   readonly #notes: Statement<[string], { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number }>;
-  readonly #accountByExternalId: Statement<[string, string], { account_id: string }>;
+  readonly #accountByExternalId: Statement<[string, string, string], { account_id: string }>;
 
   constructor(readDb: Db, writer: AppWriter, now: () => number) {
     this.#readDb = readDb;
@@ -66,10 +66,10 @@ export class CasesService {
     this.#one = readDb.prepare(`SELECT ${kCaseColumns} WHERE c.project_id = ? AND c.case_id = ?`);
     this.#events = readDb.prepare('SELECT event_id FROM case_events WHERE case_id = ? ORDER BY added_at, event_id');
     this.#notes = readDb.prepare('SELECT note_id, kind, author_key_id, body, created_at FROM case_notes WHERE case_id = ? ORDER BY seq');
-    this.#accountByExternalId = readDb.prepare('SELECT account_id FROM accounts WHERE tenant_id = ? AND external_account_id = ?');
+    this.#accountByExternalId = readDb.prepare('SELECT account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND external_account_id = ?');
   }
 
-  list(tenantId: string, query: CaseListQuery): CaseAnswer {
+  list(tenantId: string, environment: string, query: CaseListQuery): CaseAnswer {
     const where = ['c.project_id = ?'];
     const args: Array<string | number> = [query.projectId];
     if (query.status !== null) {
@@ -77,7 +77,7 @@ export class CasesService {
       args.push(query.status);
     }
     if (query.account !== null) {
-      const accountId = query.account.startsWith('acc_') ? query.account : this.#accountByExternalId.get(tenantId, query.account)?.account_id;
+      const accountId = query.account.startsWith('acc_') ? query.account : this.#accountByExternalId.get(tenantId, environment, query.account)?.account_id;
       if (accountId === undefined) return { ok: true, body: { cases: [], next_cursor: null } };
       where.push('c.account_id = ?');
       args.push(accountId);

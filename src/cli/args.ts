@@ -1,7 +1,7 @@
 // Shared pieces of the command line: argument parsing with node:util parseArgs, usage errors,
 // and opening the data dir the way every command does.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ensureDataDir, openDatabase, type Db } from '../store/database.js';
+import { openDatabase, secureDataDir, type Db } from '../store/database.js';
 import { migrate } from '../store/migrate.js';
 
 export class UsageError extends Error {}
@@ -30,7 +30,7 @@ export function dataDirOf(values: { 'data-dir'?: string | undefined }): string {
 
 /** Opens (creating when missing) the database of a data dir, migrated to this build's schema. */
 export function openDataDir(dataDir: string): Db {
-  ensureDataDir(dataDir);
+  secureDataDir(dataDir);
   const db = openDatabase(dataDir);
   migrate(db);
   return db;

@@ -76,7 +76,7 @@ export const kSettings = {
   },
   faultInjection: {
     flag: 'fault-injection', env: 'FAULT_INJECTION', type: 'string', default: 'none',
-    description: 'Testing only: comma list of faults to simulate (rate_limiter_unready). Never set in production.',
+    description: 'Testing only: comma list of faults to simulate (rate_limiter_unready, hold_points). Never set in production.',
   },
   trustProxy: {
     flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'boolean', default: false,
@@ -97,8 +97,11 @@ export class ConfigError extends Error {}
 /**
  * Faults the test-suite can switch on to exercise failure answers that have no other trigger on
  * demand. rate_limiter_unready: the limiter reports not ready (503 RATE_LIMIT_UNAVAILABLE).
+ * hold_points: the pipeline stops at named points until the test releases them
+ * (shared/fault-latch.ts): an event with `extras.fault_hold: "<name>"` before its result is stored,
+ * and the background scorer before it starts (`async-scorer`).
  */
-export const kFaults = ['rate_limiter_unready'] as const;
+export const kFaults = ['rate_limiter_unready', 'hold_points'] as const;
 export type Fault = (typeof kFaults)[number];
 
 function faultList(value: string): string[] {

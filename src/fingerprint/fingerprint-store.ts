@@ -17,23 +17,23 @@ export interface Sighting {
   readonly seen_count: number;
 }
 
-type UpsertParams = [tenantId: string, fpId: string, firstSeen: number, lastSeen: number];
+type UpsertParams = [tenantId: string, environment: string, fpId: string, firstSeen: number, lastSeen: number];
 
 const kUpsertSql = `
-INSERT INTO fingerprints (tenant_id, fp_id, first_seen, last_seen, seen_count) VALUES (?, ?, ?, ?, 1)
-ON CONFLICT (tenant_id, fp_id) DO UPDATE SET
+INSERT INTO fingerprints (tenant_id, environment, fp_id, first_seen, last_seen, seen_count) VALUES (?, ?, ?, ?, ?, 1)
+ON CONFLICT (tenant_id, environment, fp_id) DO UPDATE SET
   last_seen  = max(last_seen, excluded.last_seen),
   seen_count = seen_count + 1
 RETURNING fp_id, first_seen, last_seen, seen_count`;
 
 const kUpserts = new WeakMap<Db, Statement<UpsertParams, Sighting>>();
 
-/** Write command: counts one sighting of `fpId` in the tenant at `at` (epoch ms). */
-export function recordFingerprintSighting(db: Db, tenantId: string, fpId: string, at: number): Sighting {
+/** Write command: counts one sighting of `fpId` in the tenant's environment at `at` (epoch ms). */
+export function recordFingerprintSighting(db: Db, tenantId: string, environment: string, fpId: string, at: number): Sighting {
   let upsert = kUpserts.get(db);
   if (upsert === undefined) {
     upsert = db.prepare<UpsertParams, Sighting>(kUpsertSql);
     kUpserts.set(db, upsert);
   }
-  return upsert.get(tenantId, fpId, at, at)!;
+  return upsert.get(tenantId, environment, fpId, at, at)!;
 }

@@ -35,7 +35,7 @@ export function prepareEvent(item: EvaluateItem, secret: Buffer, stored: StoredS
   if (item.velocity !== null) (signals as Record<string, unknown>).velocity = item.velocity;
   if ((item.needs & Needs.Links) !== 0) {
     const hashed: HashedSignal[] = identifiers;
-    (signals as Record<string, unknown>).links = stored.links(item.tenantId, item.accountId, hashed, item.now);
+    (signals as Record<string, unknown>).links = stored.links(item.tenantId, item.environment, item.accountId, hashed, item.now);
   }
   if ((item.needs & Needs.Account) !== 0) (signals as Record<string, unknown>).account = stored.account(item.accountId, item.now);
 

@@ -1,5 +1,6 @@
 // The messages between the main thread and the rule-evaluation workers. Plain data only: class
 // identity does not survive postMessage, so errors travel as values with the interface's code.
+import type { Environment } from '../auth/api-keys.js';
 import type { Decision, Thresholds } from '../scoring/score-result.js';
 import type { StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { VelocitySignals } from '../signals/velocity.js';
@@ -25,6 +26,8 @@ export const enum Needs {
 export interface EvaluateItem {
   readonly projectId: string;
   readonly tenantId: string;
+  /** Accounts, signals and links belong to the tenant's environment (DESIGN §8). */
+  readonly environment: Environment;
   readonly eventId: string;
   readonly version: number;
   /** The policy published with this version. */

@@ -10,6 +10,7 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { ScoreJob } from './scorer.js';
+import type { Environment } from '../auth/api-keys.js';
 
 /** Events scored at once: enough to fill the pool's batches, few enough to keep arrival order. */
 const kMaxActive = 256;
@@ -58,13 +59,14 @@ export class AsyncScorer {
   /** Loads the pending events a previous run accepted but did not score, in arrival order. */
   loadPending(db: Db): number {
     const rows = (db.prepare(
-      `SELECT e.project_id, p.tenant_id, e.event_id, e.payload, e.received_at
+      `SELECT e.project_id, p.tenant_id, p.environment, e.event_id, e.payload, e.received_at
        FROM events e JOIN projects p ON p.project_id = e.project_id WHERE e.state = 'pending' ORDER BY e.seq`,
-    ) as Statement<[], { project_id: string; tenant_id: string; event_id: string; payload: string; received_at: number }>).all();
+    ) as Statement<[], { project_id: string; tenant_id: string; environment: Environment; event_id: string; payload: string; received_at: number }>).all();
     for (const row of rows) {
       this.#queue.push({
         projectId: row.project_id,
         tenantId: row.tenant_id,
+        environment: row.environment,
         eventId: row.event_id,
         event: JSON.parse(row.payload) as EventInput,
         payload: row.payload,

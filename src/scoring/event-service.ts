@@ -11,6 +11,9 @@
 // Concurrent requests for one event id are serialised through an in-flight map: the second waits
 // for the first to finish and then answers from what the first stored, so an event is scored once.
 import { apiError, type ApiError } from '../shared/errors.js';
+import { AccountGate } from '../accounts/account-gate.js';
+import type { Environment } from '../auth/api-keys.js';
+import { externalAccountIdOf } from '../signals/identifiers.js';
 import type { LiveRulesets } from '../rulesets/live-rulesets.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
@@ -28,13 +31,14 @@ export type EventReply =
 
 export interface AsyncReceipt {
   readonly event_id: string;
-  readonly state: 'pending' | 'scored';
+  readonly state: 'pending' | 'scored' | 'erased';
   readonly accepted_at: string;
 }
 
 export interface Submission {
   readonly projectId: string;
   readonly tenantId: string;
+  readonly environment: Environment;
   readonly event: EventInput;
   /** The body text as received. */
   readonly payload: string;
@@ -47,6 +51,7 @@ export interface EventServiceDeps {
   readonly rulesets: LiveRulesets;
   readonly scorer: Scorer;
   readonly asyncScorer: AsyncScorer;
+  readonly gate: AccountGate;
 }
 
 export class EventService {
@@ -84,7 +89,7 @@ export class EventService {
     const flightKey = `${job.projectId}\u0000${job.eventId}`;
     await this.#waitForOthers(flightKey);
     const stored = this.#deps.reader.find(job.projectId, job.eventId);
-    if (stored === null || stored.state === 'scored') return 'done';
+    if (stored === null || stored.state !== 'pending') return 'done';
     const live = this.#deps.rulesets.get(job.projectId);
     if (!live.ok) return 'retry';
     const work = this.#deps.scorer.score(job, live.ruleset, true);
@@ -106,9 +111,10 @@ export class EventService {
 
   async #submitSync(submission: Submission, eventId: string, existing: StoredEvent | null): Promise<EventReply> {
     if (existing !== null && existing.state === 'scored') return { kind: 'result', json: existing.result! };
+    if (existing !== null && existing.state === 'erased') return { kind: 'result', json: JSON.stringify(erasedView(eventId, existing)) };
     const live = this.#deps.rulesets.get(submission.projectId);
     if (!live.ok) return { kind: 'error', error: live.error };
-    const job = { projectId: submission.projectId, tenantId: submission.tenantId, eventId, event: submission.event, payload: submission.payload, receivedAt: existing?.received_at ?? submission.receivedAt };
+    const job = jobOf(submission, eventId, existing?.received_at ?? submission.receivedAt);
     const outcome = await this.#deps.scorer.score(job, live.ruleset, existing !== null);
     if (!outcome.ok) return { kind: 'error', error: outcome.error };
     if (outcome.result !== null) return { kind: 'result', json: outcome.result };
@@ -124,12 +130,19 @@ export class EventService {
     if (!asyncScorer.canAccept()) {
       return { kind: 'error', error: apiError('ASYNC_UNAVAILABLE', 'The async queue is full. Nothing was stored; retry with backoff.') };
     }
+    // Storing a pending event of an account counts as work on it: an erasure waits for it, and an
+    // event arriving during an erasure is stored after it (accounts/account-gate.ts).
+    const externalId = externalAccountIdOf(submission.event);
+    const gateKey = externalId === null ? null : AccountGate.key(submission.tenantId, submission.environment, externalId);
+    if (gateKey !== null) await this.#deps.gate.enter(gateKey);
     try {
       await writer.call('insertPendingEvent', { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload });
     } catch {
       return { kind: 'error', error: apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.') };
+    } finally {
+      if (gateKey !== null) this.#deps.gate.leave(gateKey);
     }
-    asyncScorer.enqueue({ projectId: submission.projectId, tenantId: submission.tenantId, eventId, event: submission.event, payload: submission.payload, receivedAt: submission.receivedAt });
+    asyncScorer.enqueue(jobOf(submission, eventId, submission.receivedAt));
     return { kind: 'receipt', receipt: { event_id: eventId, state: 'pending', accepted_at: acceptedAt } };
   }
 
@@ -139,8 +152,26 @@ export class EventService {
     const stored = this.#deps.reader.find(projectId, eventId);
     if (stored === null) return null;
     if (stored.state === 'scored') return { kind: 'stored', json: stored.result! };
+    if (stored.state === 'erased') return { kind: 'pending', body: erasedView(eventId, stored) };
     return { kind: 'pending', body: { event_id: eventId, state: 'pending', accepted_at: new Date(stored.received_at).toISOString() } };
   }
+}
+
+/** An async event whose account was erased before it was scored (docs/accounts.md). */
+function erasedView(eventId: string, stored: StoredEvent): AsyncReceipt {
+  return { event_id: eventId, state: 'erased', accepted_at: new Date(stored.received_at).toISOString() };
+}
+
+function jobOf(submission: Submission, eventId: string, receivedAt: number): ScoreJob {
+  return {
+    projectId: submission.projectId,
+    tenantId: submission.tenantId,
+    environment: submission.environment,
+    eventId,
+    event: submission.event,
+    payload: submission.payload,
+    receivedAt,
+  };
 }
 
 /** Interface, Idempotency 2: bodies are compared without `async`, in canonical form. */

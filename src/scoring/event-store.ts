@@ -10,7 +10,8 @@ import type { Decision } from './score-result.js';
 
 export interface StoredEvent {
   readonly seq: number;
-  readonly state: 'pending' | 'scored';
+  /** 'erased': accepted as async, then its account was erased before it was scored; never scored. */
+  readonly state: 'pending' | 'scored' | 'erased';
   readonly payload: string;
   readonly body_hash: string | null;
   readonly result: string | null;
@@ -40,6 +41,7 @@ export interface PendingEventRecord {
 export interface ScoredEventRecord {
   readonly projectId: string;
   readonly tenantId: string;
+  readonly environment: string;
   readonly eventId: string;
   readonly eventType: string;
   readonly receivedAt: number;
@@ -75,10 +77,10 @@ interface Statements {
   setEventAccount: Statement;
   upsertAccount: Statement<unknown[], { account_id: string }>;
   accountProject: Statement;
-  findSignal: Statement<[string, string, string, string], { last_seen: number }>;
+  findSignal: Statement<[string, string, string, string, string], { last_seen: number }>;
   insertSignal: Statement;
   touchSignal: Statement;
-  otherHolders: Statement<[string, string, string, string, number], { account_id: string; external_account_id: string; projects: string }>;
+  otherHolders: Statement<[string, string, string, string, string, number], { account_id: string; external_account_id: string; projects: string }>;
   upsertLink: Statement;
   projectsOf: Statement<[string], { projects: string }>;
   linksOf: Statement<[string], { signal_type: string; other_account_id: string }>;
@@ -110,26 +112,26 @@ function statements(db: Db): Statements {
     ),
     setEventAccount: db.prepare('UPDATE events SET account_id = ? WHERE project_id = ? AND event_id = ?'),
     upsertAccount: db.prepare(
-      `INSERT INTO accounts (account_id, tenant_id, external_account_id, created_at, last_seen_at, events, blocks, reviews)
-       VALUES (?, ?, ?, ?, ?, 1, ?, ?)
-       ON CONFLICT (tenant_id, external_account_id) DO UPDATE SET
+      `INSERT INTO accounts (account_id, tenant_id, environment, external_account_id, created_at, last_seen_at, events, blocks, reviews)
+       VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
+       ON CONFLICT (tenant_id, environment, external_account_id) DO UPDATE SET
          last_seen_at = max(last_seen_at, excluded.last_seen_at), events = events + 1,
          blocks = blocks + excluded.blocks, reviews = reviews + excluded.reviews
        RETURNING account_id`,
     ),
     accountProject: db.prepare('INSERT OR IGNORE INTO account_projects (account_id, project_id, first_seen_at) VALUES (?, ?, ?)'),
-    findSignal: db.prepare('SELECT last_seen FROM account_signals WHERE tenant_id = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?'),
+    findSignal: db.prepare('SELECT last_seen FROM account_signals WHERE tenant_id = ? AND environment = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?'),
     insertSignal: db.prepare(
-      `INSERT INTO account_signals (tenant_id, signal_type, signal_hash, account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO account_signals (tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     touchSignal: db.prepare(
-      'UPDATE account_signals SET last_seen = ? WHERE tenant_id = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?',
+      'UPDATE account_signals SET last_seen = ? WHERE tenant_id = ? AND environment = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?',
     ),
     otherHolders: db.prepare(
       `SELECT s.account_id, a.external_account_id,
          (SELECT ',' || group_concat(project_id, ',') || ',' FROM account_projects WHERE account_id = s.account_id) AS projects
        FROM account_signals s JOIN accounts a ON a.account_id = s.account_id
-       WHERE s.tenant_id = ? AND s.signal_type = ? AND s.signal_hash = ? AND s.account_id != ? AND s.last_seen >= ?
+       WHERE s.tenant_id = ? AND s.environment = ? AND s.signal_type = ? AND s.signal_hash = ? AND s.account_id != ? AND s.last_seen >= ?
        ORDER BY s.last_seen DESC LIMIT ${kMaxLinksPerSignal}`,
     ),
     upsertLink: db.prepare(
@@ -184,13 +186,13 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: b
     const blocks = record.decision === 'block' ? 1 : 0;
     const reviews = record.decision === 'review' ? 1 : 0;
     accountId = s.upsertAccount.get(
-      record.account.accountId, record.tenantId, record.account.externalId, record.scoredAt, record.scoredAt, blocks, reviews,
+      record.account.accountId, record.tenantId, record.environment, record.account.externalId, record.scoredAt, record.scoredAt, blocks, reviews,
     )!.account_id;
     // Two new ids for one external id can only race when the directory's cache evicted one; the
     // stored account wins.
     if (accountId !== provisionalAccountId) s.setEventAccount.run(accountId, record.projectId, record.eventId);
     if (s.accountProject.run(accountId, record.projectId, record.scoredAt).changes > 0) announceProjects(s, accountId);
-    for (const identifier of record.identifiers) recordSignal(s, record.tenantId, accountId, record.account.externalId, identifier, record.scoredAt);
+    for (const identifier of record.identifiers) recordSignal(s, record, accountId, identifier);
   }
   if (record.decision === 'review') openOrExtendCase(s, record, accountId);
   if (record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined) {
@@ -204,18 +206,20 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: b
  * used it (an IP only within 24 hours of each other). Repeated use within kSignalRefreshMs writes
  * nothing: that bounds the writes of a busy account to one per signal per refresh interval.
  */
-function recordSignal(s: Statements, tenantId: string, accountId: string, externalId: string, identifier: StoredIdentifier, now: number): void {
-  const existing = s.findSignal.get(tenantId, identifier.type, identifier.hash, accountId);
+function recordSignal(s: Statements, record: ScoredEventRecord, accountId: string, identifier: StoredIdentifier): void {
+  const { tenantId, environment, scoredAt: now } = record;
+  const externalId = record.account!.externalId;
+  const existing = s.findSignal.get(tenantId, environment, identifier.type, identifier.hash, accountId);
   if (existing === undefined) {
-    s.insertSignal.run(tenantId, identifier.type, identifier.hash, accountId, identifier.masked, now, now);
+    s.insertSignal.run(tenantId, environment, identifier.type, identifier.hash, accountId, identifier.masked, now, now);
   } else if (now - existing.last_seen >= kSignalRefreshMs) {
-    s.touchSignal.run(now, tenantId, identifier.type, identifier.hash, accountId);
+    s.touchSignal.run(now, tenantId, environment, identifier.type, identifier.hash, accountId);
   } else {
     return;
   }
   const since = identifier.type === 'ip' ? now - kDayMs : 0;
   const linkType = identifier.type === 'ip' ? 'ip_24h' : identifier.type;
-  const others = s.otherHolders.all(tenantId, identifier.type, identifier.hash, accountId, since);
+  const others = s.otherHolders.all(tenantId, environment, identifier.type, identifier.hash, accountId, since);
   if (others.length === 0) return;
   const ownProjects = s.projectsOf.get(accountId)!.projects;
   for (const other of others) {

@@ -3,6 +3,9 @@
 // links and account signals and the rules run in the worker pool; the result is committed by the
 // group-commit writer before anyone is told about it.
 import type { LiveRuleset } from '../rulesets/live-rulesets.js';
+import { AccountGate } from '../accounts/account-gate.js';
+import type { Environment } from '../auth/api-keys.js';
+import type { FaultLatch } from '../shared/fault-latch.js';
 import type { AccountDirectory } from '../accounts/account-directory.js';
 import { Needs, type EvaluateItem } from '../pool/protocol.js';
 import type { RulesPool } from '../pool/rules-pool.js';
@@ -18,6 +21,8 @@ import { decisionWebhookJson, responseResultJson } from './score-result.js';
 export interface ScoreJob {
   readonly projectId: string;
   readonly tenantId: string;
+  /** The project's environment: accounts, signals and links never cross it (DESIGN §8). */
+  readonly environment: Environment;
   readonly eventId: string;
   readonly event: EventInput;
   /** The body as received: stored as the event's payload. */
@@ -37,6 +42,9 @@ export interface ScorerDeps {
   readonly writer: AppWriter;
   readonly accounts: AccountDirectory;
   readonly velocity: VelocityWindows;
+  /** Erasure is a barrier: an event of an account being erased waits (accounts/account-gate.ts). */
+  readonly gate: AccountGate;
+  readonly latch: FaultLatch;
   readonly now: () => number;
   /** Called after an async event's result was committed (the webhook deliverer looks for work). */
   readonly onAsyncScored?: () => void;
@@ -55,9 +63,20 @@ export class Scorer {
    * the stored pending event, with a decision webhook message when the project has a webhook.
    */
   async score(job: ScoreJob, ruleset: LiveRuleset, pending: boolean): Promise<ScoreOutcome> {
-    const { pool, writer, accounts, velocity } = this.#deps;
     const externalId = externalAccountIdOf(job.event);
-    const accountId = externalId === null ? null : accounts.resolve(job.tenantId, externalId);
+    if (externalId === null) return this.#score(job, ruleset, pending, null);
+    const gateKey = AccountGate.key(job.tenantId, job.environment, externalId);
+    await this.#deps.gate.enter(gateKey);
+    try {
+      return await this.#score(job, ruleset, pending, externalId);
+    } finally {
+      this.#deps.gate.leave(gateKey);
+    }
+  }
+
+  async #score(job: ScoreJob, ruleset: LiveRuleset, pending: boolean, externalId: string | null): Promise<ScoreOutcome> {
+    const { pool, writer, accounts, velocity } = this.#deps;
+    const accountId = externalId === null ? null : accounts.resolve(job.tenantId, job.environment, externalId);
     const ids = velocityIdentifiers(job.event);
     const velocityKeys: VelocityKeys = { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp };
     const now = this.#deps.now();
@@ -69,6 +88,7 @@ export class Scorer {
     const item: EvaluateItem = {
       projectId: job.projectId,
       tenantId: job.tenantId,
+      environment: job.environment,
       eventId: job.eventId,
       version: ruleset.version,
       policy: ruleset.policy,
@@ -84,6 +104,7 @@ export class Scorer {
     const record: ScoredEventRecord = {
       projectId: job.projectId,
       tenantId: job.tenantId,
+      environment: job.environment,
       eventId: job.eventId,
       eventType: job.event.event_type,
       receivedAt: job.receivedAt,
@@ -98,6 +119,7 @@ export class Scorer {
       scoredAt: now,
       webhookPayload: pending ? decisionWebhookJson(evaluated.storedJson, accountId, now) : null,
     };
+    if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event);
     let persisted;
     try {
       persisted = await writer.call('persistScoredEvent', record, pending);
@@ -112,5 +134,11 @@ export class Scorer {
     velocity.record(job.projectId, recordedKeys, ids.amountCents, job.receivedAt);
     if (pending) this.#deps.onAsyncScored?.();
     return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs) };
+  }
+
+  /** Tests only (FAULT_INJECTION=hold_points): an event naming a hold point waits there, scored but not stored. */
+  async #holdIfAsked(event: EventInput): Promise<void> {
+    const name = (event.extras as Record<string, unknown> | undefined)?.fault_hold;
+    if (typeof name === 'string') await this.#deps.latch.hold(name);
   }
 }

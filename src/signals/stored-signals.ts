@@ -42,14 +42,14 @@ interface OtherAccount {
 }
 
 export class StoredSignals {
-  readonly #holders: Statement<[string, string, string, string], OtherAccount>;
-  readonly #recentHolders: Statement<[string, string, string, string, number], OtherAccount>;
+  readonly #holders: Statement<[string, string, string, string, string], OtherAccount>;
+  readonly #recentHolders: Statement<[string, string, string, string, string, number], OtherAccount>;
   readonly #links: Statement<[string], OtherAccount & { signal_type: string }>;
   readonly #account: Statement<[string], { created_at: number; events: number; blocks: number; reviews: number; fraud_confirmed: number }>;
 
   constructor(db: Database) {
     const joined = `SELECT s.account_id, a.fraud_confirmed, a.blocks FROM account_signals s JOIN accounts a ON a.account_id = s.account_id
-      WHERE s.tenant_id = ? AND s.signal_type = ? AND s.signal_hash = ? AND s.account_id != ?`;
+      WHERE s.tenant_id = ? AND s.environment = ? AND s.signal_type = ? AND s.signal_hash = ? AND s.account_id != ?`;
     this.#holders = db.prepare(`${joined} LIMIT ${kMaxLinkedPerSignal}`);
     this.#recentHolders = db.prepare(`${joined} AND s.last_seen >= ? LIMIT ${kMaxLinkedPerSignal}`);
     this.#links = db.prepare(
@@ -63,7 +63,7 @@ export class StoredSignals {
    * Other accounts sharing a signal with this event: those holding one of the event's own signal
    * values (an IP only if used within 24 hours), plus the account's stored links.
    */
-  links(tenantId: string, accountId: string | null, signals: readonly HashedSignal[], now: number): LinkSignals {
+  links(tenantId: string, environment: string, accountId: string | null, signals: readonly HashedSignal[], now: number): LinkSignals {
     const self = accountId ?? '';
     const byType: Record<keyof Omit<LinkSignals, 'total' | 'fraud'>, Set<string>> = {
       email: new Set(), phone: new Set(), fp: new Set(), ip_24h: new Set(), card: new Set(),
@@ -75,8 +75,8 @@ export class StoredSignals {
     };
     for (const signal of signals) {
       const others = signal.type === 'ip'
-        ? this.#recentHolders.all(tenantId, signal.type, signal.hash, self, now - kDayMs)
-        : this.#holders.all(tenantId, signal.type, signal.hash, self);
+        ? this.#recentHolders.all(tenantId, environment, signal.type, signal.hash, self, now - kDayMs)
+        : this.#holders.all(tenantId, environment, signal.type, signal.hash, self);
       const type = signal.type === 'ip' ? 'ip_24h' : signal.type;
       for (const other of others) add(type, other);
     }

@@ -16,8 +16,10 @@ const pageSize = db.pragma('page_size', { simple: true }) as number;
 const walResetFrames = Math.max(1, Math.floor(walResetBytes / pageSize));
 
 let stopped = false;
+// Paused while an erasure empties the WAL from the writer's connection (checkpointer.ts).
+let paused = false;
 const timer = setInterval(() => {
-  if (stopped) return;
+  if (stopped || paused) return;
   try {
     const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
     if (passive !== undefined && passive.log >= walResetFrames) db.pragma('wal_checkpoint(TRUNCATE)');
@@ -27,6 +29,16 @@ const timer = setInterval(() => {
 }, intervalMs);
 
 parentPort!.on('message', (message: string) => {
+  // Messages arrive between ticks, so no checkpoint of this thread is running when one is handled.
+  if (message === 'pause') {
+    paused = true;
+    parentPort!.postMessage('paused');
+    return;
+  }
+  if (message === 'resume') {
+    paused = false;
+    return;
+  }
   if (message !== 'stop') return;
   stopped = true;
   clearInterval(timer);

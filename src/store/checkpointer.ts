@@ -9,6 +9,8 @@ const kWalResetBytes = 64 * 1024 * 1024;
 
 export class Checkpointer {
   readonly #worker: Worker;
+  #pauses = 0;
+  #acknowledged: Promise<void> = Promise.resolve();
 
   constructor(dataDir: string) {
     this.#worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
@@ -17,11 +19,35 @@ export class Checkpointer {
     this.#worker.unref();
   }
 
-  stop(): Promise<void> {
+  /**
+   * Runs `fn` while this thread makes no checkpoint: a checkpoint of another connection (an
+   * erasure's TRUNCATE on the writer) would otherwise find the checkpoint lock taken. Nests.
+   */
+  async whilePaused<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.#pauses++ === 0) this.#acknowledged = this.#request('pause');
+    try {
+      await this.#acknowledged;
+      return await fn();
+    } finally {
+      if (--this.#pauses === 0) this.#worker.postMessage('resume');
+    }
+  }
+
+  /** Sends `message` and resolves on the thread's answer (it answers between checkpoints). */
+  #request(message: 'pause' | 'stop'): Promise<void> {
     return new Promise((resolve) => {
-      this.#worker.once('message', () => resolve());
-      this.#worker.once('exit', () => resolve());
-      this.#worker.postMessage('stop');
+      const done = (): void => {
+        this.#worker.off('message', done);
+        this.#worker.off('exit', done);
+        resolve();
+      };
+      this.#worker.on('message', done);
+      this.#worker.on('exit', done);
+      this.#worker.postMessage(message);
     });
+  }
+
+  stop(): Promise<void> {
+    return this.#request('stop');
   }
 }

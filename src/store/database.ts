@@ -3,7 +3,7 @@
 // NORMAL survives a process crash or SIGKILL; only an OS crash or power cut can lose the last
 // commits), foreign keys on, and a busy timeout for the moments the command line writes too.
 import Database from 'better-sqlite3';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Db = Database.Database;
@@ -19,12 +19,29 @@ export function databasePath(dataDir: string): string {
   return join(dataDir, kDatabaseFileName);
 }
 
-/** Creates the data dir (mode 0700: it holds keys and personal data) when missing. */
-export function ensureDataDir(dataDir: string): void {
-  if (!existsSync(dataDir)) {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-    chmodSync(dataDir, 0o700);
+/**
+ * The data dir holds key hashes, the install secret and personal data: the dir is 0700 and every
+ * file in it 0600, whatever the umask. Creates the dir when missing, tightens one that exists, and
+ * sets this process's umask so that files SQLite creates later (-wal, -shm, backups) are 0600 too.
+ */
+export function secureDataDir(dataDir: string): void {
+  process.umask(0o077);
+  if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+    if (entry.isFile()) chmodSync(join(dataDir, entry.name), 0o600);
   }
+}
+
+/**
+ * After every other connection of this process is closed: empties the WAL into the database
+ * (TRUNCATE) and closes, which removes the -wal and -shm files. A clean stop leaves one file.
+ */
+export function closeCleanly(dataDir: string): void {
+  const db = new Database(databasePath(dataDir), { fileMustExist: true });
+  db.pragma(`busy_timeout = ${kDefaultBusyTimeoutMs}`);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
 }
 
 export interface OpenOptions {

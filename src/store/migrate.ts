@@ -17,6 +17,8 @@ export function migrate(db: Db, migrations: readonly Migration[] = kMigrations):
     const step = db.transaction(() => {
       if (isApplied.get(migration.version) !== undefined) return;
       db.exec(migration.sql);
+      migration.run?.(db);
+      if (migration.sqlAfter !== undefined) db.exec(migration.sqlAfter);
       record.run(migration.version, migration.name, Date.now());
     });
     step.immediate();

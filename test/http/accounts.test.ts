@@ -141,13 +141,19 @@ test('a project sees only the accounts it used', async (t) => {
   t.is((await links(event.account_public_id, sandbox)).status, 404);
 });
 
-test('a link to an account of another project shows once that account is used in this project', async (t) => {
+/** A second live project of the tenant and a secret key for it. */
+function secondLiveProjectKey(): string {
+  const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', `second ${unique()}`, '--json']).stdout);
+  return JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+}
+
+test('a link to an account of another live project shows once that account is used in this project', async (t) => {
   const tag = unique();
   const email = `two.projects.${tag}@example.com`;
-  const sandbox = server.bootstrap.keys.sandbox_secret.key;
+  const second = secondLiveProjectKey();
   await send({ external_account_id: `here-${tag}`, user: { email } });
-  const elsewhere = await send({ external_account_id: `there-${tag}`, user: { email } }, sandbox);
-  t.is((await links(`here-${tag}`)).body.data.links.length, 0, 'the sandbox account is not shown to the live project');
+  const elsewhere = await send({ external_account_id: `there-${tag}`, user: { email } }, second);
+  t.is((await links(`here-${tag}`)).body.data.links.length, 0, "the other project's account is not shown to this project");
   await send({ external_account_id: `there-${tag}` });
   const shown = (await links(`here-${tag}`)).body.data.links;
   t.deepEqual(shown.map((link: { account_public_id: string }) => link.account_public_id), [elsewhere.account_public_id]);
@@ -192,8 +198,8 @@ test('erasure is refused for sandbox keys, keys without accounts:erase, shared a
   t.is(unknown.body.errors[0]?.code, 'NOT_FOUND');
   t.is(unknown.body.errors[0]?.parameter, 'id');
 
-  // The same external id used from the sandbox project too: one account in two projects.
-  await send({ external_account_id: `keep-${tag}` }, server.bootstrap.keys.sandbox_secret.key);
+  // The same external id used from a second live project too: one account in two projects.
+  await send({ external_account_id: `keep-${tag}` }, secondLiveProjectKey());
   const shared = await api(server, 'DELETE', `/v1/accounts/keep-${tag}`, { key });
   t.is(shared.status, 403);
   t.is(shared.body.errors[0]?.code, 'ACCOUNT_SHARED_ACROSS_PROJECTS');

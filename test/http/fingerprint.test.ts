@@ -132,7 +132,7 @@ test('different stable components give a different fp_id', async (t) => {
   t.is(otherFonts.body.data.seen_count, 1);
 });
 
-test('the same components in another tenant give another fp_id; projects of one tenant share it', async (t) => {
+test('the same components in another tenant give another fp_id; the sandbox gets the same fp_id and counts its own sightings', async (t) => {
   const created = runCli(['tenants', 'create', '--name', 'other shop', '--data-dir', server.dataDir, '--json']);
   t.is(created.code, 0, created.stderr);
   const otherTenant = JSON.parse(created.stdout) as { live: { project_id: string } };
@@ -145,7 +145,9 @@ test('the same components in another tenant give another fp_id; projects of one 
   t.not(there.body.data.fp_id, here.body.data.fp_id);
   t.is(there.body.data.seen_count, 1);
   t.is(sandbox.body.data.fp_id, here.body.data.fp_id);
-  t.is(sandbox.body.data.seen_count, 2);
+  t.is(sandbox.body.data.seen_count, 1, 'sightings are per environment (DESIGN §8)');
+  const again = await collect({ components: own('tenant1') });
+  t.is(again.body.data.seen_count, 2, 'the live sightings went on counting on their own');
 });
 
 test('a body of exactly 64 KiB is accepted', async (t) => {

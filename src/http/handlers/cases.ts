@@ -8,7 +8,7 @@ export function createListCasesHandler(cases: CasesService): Handler {
     const key = context.key!;
     const query = parseCaseListQuery(context.query, key.projectId);
     if (!query.ok) return failure(query.error);
-    const answer = cases.list(key.tenantId, query.value);
+    const answer = cases.list(key.tenantId, key.environment, query.value);
     return answer.ok ? data(answer.body) : failure(answer.error);
   };
 }

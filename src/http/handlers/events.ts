@@ -13,6 +13,7 @@ export function createSubmitEventHandler(events: EventService): Handler {
     const reply = await events.submit({
       projectId: key.projectId,
       tenantId: key.tenantId,
+      environment: key.environment,
       event: checked.event,
       payload: context.bodyText,
       receivedAt: context.receivedAt,

@@ -19,7 +19,7 @@ export function createCollectHandler(deps: CollectDependencies): Handler {
     // auth 'key' on this route: the server has authenticated a key before calling us.
     const tenantId = context.key!.tenantId;
     const fpId = deriveFpId(deps.installSecret, tenantId, checked.request.components);
-    const sighting = await deps.writer.call('recordFingerprintSighting', tenantId, fpId, context.receivedAt);
+    const sighting = await deps.writer.call('recordFingerprintSighting', tenantId, context.key!.environment, fpId, context.receivedAt);
     return data({
       fp_id: sighting.fp_id,
       first_seen: new Date(sighting.first_seen).toISOString(),

@@ -6,11 +6,18 @@ import { kEventsMigration } from './003-events.js';
 import { kAccountsMigration } from './004-accounts.js';
 import { kCasesMigration } from './005-cases.js';
 import { kFingerprintsMigration } from './006-fingerprints.js';
+import { kEnvironmentsMigrationAfter, kEnvironmentsMigrationBefore } from './007-environments.js';
+import { splitEnvironments } from '../../accounts/split-environments.js';
+import type { Db } from '../database.js';
 
 export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly sql: string;
+  /** A step that needs code (recomputing keyed hashes), run after `sql` in the same transaction. */
+  readonly run?: (db: Db) => void;
+  /** SQL run after `run`. */
+  readonly sqlAfter?: string;
 }
 
 export const kMigrations: readonly Migration[] = [
@@ -20,4 +27,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 4, name: 'accounts', sql: kAccountsMigration },
   { version: 5, name: 'cases', sql: kCasesMigration },
   { version: 6, name: 'fingerprints', sql: kFingerprintsMigration },
+  { version: 7, name: 'environments', sql: kEnvironmentsMigrationBefore, run: splitEnvironments, sqlAfter: kEnvironmentsMigrationAfter },
 ];

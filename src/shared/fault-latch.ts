@@ -1,0 +1,35 @@
+// Test-only latches (FAULT_INJECTION=hold_points): a named point in the pipeline where the server
+// stops until the test lets it go, so races (an erasure while an event is in flight or queued) are
+// driven step by step instead of by sleeping. Off in production: every hold() is then a no-op.
+//
+// The handshake is two files in the data dir, which the test can see without a socket:
+//   the server creates  fault-held-<name>     when it reaches the point,
+//   the test creates    fault-release-<name>  to let it go on (the server then removes both).
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const kName = /^[a-z0-9_-]{1,64}$/;
+const kPollMs = 5;
+
+export class FaultLatch {
+  readonly #dir: string | null;
+
+  /** `dir` null: latches off. */
+  constructor(dir: string | null) {
+    this.#dir = dir;
+  }
+
+  get enabled(): boolean {
+    return this.#dir !== null;
+  }
+
+  async hold(name: string): Promise<void> {
+    if (this.#dir === null || !kName.test(name)) return;
+    const held = join(this.#dir, `fault-held-${name}`);
+    const release = join(this.#dir, `fault-release-${name}`);
+    writeFileSync(held, '');
+    while (!existsSync(release)) await new Promise((resolve) => setTimeout(resolve, kPollMs));
+    rmSync(held, { force: true });
+    rmSync(release, { force: true });
+  }
+}
