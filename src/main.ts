@@ -87,7 +87,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: directory, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
-  const accounts = new AccountsService({ readDb, writer, directory, velocity, gate, checkpointer, secret, log, now, recentSignalWrites: scorer.recentSignalWrites });
+  const accounts = new AccountsService({ readDb, writer, directory, velocity, gate, checkpointer, latch, secret, log, now, recentSignalWrites: scorer.recentSignalWrites });
   const cases = new CasesService(readDb, writer, now);
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });

@@ -8,6 +8,7 @@ import { Bench } from 'tinybench';
 import { randomUUID } from 'node:crypto';
 import { AccountDirectory } from '../../src/accounts/account-directory.js';
 import { AccountGate } from '../../src/accounts/account-gate.js';
+import { FaultLatch } from '../../src/shared/fault-latch.js';
 import type { Checkpointer } from '../../src/store/checkpointer.js';
 import { AccountsService } from '../../src/accounts/accounts-service.js';
 import { persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
@@ -67,7 +68,7 @@ export async function runSignalsBenchmark(): Promise<void> {
   const readDb = openDatabase(store.dataDir, { readonly: true });
   const accounts = new AccountsService({
     readDb, writer: null as unknown as AppWriter, directory: new AccountDirectory(readDb), velocity: new VelocityWindows(),
-    gate: new AccountGate(), checkpointer: null as unknown as Checkpointer,
+    gate: new AccountGate(), checkpointer: null as unknown as Checkpointer, latch: new FaultLatch(null),
     secret, log: createLogger('error'), now: Date.now, recentSignalWrites: new RecentSignalWrites(3_600_000),
   });
   const scope = { tenantId, environment: 'live', projectId } as const;

@@ -14,6 +14,7 @@ import type { AccountDirectory } from './account-directory.js';
 import { AccountGate } from './account-gate.js';
 import type { Environment } from '../auth/api-keys.js';
 import type { Checkpointer } from '../store/checkpointer.js';
+import type { FaultLatch } from '../shared/fault-latch.js';
 import { scrubPayload } from './erasure.js';
 import { analyzePhone } from '../signals/phone.js';
 import { storedIdentifiers } from '../signals/stored-identifiers.js';
@@ -58,6 +59,7 @@ export interface AccountsServiceDeps {
   readonly velocity: VelocityWindows;
   readonly gate: AccountGate;
   readonly checkpointer: Checkpointer;
+  readonly latch: FaultLatch;
   readonly secret: Buffer;
   readonly log: Logger;
   readonly now: () => number;
@@ -136,11 +138,11 @@ export class AccountsService {
    * async events included), and answers only once the WAL no longer holds the old pages.
    * `acrossProjects`: erase an account that several live projects used (otherwise 403).
    */
-  async erase(scope: AccountScope, id: string, acrossProjects: boolean): Promise<{ ok: true; body: ErasureSummary } | { ok: false; error: ApiError }> {
+  async erase(scope: AccountScope, id: string, acrossProjects: boolean): Promise<ErasureAnswer> {
     const externalId = this.#externalIdFor(scope, id);
     if (externalId === null) return this.#answerPrevious(scope, id);
     const gateKey = AccountGate.key(scope.tenantId, scope.environment, externalId);
-    return this.#deps.gate.exclusive(gateKey, async () => {
+    const erasure = this.#deps.gate.exclusive(gateKey, async (): Promise<ErasureAnswer> => {
       const { writer, secret, now } = this.#deps;
       const request: ErasureRequest = {
         ...scope,
@@ -166,6 +168,9 @@ export class AccountsService {
       if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
       return { ok: true, body: outcome.summary };
     });
+    // The gate is closed from here on: tests (FAULT_INJECTION=hold_points) wait for this mark.
+    this.#deps.latch.mark('erasure-gate-closed');
+    return erasure;
   }
 
   /** The external id an erasure is about, or null when the id names nothing erasable. */
@@ -178,7 +183,7 @@ export class AccountsService {
   }
 
   /** A retried DELETE answers the first one's summary, once the files are clean. */
-  async #answerPrevious(scope: AccountScope, id: string): Promise<{ ok: true; body: ErasureSummary } | { ok: false; error: ApiError }> {
+  async #answerPrevious(scope: AccountScope, id: string): Promise<ErasureAnswer> {
     const row = id.startsWith('acc_')
       ? this.#erasedById.get(scope.tenantId, scope.environment, id) ?? this.#erasedByExternalId.get(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id))
       : this.#erasedByExternalId.get(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id));
@@ -215,6 +220,8 @@ export class AccountsService {
     });
   }
 }
+
+export type ErasureAnswer = { ok: true; body: ErasureSummary } | { ok: false; error: ApiError };
 
 const kPurgeFailed = (): ApiError => apiError('INTERNAL_ERROR', 'The account was erased, but old copies could not yet be removed from the database files. Retry the request.');
 

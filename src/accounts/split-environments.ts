@@ -69,16 +69,16 @@ function moveSandboxSide(db: Db, split: Split): void {
   // Counters, times and the fraud mark of each half, from what each half holds.
   const recount = db.prepare(
     `UPDATE accounts SET
-       events = (SELECT count(*) FROM events WHERE account_id = ?1 AND state = 'scored'),
-       blocks = (SELECT count(*) FROM events WHERE account_id = ?1 AND decision = 'block'),
-       reviews = (SELECT count(*) FROM events WHERE account_id = ?1 AND decision = 'review'),
-       created_at = coalesce((SELECT min(scored_at) FROM events WHERE account_id = ?1), created_at),
-       last_seen_at = coalesce((SELECT max(scored_at) FROM events WHERE account_id = ?1), last_seen_at),
-       fraud_confirmed = EXISTS (SELECT 1 FROM cases WHERE account_id = ?1 AND resolution = 'fraud')
-     WHERE account_id = ?1`,
+       events = (SELECT count(*) FROM events WHERE account_id = @id AND state = 'scored'),
+       blocks = (SELECT count(*) FROM events WHERE account_id = @id AND decision = 'block'),
+       reviews = (SELECT count(*) FROM events WHERE account_id = @id AND decision = 'review'),
+       created_at = coalesce((SELECT min(scored_at) FROM events WHERE account_id = @id), created_at),
+       last_seen_at = coalesce((SELECT max(scored_at) FROM events WHERE account_id = @id), last_seen_at),
+       fraud_confirmed = EXISTS (SELECT 1 FROM cases WHERE account_id = @id AND resolution = 'fraud')
+     WHERE account_id = @id`,
   );
-  recount.run(split.live);
-  recount.run(split.sandbox);
+  recount.run({ id: split.live });
+  recount.run({ id: split.sandbox });
 }
 
 function recomputeSignals(db: Db, tenantId: string, environment: string, accountId: string, secret: Buffer): void {
@@ -114,9 +114,9 @@ function rebuildLinks(db: Db, tenantId: string, environment: string, accountId: 
      ORDER BY s.last_seen DESC LIMIT ${kMaxLinksPerSignal}`,
   );
   const self = db.prepare(
-    `SELECT external_account_id, (SELECT ',' || group_concat(project_id, ',') || ',' FROM account_projects WHERE account_id = ?1) AS projects
-     FROM accounts WHERE account_id = ?1`,
-  ).get(accountId) as { external_account_id: string; projects: string | null };
+    `SELECT external_account_id, (SELECT ',' || group_concat(project_id, ',') || ',' FROM account_projects WHERE account_id = @id) AS projects
+     FROM accounts WHERE account_id = @id`,
+  ).get({ id: accountId }) as { external_account_id: string; projects: string | null };
   const upsert = db.prepare(
     `INSERT INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)

@@ -5,6 +5,7 @@
 // The handshake is two files in the data dir, which the test can see without a socket:
 //   the server creates  fault-held-<name>     when it reaches the point,
 //   the test creates    fault-release-<name>  to let it go on (the server then removes both).
+// A mark is a point the server passes without stopping: it creates fault-reached-<name>.
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -21,6 +22,12 @@ export class FaultLatch {
 
   get enabled(): boolean {
     return this.#dir !== null;
+  }
+
+  /** Says that the server passed `name` (for a test to wait for), without stopping. */
+  mark(name: string): void {
+    if (this.#dir === null || !kName.test(name)) return;
+    writeFileSync(join(this.#dir, `fault-reached-${name}`), '');
   }
 
   async hold(name: string): Promise<void> {

@@ -72,7 +72,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       // Do not leave a server behind that might still come up.
       child.kill('SIGKILL');
       reject(new Error(`server did not start:\n${output}`));
-    }, 20_000);
+    }, 120_000); // generous: a loaded CI machine may be slow to start a server
     const check = (): void => {
       const match = /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(output);
       if (match) {

@@ -1,0 +1,268 @@
+// Erasure is a barrier, and an erased account leaves no trace in any file (DESIGN §8, issue 9).
+//
+// Races are driven with the test-only hold points (FAULT_INJECTION=hold_points,
+// src/shared/fault-latch.ts): an event held after scoring and before storing is "in flight"; the
+// background scorer held at start keeps async events "queued". No test sleeps or times anything.
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { api, makeDataDir, startServer, waitFor, type TestServer } from '../_helpers/server.js';
+import { minimalEvent } from '../_helpers/events.js';
+
+const kHold = { FAULT_INJECTION: 'hold_points' };
+
+function heldAt(server: TestServer, name: string): Promise<boolean> {
+  return waitFor(() => existsSync(join(server.dataDir, `fault-held-${name}`)), `the server to hold at ${name}`);
+}
+
+function release(server: TestServer, name: string): void {
+  writeFileSync(join(server.dataDir, `fault-release-${name}`), '');
+}
+
+async function reached(server: TestServer, name: string): Promise<void> {
+  const file = join(server.dataDir, `fault-reached-${name}`);
+  await waitFor(() => existsSync(file), `the server to reach ${name}`);
+  rmSync(file);
+}
+
+/** Distinctive personal values of one person, and an event carrying all of them. */
+function person(tag: string): { values: string[]; fields: Record<string, unknown> } {
+  const digits = String(parseInt(tag.slice(0, 6), 16) % 1000).padStart(3, '0');
+  const email = `Zoe.Victim.${tag}@Example.org`;
+  const phone = `+44 7700 900 ${digits}`;
+  const name = `Zoë "Quinn" Victim${tag}`;
+  const ip = `2001:db8:${tag.slice(0, 4)}:${tag.slice(4, 8)}::7`;
+  const userAgent = `VictimBrowser/${tag} (X11)`;
+  const fp = `fp_victim_${tag}`;
+  const session = `sess-victim-${tag}`;
+  const affiliate = `aff-victim-${tag}`;
+  const token = `tok_victim_${tag}`;
+  const note = `victim note ${tag} ünïcode`;
+  const external = `victim-${tag}`;
+  return {
+    values: [email, phone, `+447700900${digits}`, name, ip, userAgent, fp, session, affiliate, token, note, external],
+    fields: {
+      external_account_id: external,
+      user: { email, phone, name, country: 'GB' },
+      context: { ip, user_agent: userAgent, fp_id: fp, session_id: session, affiliate_id: affiliate },
+      payment: { amount_cents: 1234, currency: 'GBP', card_token: token },
+      extras: { note },
+    },
+  };
+}
+
+/** Each value as raw, lower-cased, JSON-escaped, URL-encoded, hex and base64 text. */
+function forms(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  return [...new Set([value, value.toLowerCase(), JSON.stringify(value).slice(1, -1), encodeURIComponent(value), bytes.toString('hex'), bytes.toString('base64')])];
+}
+
+/** The forms of `values` found anywhere in the files of the data dir (byte-wise). */
+function tracesIn(dataDir: string, values: readonly string[]): string[] {
+  const files = readdirSync(dataDir).filter((name) => statSync(join(dataDir, name)).isFile());
+  const contents = files.map((name) => {
+    try {
+      return readFileSync(join(dataDir, name));
+    } catch {
+      return Buffer.alloc(0); // removed meanwhile (a -wal at a checkpoint)
+    }
+  });
+  const found: string[] = [];
+  for (const value of values) {
+    for (const form of forms(value)) {
+      contents.forEach((content, i) => {
+        if (content.includes(Buffer.from(form, 'utf8'))) found.push(`${form} in ${files[i]}`);
+      });
+    }
+  }
+  return found;
+}
+
+async function post(server: TestServer, key: string, fields: Record<string, unknown>): Promise<any> {
+  const response = await api(server, 'POST', '/v1/events', { key, body: minimalEvent(fields) });
+  if (response.status !== 200 && response.status !== 202) throw new Error(`event refused: ${response.text}`);
+  return response.body.data;
+}
+
+async function metric(server: TestServer, name: string): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const match = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
+  return match === null ? Number.NaN : Number(match[1]);
+}
+
+test('erase while an event of the account is in flight: the DELETE waits for it and erases it too; an event sent meanwhile starts a new account', async (t) => {
+  const server = await startServer({ env: kHold });
+  try {
+    await heldAt(server, 'async-scorer');
+    release(server, 'async-scorer');
+    const key = server.bootstrap.keys.live_secret.key;
+    const tag = randomUUID().slice(0, 8);
+    const victim = person(tag);
+    const first = await post(server, key, victim.fields);
+
+    const inFlight = api(server, 'POST', '/v1/events', { key, body: minimalEvent({ ...victim.fields, extras: { note: (victim.fields.extras as { note: string }).note, fault_hold: `inflight-${tag}` } }) });
+    await heldAt(server, `inflight-${tag}`);
+    const erasure = api(server, 'DELETE', `/v1/accounts/${victim.fields.external_account_id}`, { key });
+    await reached(server, 'erasure-gate-closed');
+    const meanwhile = api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: victim.fields.external_account_id, user: { email: `later.${tag}@example.net` } }) });
+    release(server, `inflight-${tag}`);
+
+    const held = await inFlight;
+    t.is(held.status, 200, held.text);
+    t.is(held.body.data.account_public_id, first.account_public_id);
+    const erased = await erasure;
+    t.is(erased.status, 200, erased.text);
+    t.is(erased.body.data.account_public_id, first.account_public_id);
+    t.is(erased.body.data.erased.events, 2, 'the event in flight was erased too');
+    // The event sent meanwhile carries the same external id (its new account's): not checked here.
+    const personal = victim.values.filter((value) => value !== victim.fields.external_account_id);
+    t.deepEqual(tracesIn(server.dataDir, personal), [], 'right after the 200');
+
+    const later = await meanwhile;
+    t.is(later.status, 200, later.text);
+    t.regex(later.body.data.account_public_id, /^acc_/);
+    t.not(later.body.data.account_public_id, first.account_public_id, 'a new account');
+    t.is((await api(server, 'GET', `/v1/accounts/${first.account_public_id}/links`, { key })).status, 404);
+    // The erased event keeps its decision (for counts and audit), not its personal data.
+    const stored = await api(server, 'GET', `/v1/scores/${held.body.data.event_id}`, { key });
+    t.is(stored.status, 200);
+    t.is(stored.body.data.decision, held.body.data.decision);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('erase while async events of the account are queued: they are erased, never scored, and nothing re-creates the account', async (t) => {
+  const dataDir = makeDataDir();
+  const server = await startServer({ env: kHold, dataDir });
+  const key = server.bootstrap.keys.live_secret.key;
+  const tag = randomUUID().slice(0, 8);
+  const victim = person(tag);
+  const pendingOnly = person(randomUUID().slice(0, 8));
+  let stopped = false;
+  try {
+    await heldAt(server, 'async-scorer'); // the background scorer waits: async events stay queued
+    const scored = await post(server, key, victim.fields);
+    const queued = await post(server, key, { ...victim.fields, async: true });
+    t.is(queued.state, 'pending');
+    const queuedOnly = await post(server, key, { ...pendingOnly.fields, async: true });
+
+    const erased = await api(server, 'DELETE', `/v1/accounts/${victim.fields.external_account_id}`, { key });
+    t.is(erased.status, 200, erased.text);
+    t.is(erased.body.data.account_public_id, scored.account_public_id);
+    t.is(erased.body.data.erased.events, 2);
+    t.is(erased.body.data.erased.pending_events, 1);
+    // An account known only from a queued async event: no acc_ id yet, its event is erased.
+    const erasedPending = await api(server, 'DELETE', `/v1/accounts/${pendingOnly.fields.external_account_id}`, { key });
+    t.is(erasedPending.status, 200, erasedPending.text);
+    t.is(erasedPending.body.data.account_public_id, null);
+    t.is(erasedPending.body.data.erased.pending_events, 1);
+    t.deepEqual(tracesIn(dataDir, [...victim.values, ...pendingOnly.values]), [], 'right after the 200s');
+
+    release(server, 'async-scorer');
+    await waitFor(async () => (await metric(server, 'fraud_scorer_async_queue_depth')) === 0, 'the queue to drain');
+    for (const eventId of [queued.event_id, queuedOnly.event_id]) {
+      const state = await api(server, 'GET', `/v1/scores/${eventId}`, { key });
+      t.is(state.status, 200);
+      t.is(state.body.data.state, 'erased');
+    }
+    t.is((await api(server, 'GET', `/v1/accounts/${victim.fields.external_account_id}/links`, { key })).status, 404, 'not re-created');
+    t.is((await api(server, 'GET', `/v1/accounts/${pendingOnly.fields.external_account_id}/links`, { key })).status, 404);
+    // A retry of the erased async request is recognised (same body), not stored again.
+    const retried = await api(server, 'POST', '/v1/events', { key, body: { ...minimalEvent({ ...victim.fields, async: true }), event_id: queued.event_id } });
+    t.is(retried.status, 202);
+    t.is(retried.body.data.state, 'erased');
+    t.deepEqual(tracesIn(dataDir, [...victim.values, ...pendingOnly.values]), [], 'after the queue ran');
+
+    await server.stop();
+    stopped = true;
+    t.false(existsSync(join(dataDir, 'fraud-scorer.db-wal')), 'a clean stop empties and removes the WAL');
+    t.deepEqual(tracesIn(dataDir, [...victim.values, ...pendingOnly.values]), [], 'after a clean stop');
+  } finally {
+    if (!stopped) await server.stop();
+  }
+});
+
+test('no trace of an erased account in any file while 20,000 async events are being scored, and after a clean stop', async (t) => {
+  const dataDir = makeDataDir();
+  const server = await startServer({ dataDir, env: { RATE_LIMIT_PER_ROUTE: '1000000' } });
+  const key = server.bootstrap.keys.live_secret.key;
+  const tag = randomUUID().slice(0, 8);
+  const victim = person(tag);
+  let stopped = false;
+  try {
+    const kFlood = 20_000;
+    let sent = 0;
+    let accepted = 0;
+    const flood = Array.from({ length: 32 }, async () => {
+      while (sent < kFlood) {
+        const n = sent++;
+        const event = minimalEvent({
+          async: true,
+          external_account_id: `crowd-${n % 4000}`,
+          user: { email: `crowd${n % 4000}@example.com` },
+          context: { ip: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`, fp_id: `fp_crowd_${n % 3000}` },
+          payment: { amount_cents: 100 + (n % 900), currency: 'EUR', card_token: `tok_crowd_${n % 5000}` },
+        });
+        const response = await api(server, 'POST', '/v1/events', { key, body: event });
+        if (response.status !== 202) throw new Error(`flood event refused: ${response.text}`);
+        accepted++;
+      }
+    });
+    await waitFor(() => accepted >= 2000, 'the flood to be under way');
+    await post(server, key, victim.fields);
+    await post(server, key, { ...victim.fields, async: true });
+    const erased = await api(server, 'DELETE', `/v1/accounts/${victim.fields.external_account_id}`, { key });
+    t.is(erased.status, 200, erased.text);
+    t.is(erased.body.data.erased.events, 2);
+    t.deepEqual(tracesIn(dataDir, victim.values), [], 'right after the 200, with the flood going on');
+
+    await Promise.all(flood);
+    t.is(accepted, kFlood);
+    await waitFor(async () => (await metric(server, 'fraud_scorer_async_queue_depth')) === 0, 'the flood to be scored', 300_000);
+    t.is((await api(server, 'GET', `/v1/accounts/${victim.fields.external_account_id}/links`, { key })).status, 404);
+    t.deepEqual(tracesIn(dataDir, victim.values), [], 'after the flood was scored');
+
+    await server.stop();
+    stopped = true;
+    t.false(existsSync(join(dataDir, 'fraud-scorer.db-wal')));
+    t.deepEqual(tracesIn(dataDir, victim.values), [], 'after a clean stop');
+    t.true(tracesIn(dataDir, ['crowd123@example.com']).length > 0, 'the search finds what is there');
+  } finally {
+    if (!stopped) await server.stop();
+  }
+});
+
+test('the data dir is 0700 and its files 0600 with umask 0022, and an existing 0755 dir is tightened', async (t) => {
+  const previous = process.umask(0o022);
+  const dataDir = mkdtempSync(join(tmpdir(), 'fraud-scorer-modes-'));
+  try {
+    chmodSync(dataDir, 0o755);
+    const server = await startServer({ dataDir });
+    const modes = (): Record<string, number> => Object.fromEntries(readdirSync(dataDir).map((name) => [name, statSync(join(dataDir, name)).mode & 0o777]));
+    try {
+      await post(server, server.bootstrap.keys.live_secret.key, { user: { email: 'modes@example.com' } });
+      t.is(statSync(dataDir).mode & 0o777, 0o700);
+      const running = modes();
+      t.truthy(running['fraud-scorer.db-wal'], 'the WAL exists while running');
+      for (const [name, mode] of Object.entries(running)) t.is(mode, 0o600, `${name} while running`);
+    } finally {
+      await server.stop();
+    }
+    // Loosened by hand (a careless restore): the next start tightens everything again.
+    chmodSync(dataDir, 0o755);
+    chmodSync(join(dataDir, 'fraud-scorer.db'), 0o644);
+    const again = await startServer({ dataDir });
+    try {
+      t.is(statSync(dataDir).mode & 0o777, 0o700);
+      for (const [name, mode] of Object.entries(modes())) t.is(mode, 0o600, `${name} after a restart`);
+    } finally {
+      await again.stop();
+    }
+  } finally {
+    process.umask(previous);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
