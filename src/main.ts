@@ -92,7 +92,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
-  const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer, gate });
+  const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
   const pending = asyncScorer.loadPending(readDb);
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
   deliverer.start();
@@ -111,6 +111,10 @@ export async function startService(config: Config, log: Logger): Promise<Running
   metrics.counter('fraud_scorer_webhook_deliveries_total', 'Decision webhooks delivered.', () => deliverer.delivered);
   metrics.counter('fraud_scorer_webhook_failures_total', 'Failed decision webhook attempts.', () => deliverer.failures);
   metrics.gauge('fraud_scorer_velocity_keys', 'Keys held by the in-memory velocity windows.', () => velocity.size);
+  metrics.gauge('fraud_scorer_events_in_flight', 'POST /v1/events admitted and not yet answered.', () => events.admitted);
+  metrics.gauge('fraud_scorer_events_in_flight_limit', 'MAX_EVENTS_IN_FLIGHT: past it, POST /v1/events answers 503.', () => config.maxEventsInFlight);
+  metrics.counter('fraud_scorer_events_refused_total', 'POST /v1/events refused at the door with 503 (over MAX_EVENTS_IN_FLIGHT).', () => events.refused);
+  metrics.counter('fraud_scorer_events_dropped_total', 'Sync events not scored because their client had gone.', () => scorer.dropped);
 
   let draining = false;
   const routes = buildRouteTable({

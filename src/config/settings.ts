@@ -54,6 +54,10 @@ export const kSettings = {
     flag: 'async-queue-limit', env: 'ASYNC_QUEUE_LIMIT', type: 'integer', default: 100_000, minimum: 1, maximum: 10_000_000,
     description: 'Async events accepted but not yet scored; past it, async answers 503 ASYNC_UNAVAILABLE.',
   },
+  maxEventsInFlight: {
+    flag: 'max-events-in-flight', env: 'MAX_EVENTS_IN_FLIGHT', type: 'integer', default: 256, minimum: 1, maximum: 1_000_000,
+    description: 'POST /v1/events being scored or stored at once; past it, 503 at once with Retry-After (overload is refused at the door).',
+  },
   webhookRetryBaseMs: {
     flag: 'webhook-retry-base-ms', env: 'WEBHOOK_RETRY_BASE_MS', type: 'integer', default: 5000, minimum: 1, maximum: 3_600_000,
     description: 'First decision-webhook retry delay; doubles per attempt, with jitter.',
@@ -99,7 +103,8 @@ export class ConfigError extends Error {}
  * demand. rate_limiter_unready: the limiter reports not ready (503 RATE_LIMIT_UNAVAILABLE).
  * hold_points: the pipeline stops at named points until the test releases them
  * (shared/fault-latch.ts): an event with `extras.fault_hold: "<name>"` before its result is stored,
- * and the background scorer before it starts (`async-scorer`).
+ * and the background scorer before it starts (`async-scorer`); with `extras.fault_hold_before: "<name>"`
+ * an event waits before its scoring starts (to let its client go away first).
  */
 export const kFaults = ['rate_limiter_unready', 'hold_points'] as const;
 export type Fault = (typeof kFaults)[number];

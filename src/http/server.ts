@@ -232,6 +232,7 @@ export class HttpServer {
         body,
         bodyText,
         receivedAt: this.#now(),
+        clientGone: () => exchange.aborted,
       };
       this.#invoke(exchange, route, context);
     };

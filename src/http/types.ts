@@ -28,6 +28,8 @@ export interface RequestContext {
   readonly bodyText: string;
   /** Wall-clock time the request arrived (epoch ms). */
   readonly receivedAt: number;
+  /** True once the client has gone (the connection closed before the answer). */
+  readonly clientGone: () => boolean;
 }
 
 export type ExtraHeaders = ReadonlyArray<readonly [string, string]>;

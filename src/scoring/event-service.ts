@@ -27,7 +27,8 @@ export type EventReply =
   | { readonly kind: 'result'; readonly json: string }
   /** 202 with this receipt. */
   | { readonly kind: 'receipt'; readonly receipt: AsyncReceipt }
-  | { readonly kind: 'error'; readonly error: ApiError };
+  /** An error; 503s carry the seconds to wait before retrying (the Retry-After header). */
+  | { readonly kind: 'error'; readonly error: ApiError; readonly retryAfterSeconds?: number };
 
 export interface AsyncReceipt {
   readonly event_id: string;
@@ -43,6 +44,8 @@ export interface Submission {
   /** The body text as received. */
   readonly payload: string;
   readonly receivedAt: number;
+  /** True once the client has gone: its event is not scored if its scoring has not started. */
+  readonly clientGone?: () => boolean;
 }
 
 export interface EventServiceDeps {
@@ -52,17 +55,49 @@ export interface EventServiceDeps {
   readonly scorer: Scorer;
   readonly asyncScorer: AsyncScorer;
   readonly gate: AccountGate;
+  /**
+   * Events being scored or stored at once (MAX_EVENTS_IN_FLIGHT). Past it, POST /v1/events answers
+   * 503 at once and stores nothing: under overload the server keeps serving what it admitted at
+   * full speed instead of queueing everything until every answer comes too late.
+   */
+  readonly maxInFlight: number;
 }
+
+/** Seconds a refused client waits before retrying (Retry-After on 503s of POST /v1/events). */
+export const kRetryAfterSeconds = 1;
 
 export class EventService {
   readonly #deps: EventServiceDeps;
   readonly #inFlight = new Map<string, Promise<unknown>>();
+  #admitted = 0;
+  /** Refused at the door (overload), for /metrics. */
+  refused = 0;
 
   constructor(deps: EventServiceDeps) {
     this.#deps = deps;
   }
 
+  /** Events admitted and not yet answered (for /metrics). */
+  get admitted(): number {
+    return this.#admitted;
+  }
+
   async submit(submission: Submission): Promise<EventReply> {
+    if (this.#admitted >= this.#deps.maxInFlight) {
+      this.refused++;
+      return submission.event.async === true
+        ? unavailable(apiError('ASYNC_UNAVAILABLE', 'The server is at capacity. Nothing was stored; retry with backoff.'))
+        : unavailable(apiError('COMPILED_RULES_UNAVAILABLE', 'The server is at capacity. Nothing was scored or stored; retry with backoff.'));
+    }
+    this.#admitted++;
+    try {
+      return await this.#submit(submission);
+    } finally {
+      this.#admitted--;
+    }
+  }
+
+  async #submit(submission: Submission): Promise<EventReply> {
     const eventId = submission.event.event_id.toLowerCase();
     const flightKey = `${submission.projectId}\u0000${eventId}`;
     await this.#waitForOthers(flightKey);
@@ -113,10 +148,10 @@ export class EventService {
     if (existing !== null && existing.state === 'scored') return { kind: 'result', json: existing.result! };
     if (existing !== null && existing.state === 'erased') return { kind: 'result', json: JSON.stringify(erasedView(eventId, existing)) };
     const live = this.#deps.rulesets.get(submission.projectId);
-    if (!live.ok) return { kind: 'error', error: live.error };
-    const job = jobOf(submission, eventId, existing?.received_at ?? submission.receivedAt);
+    if (!live.ok) return unavailable(live.error);
+    const job = { ...jobOf(submission, eventId, existing?.received_at ?? submission.receivedAt), clientGone: submission.clientGone };
     const outcome = await this.#deps.scorer.score(job, live.ruleset, existing !== null);
-    if (!outcome.ok) return { kind: 'error', error: outcome.error };
+    if (!outcome.ok) return unavailable(outcome.error);
     if (outcome.result !== null) return { kind: 'result', json: outcome.result };
     // Scored by the background scorer between our read and our write: answer with its result.
     const stored = this.#deps.reader.find(submission.projectId, eventId);
@@ -128,7 +163,7 @@ export class EventService {
     if (existing !== null) return { kind: 'receipt', receipt: { event_id: eventId, state: existing.state, accepted_at: acceptedAt } };
     const { asyncScorer, writer } = this.#deps;
     if (!asyncScorer.canAccept()) {
-      return { kind: 'error', error: apiError('ASYNC_UNAVAILABLE', 'The async queue is full. Nothing was stored; retry with backoff.') };
+      return unavailable(apiError('ASYNC_UNAVAILABLE', 'The async queue is full. Nothing was stored; retry with backoff.'));
     }
     // Storing a pending event of an account counts as work on it: an erasure waits for it, and an
     // event arriving during an erasure is stored after it (accounts/account-gate.ts).
@@ -138,7 +173,7 @@ export class EventService {
     try {
       await writer.call('insertPendingEvent', { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload });
     } catch {
-      return { kind: 'error', error: apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.') };
+      return unavailable(apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.'));
     } finally {
       if (gateKey !== null) this.#deps.gate.leave(gateKey);
     }
@@ -155,6 +190,11 @@ export class EventService {
     if (stored.state === 'erased') return { kind: 'pending', body: erasedView(eventId, stored) };
     return { kind: 'pending', body: { event_id: eventId, state: 'pending', accepted_at: new Date(stored.received_at).toISOString() } };
   }
+}
+
+/** A 503 (nothing stored): the client retries after Retry-After seconds. */
+function unavailable(error: ApiError): EventReply {
+  return error.status === 503 ? { kind: 'error', error, retryAfterSeconds: kRetryAfterSeconds } : { kind: 'error', error };
 }
 
 /** An async event whose account was erased before it was scored (docs/accounts.md). */

@@ -28,6 +28,8 @@ export interface ScoreJob {
   /** The body as received: stored as the event's payload. */
   readonly payload: string;
   readonly receivedAt: number;
+  /** A sync event's client has gone: its scoring is skipped if it has not started. */
+  readonly clientGone?: (() => boolean) | undefined;
 }
 
 export type ScoreOutcome =
@@ -36,6 +38,8 @@ export type ScoreOutcome =
   /** An async event that was scored meanwhile (by a sync retry): nothing was written. */
   | { readonly ok: true; readonly result: null }
   | { readonly ok: false; readonly error: ApiError };
+
+const kClientGone = (): ApiError => apiError('INTERNAL_ERROR', 'The client went away before its event was scored; nothing was stored.');
 
 export interface ScorerDeps {
   readonly pool: RulesPool;
@@ -53,6 +57,8 @@ export interface ScorerDeps {
 export class Scorer {
   readonly #deps: ScorerDeps;
   readonly recentSignalWrites = new RecentSignalWrites(kSignalRefreshMs);
+  /** Sync events not scored because their client had gone (for /metrics). */
+  dropped = 0;
 
   constructor(deps: ScorerDeps) {
     this.#deps = deps;
@@ -76,6 +82,12 @@ export class Scorer {
 
   async #score(job: ScoreJob, ruleset: LiveRuleset, pending: boolean, externalId: string | null): Promise<ScoreOutcome> {
     const { pool, writer, accounts, velocity } = this.#deps;
+    if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event, 'fault_hold_before');
+    // Nobody would read the answer: a client that gave up (a timeout under load) costs nothing more.
+    if (job.clientGone?.() === true) {
+      this.dropped++;
+      return { ok: false, error: kClientGone() };
+    }
     const accountId = externalId === null ? null : accounts.resolve(job.tenantId, job.environment, externalId);
     const ids = velocityIdentifiers(job.event);
     const velocityKeys: VelocityKeys = { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp };
@@ -119,7 +131,7 @@ export class Scorer {
       scoredAt: now,
       webhookPayload: pending ? decisionWebhookJson(evaluated.storedJson, accountId, now) : null,
     };
-    if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event);
+    if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event, 'fault_hold');
     let persisted;
     try {
       persisted = await writer.call('persistScoredEvent', record, pending);
@@ -136,9 +148,12 @@ export class Scorer {
     return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs) };
   }
 
-  /** Tests only (FAULT_INJECTION=hold_points): an event naming a hold point waits there, scored but not stored. */
-  async #holdIfAsked(event: EventInput): Promise<void> {
-    const name = (event.extras as Record<string, unknown> | undefined)?.fault_hold;
+  /**
+   * Tests only (FAULT_INJECTION=hold_points): an event naming a hold point waits there —
+   * `fault_hold_before` before its scoring starts, `fault_hold` scored but not stored.
+   */
+  async #holdIfAsked(event: EventInput, member: 'fault_hold' | 'fault_hold_before'): Promise<void> {
+    const name = (event.extras as Record<string, unknown> | undefined)?.[member];
     if (typeof name === 'string') await this.#deps.latch.hold(name);
   }
 }

@@ -17,6 +17,7 @@ export function createSubmitEventHandler(events: EventService): Handler {
       event: checked.event,
       payload: context.bodyText,
       receivedAt: context.receivedAt,
+      clientGone: context.clientGone,
     });
     switch (reply.kind) {
       case 'result':
@@ -24,7 +25,7 @@ export function createSubmitEventHandler(events: EventService): Handler {
       case 'receipt':
         return data(reply.receipt, 202);
       case 'error':
-        return failure(reply.error);
+        return reply.retryAfterSeconds === undefined ? failure(reply.error) : failure(reply.error, [['Retry-After', String(reply.retryAfterSeconds)]]);
     }
   };
 }

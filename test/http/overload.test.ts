@@ -1,0 +1,89 @@
+// Overload is refused at the door (DESIGN §8, issue 10): past MAX_EVENTS_IN_FLIGHT events being
+// scored or stored, POST /v1/events answers 503 at once with Retry-After and stores nothing; an
+// event whose client has gone before its scoring starts is not scored. Driven with hold points
+// (FAULT_INJECTION=hold_points): events are held in flight, never timed.
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { api, startServer, waitFor, type TestServer } from '../_helpers/server.js';
+import { minimalEvent } from '../_helpers/events.js';
+import { openSocket, requestHead } from '../_helpers/raw-http.js';
+
+function heldAt(server: TestServer, name: string): Promise<boolean> {
+  return waitFor(() => existsSync(join(server.dataDir, `fault-held-${name}`)), `the server to hold at ${name}`);
+}
+
+function release(server: TestServer, name: string): void {
+  writeFileSync(join(server.dataDir, `fault-release-${name}`), '');
+}
+
+async function metric(server: TestServer, name: string): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const match = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
+  return match === null ? Number.NaN : Number(match[1]);
+}
+
+test('past MAX_EVENTS_IN_FLIGHT, sync and async events get 503 with Retry-After at once, and nothing is stored', async (t) => {
+  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points', MAX_EVENTS_IN_FLIGHT: '2' } });
+  try {
+    await heldAt(server, 'async-scorer');
+    release(server, 'async-scorer');
+    const key = server.bootstrap.keys.live_secret.key;
+    const tag = randomUUID().slice(0, 8);
+    const held = [0, 1].map((i) => api(server, 'POST', '/v1/events', { key, body: minimalEvent({ extras: { fault_hold: `busy-${tag}-${i}` } }) }));
+    await heldAt(server, `busy-${tag}-0`);
+    await heldAt(server, `busy-${tag}-1`);
+    t.is(await metric(server, 'fraud_scorer_events_in_flight'), 2);
+
+    const sync = minimalEvent();
+    const refused = await api(server, 'POST', '/v1/events', { key, body: sync });
+    t.is(refused.status, 503);
+    t.is(refused.body.status, 0);
+    t.is(refused.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
+    t.is(refused.headers.get('retry-after'), '1');
+    const asyncEvent = minimalEvent({ async: true });
+    const refusedAsync = await api(server, 'POST', '/v1/events', { key, body: asyncEvent });
+    t.is(refusedAsync.status, 503);
+    t.is(refusedAsync.body.errors[0]?.code, 'ASYNC_UNAVAILABLE');
+    t.is(refusedAsync.headers.get('retry-after'), '1');
+    t.is(await metric(server, 'fraud_scorer_events_refused_total'), 2);
+
+    release(server, `busy-${tag}-0`);
+    release(server, `busy-${tag}-1`);
+    for (const answer of await Promise.all(held)) t.is(answer.status, 200, answer.text);
+    for (const refusedEvent of [sync, asyncEvent]) {
+      t.is((await api(server, 'GET', `/v1/scores/${refusedEvent.event_id}`, { key })).status, 404, 'nothing was stored');
+    }
+    // Below the bound again: the refused requests, retried, are served.
+    t.is((await api(server, 'POST', '/v1/events', { key, body: sync })).status, 200);
+    t.is((await api(server, 'POST', '/v1/events', { key, body: asyncEvent })).status, 202);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('an event whose client has gone before its scoring starts is not scored or stored', async (t) => {
+  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points' } });
+  try {
+    await heldAt(server, 'async-scorer');
+    release(server, 'async-scorer');
+    const key = server.bootstrap.keys.live_secret.key;
+    const tag = randomUUID().slice(0, 8);
+    const event = minimalEvent({ extras: { fault_hold_before: `gone-${tag}` } });
+    const body = JSON.stringify(event);
+    const socket = await openSocket(server.port);
+    socket.write(requestHead('POST', '/v1/events', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }));
+    socket.write(body);
+    await heldAt(server, `gone-${tag}`);
+    socket.destroy();
+    // The server sees the connection close (counted as status 499) before the event goes on.
+    await waitFor(async () => /status="499"/.test(await (await fetch(`${server.url}/metrics`)).text()), 'the server to notice the client left');
+    release(server, `gone-${tag}`);
+    await waitFor(async () => (await metric(server, 'fraud_scorer_events_dropped_total')) === 1, 'the event to be dropped');
+    t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).status, 404);
+    t.is(await metric(server, 'fraud_scorer_events_in_flight'), 0);
+  } finally {
+    await server.stop();
+  }
+});
