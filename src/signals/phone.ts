@@ -27,8 +27,28 @@ export interface PhoneAnalysis {
 const kAbsent: PhoneSignals = Object.freeze({ present: false, parseable: false, valid: false, country: null, type: null });
 const kAbsentAnalysis: PhoneAnalysis = Object.freeze({ signals: kAbsent, e164: null, masked: null, status: 'ok' });
 
+/**
+ * Analyses of numbers seen recently. An account sends the same number again and again, and a parse
+ * costs tens of µs (libphonenumber-js also builds a `new RegExp` for every pattern it tries), a
+ * lookup well under one. Bounded: the oldest entry goes first; results are frozen and shared.
+ */
+const kCacheSize = 50_000;
+const cache = new Map<string, PhoneAnalysis>();
+
 export function analyzePhone(raw: string | null, country: string | null): PhoneAnalysis {
   if (raw === null) return kAbsentAnalysis;
+  const cacheKey = country === null ? raw : `${raw}\u0000${country}`;
+  const cached = cache.get(cacheKey);
+  if (cached !== undefined) return cached;
+  const analysis = parsePhone(raw, country);
+  Object.freeze(analysis.signals);
+  Object.freeze(analysis);
+  if (cache.size >= kCacheSize) cache.delete(cache.keys().next().value!);
+  cache.set(cacheKey, analysis);
+  return analysis;
+}
+
+function parsePhone(raw: string, country: string | null): PhoneAnalysis {
   let parsed;
   try {
     parsed = parsePhoneNumberFromString(raw, country === null ? undefined : (country.toUpperCase() as CountryCode));

@@ -1,0 +1,29 @@
+// Phone analysis (src/signals/phone.ts): E.164 and national numbers, and the cache of recent
+// analyses answering exactly what a fresh parse answers.
+import test from 'ava';
+import { analyzePhone } from '../../src/signals/phone.js';
+
+test('a national number is read with the country; the same digits in another country are another number', (t) => {
+  const gb = analyzePhone('07700 900123', 'GB');
+  t.is(gb.e164, '+447700900123');
+  t.is(gb.masked, '+44********23');
+  t.true(gb.signals.valid);
+  const de = analyzePhone('07700 900123', 'DE');
+  t.not(de.e164, gb.e164);
+  t.is(analyzePhone('07700 900123', 'GB'), gb, 'answered from the cache');
+  t.deepEqual(analyzePhone('+44 7700 900123', null).e164, '+447700900123');
+});
+
+test('unparseable numbers and no number', (t) => {
+  const bad = analyzePhone('12', null);
+  t.is(bad.status, 'unparseable');
+  t.false(bad.signals.parseable);
+  t.is(analyzePhone('12', null), bad);
+  t.false(analyzePhone(null, null).signals.present);
+});
+
+test('cached analyses cannot be changed by a caller', (t) => {
+  const analysis = analyzePhone('+4915112345678', null);
+  t.true(Object.isFrozen(analysis));
+  t.true(Object.isFrozen(analysis.signals));
+});
