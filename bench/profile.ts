@@ -22,6 +22,7 @@ const kSeconds = Number(process.env.PROFILE_SECONDS ?? 15);
 const kFrequency = 499;
 const kMixEnv: Record<string, string> = process.env.PROFILE_HARSH === '1' ? { FS_HARSH: '1' } : {};
 const kOut = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'fraud-scorer-profile-'));
+mkdirSync(kOut, { recursive: true });
 
 async function warmAndLoad(server: StartedServer, during?: () => Promise<void>): Promise<LoadFigures> {
   const env = { ...kMixEnv, FS_KEY: server.liveKey };
@@ -45,9 +46,13 @@ async function perfProfile(): Promise<void> {
   let figures: LoadFigures;
   try {
     figures = await warmAndLoad(server, () => new Promise((resolve) => setTimeout(resolve, 500)).then(() => perfRecord(server.child.pid!, perfData)));
-  } finally {
+  } catch (error) {
     await server.stop();
+    rmSync(join(tmpdir(), `perf-${server.child.pid}.map`), { force: true });
+    throw error;
   }
+  await server.stop();
+  // perf script needs V8's map of JIT code; removed once read.
   const summary = readPerfSamples(perfData);
   rmSync(join(tmpdir(), `perf-${server.child.pid}.map`), { force: true });
   const eventsInProfile = ((figures.requests - figures.non2xx) / figures.seconds) * kSeconds;
