@@ -1,11 +1,12 @@
 // npm run bench — every benchmark, one after the other, each printing its figures:
 // the compiler against cel-js, json-rules-engine and a hand-written function; the hop to the rule
 // workers, single against batched; accounts, links and signals at 100,000 accounts; the HTTP front
-// end and POST /v1/events at load. bench/README.md records the figures.
+// end and POST /v1/events at load; CPU per event by thread against the bare handler (about 2
+// minutes). bench/README.md records the figures; overload.bench.ts and profile.ts run by hand.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const kSuites = ['compiler/ruleset.bench.js', 'pool/batching.bench.js', 'accounts/signals.bench.js', 'http/front-end.bench.js'];
+const kSuites = ['compiler/ruleset.bench.js', 'pool/batching.bench.js', 'accounts/signals.bench.js', 'http/front-end.bench.js', 'http/cpu.bench.js'];
 
 let failed = 0;
 for (const suite of kSuites) {

@@ -26,6 +26,7 @@ import { VelocityWindows } from './signals/velocity.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
 import { installSecret } from './store/install-secret.js';
 import { Checkpointer } from './store/checkpointer.js';
+import { announceThread } from './shared/threads.js';
 import { createAgentHandler, createCollectHandler } from './http/handlers/fingerprint.js';
 import { loadAgentScript } from './fingerprint/agent-asset.js';
 import { buildRouteTable } from './http/routes.js';
@@ -53,6 +54,7 @@ export interface RunningService {
 }
 
 export async function startService(config: Config, log: Logger): Promise<RunningService> {
+  announceThread('http');
   const now = Date.now;
   secureDataDir(config.dataDir);
   // Setting up (schema, first-start bootstrap, install secret) uses a connection of its own that

@@ -21,6 +21,9 @@ export interface LoadFigures {
   readonly non2xx: number;
   readonly errors: number;
   readonly statusCodes: Record<string, number>;
+  /** Requests completed, whatever their status, and the run's measured duration. */
+  readonly requests: number;
+  readonly seconds: number;
 }
 
 export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
@@ -42,6 +45,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadFigures> {
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
+    requests: result.requests.total,
+    seconds: result.duration,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, (stats as { count: number }).count])),
   };
 }

@@ -17,6 +17,24 @@ export interface Started {
 export interface StartedServer extends Started {
   readonly dataDir: string;
   readonly liveKey: string;
+  /** OS thread id → role, from the lines FS_ANNOUNCE_THREADS=1 makes each thread write (src/shared/threads.ts). */
+  readonly threads: ReadonlyMap<number, string>;
+}
+
+/** Collects the `{"message":"thread",…}` lines of a child's stderr. */
+function threadAnnouncements(child: ChildProcess): Map<number, string> {
+  const threads = new Map<number, string>();
+  let partial = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) {
+      if (!line.startsWith('{"message":"thread"')) continue;
+      const { role, tid } = JSON.parse(line) as { role: string; tid: number };
+      threads.set(tid, role);
+    }
+  });
+  return threads;
 }
 
 function waitForPort(child: ChildProcess, pattern: RegExp): Promise<number> {
@@ -56,6 +74,7 @@ export async function startFraudScorer(env: Record<string, string> = {}, nodeArg
     env: { ...process.env, RATE_LIMIT_PER_ROUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const threads = threadAnnouncements(child);
   const port = await waitForPort(child, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
   const keys = JSON.parse(readFileSync(join(dataDir, 'bootstrap-keys.json'), 'utf8'));
   return {
@@ -64,6 +83,7 @@ export async function startFraudScorer(env: Record<string, string> = {}, nodeArg
     child,
     dataDir,
     liveKey: keys.keys.live_secret.key,
+    threads,
     stop: stopper(child, () => rmSync(dataDir, { recursive: true, force: true })),
   };
 }

@@ -6,15 +6,10 @@
 import { startFraudScorer } from '../_helpers/processes.js';
 import { eventMix } from '../_helpers/event-mix.js';
 import { formatFigures, runLoad } from '../_helpers/load.js';
+import { drainAsyncQueue, metric } from '../_helpers/metrics.js';
 import { closedLoop } from './front-end.bench.js';
 
 const kFixedRate = Number(process.env.BENCH_FIXED_RATE ?? 10_000);
-
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
-  return match ? Number(match[1]) : NaN;
-}
 
 export async function runEventBenchmarks(bareRequestsPerSecond: number, seconds: number): Promise<void> {
   const server = await startFraudScorer();
@@ -33,14 +28,8 @@ export async function runEventBenchmarks(bareRequestsPerSecond: number, seconds:
 
     const ingest = await closedLoop(server.url, 'events.lua', { ...env, FS_ASYNC: '1' }, seconds);
     console.log(formatFigures('POST /v1/events async (accepted), 64 conns', ingest));
-    const started = Date.now();
-    let depth = await metric(server.url, 'fraud_scorer_async_queue_depth');
-    console.log(`async queue depth when the load stopped: ${depth}`);
-    while (depth > 0 && Date.now() - started < 600_000) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      depth = await metric(server.url, 'fraud_scorer_async_queue_depth');
-    }
-    console.log(`async queue drained in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`async queue depth when the load stopped: ${await metric(server.url, 'fraud_scorer_async_queue_depth')}`);
+    console.log(`async queue drained in ${(await drainAsyncQueue(server.url)).toFixed(1)} s`);
   } finally {
     await server.stop();
   }

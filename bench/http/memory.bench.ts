@@ -6,17 +6,13 @@ import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { metric } from '../_helpers/metrics.js';
 import { startFraudScorer } from '../_helpers/processes.js';
 import { hasWrk } from '../_helpers/wrk.js';
 
 const kSeconds = Number(process.env.BENCH_MEMORY_SECONDS ?? 300);
 const kWarmupSeconds = Number(process.env.BENCH_MEMORY_WARMUP_SECONDS ?? 60);
 const kSampleMs = 10_000;
-
-async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-}
 
 function mib(bytes: number): string {
   return `${Math.round(bytes / 1048576)} MiB`.padStart(8);

@@ -13,6 +13,9 @@ import { databasePath } from '../store/database.js';
 import { prepareEvent } from './prepare-event.js';
 import { decide, storedResultJson } from '../scoring/score-result.js';
 import type { EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
+import { announceThread } from '../shared/threads.js';
+
+announceThread('rules');
 
 const kMaxCachedRulesets = 256;
 

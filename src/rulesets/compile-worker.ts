@@ -5,6 +5,9 @@
 import {
   compileRuleset, validateRuleDefinition, type CompileResult, type RuleDefinition, type RuleProblem,
 } from '../../compiler/index.js';
+import { announceThread } from '../shared/threads.js';
+
+announceThread('compile');
 
 export type ValidateOutcome = { readonly ok: true; readonly rule: RuleDefinition } | { readonly ok: false; readonly problems: RuleProblem[] };
 

@@ -8,6 +8,9 @@
 // pages are already copied) for readers to move on and the writer to pause, then empties the file.
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { announceThread } from '../shared/threads.js';
+
+announceThread('checkpointer');
 
 const { path, intervalMs, walResetBytes } = workerData as { path: string; intervalMs: number; walResetBytes: number };
 const db = new Database(path, { fileMustExist: true });

@@ -4,6 +4,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { kStandaloneCommands, kWriteCommands } from '../write-commands.js';
 import { openDatabase, type Db } from './database.js';
 import type { CommandCall, CommandOutcome, WriterSetup } from './writer.js';
+import { announceThread } from '../shared/threads.js';
+
+announceThread('writer');
 
 const setup = workerData as WriterSetup;
 const db: Db = openDatabase(setup.dataDir, { busyTimeoutMs: setup.busyTimeoutMs, checkpointElsewhere: true });

@@ -1,0 +1,58 @@
+// Reading the .cpuprofile files `node --cpu-prof` writes, one per thread: self time per function,
+// and which of our threads a file is, told by the script it runs (Node names the files by its own
+// thread number, not by the OS thread id).
+import { readFileSync } from 'node:fs';
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+}
+
+interface Profile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+const kThreadScripts: ReadonlyArray<readonly [string, RegExp]> = [
+  ['writer', /\/store\/writer-thread\.js$/],
+  ['checkpointer', /\/store\/checkpoint-worker\.js$/],
+  ['compile', /\/rulesets\/compile-worker\.js$/],
+  ['rules', /\/pool\/worker\.js$/],
+  ['http', /\/src\/main\.js$/],
+];
+
+/**
+ * Samples that are waiting, not working: the profiler samples the JavaScript stack whatever the
+ * thread does, so a piscina worker blocked in Atomics.wait between tasks shows as busy in
+ * atomicsWaitLoop. (A native call that sleeps, such as a checkpoint in SQLite's busy handler,
+ * cannot be told apart: perf's on-CPU figures are the reference.)
+ */
+const kWaiting = new Set(['(idle)', 'atomicsWaitLoop']);
+
+export interface ProfileSummary {
+  readonly role: string;
+  /** Sampled time, µs, waiting excluded. */
+  readonly busyUs: number;
+  /** "function file:line" → self time, µs, largest first. */
+  readonly functions: ReadonlyArray<readonly [string, number]>;
+}
+
+export function summariseCpuProfile(path: string): ProfileSummary {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as Profile;
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const urls = new Set(profile.nodes.map((node) => node.callFrame.url));
+  const role = kThreadScripts.find(([, script]) => [...urls].some((url) => script.test(url)))?.[0] ?? 'other';
+  const self = new Map<string, number>();
+  let busyUs = 0;
+  profile.samples.forEach((id, i) => {
+    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    if (kWaiting.has(functionName)) return;
+    const where = url === '' ? '' : ` ${url.replace(/^.*\/(dist|node_modules)\//, '$1/')}:${lineNumber + 1}`;
+    const key = `${functionName || '(anonymous)'}${where}`;
+    const delta = profile.timeDeltas[i] ?? 0;
+    self.set(key, (self.get(key) ?? 0) + delta);
+    busyUs += delta;
+  });
+  return { role, busyUs, functions: [...self].sort((a, b) => b[1] - a[1]) };
+}

@@ -1,0 +1,135 @@
+// CPU per event, by thread (issue 10): POST /v1/events against a bare uWebSockets.js handler in the
+// same run, both driven by wrk with the same Lua script, for the project's mix and the harsh mix
+// (FS_HARSH=1: every event with an account brings a new device and a new card), sync and async.
+//
+// For each run: utime + stime of every thread of the process (/proc/<pid>/task/*/stat) before and
+// after a fixed wrk run, per role (the server announces its threads, FS_ANNOUNCE_THREADS=1), divided
+// by the events answered 2xx; events/s, p50 and p99 from wrk; the database's growth per event
+// (logical size and files); the bytes the writer thread wrote (the WAL) and the checkpointer
+// (copies into the database file) per event. Async runs also wait for the background queue to
+// drain and give the CPU per event including the drain. One fresh server per mix.
+//   node dist/bench/http/cpu.bench.js     (after npm run build; BENCH_SECONDS, BENCH_WARMUP_SECONDS,
+//                                          BENCH_MIXES=realistic,harsh  BENCH_MODES=sync,async)
+import type { ChildProcess } from 'node:child_process';
+import { dataSize, type DataSize } from '../_helpers/data-files.js';
+import type { LoadFigures } from '../_helpers/load.js';
+import { drainAsyncQueue } from '../_helpers/metrics.js';
+import { residentBytes, sampleProcess, usageByRole, type ProcessSample, type RoleUsage } from '../_helpers/proc.js';
+import { startBareUws, startFraudScorer, type Started } from '../_helpers/processes.js';
+import { hasWrk, runWrk } from '../_helpers/wrk.js';
+
+const kSeconds = Number(process.env.BENCH_SECONDS ?? 10);
+const kWarmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
+const kConnections = 64;
+const kMixes: Record<string, Record<string, string>> = { realistic: {}, harsh: { FS_HARSH: '1' } };
+const kSelectedMixes = (process.env.BENCH_MIXES ?? 'realistic,harsh').split(',');
+const kModes = (process.env.BENCH_MODES ?? 'sync,async').split(',');
+/** Rows in this order; any other role the server announces follows. */
+const kRoleOrder = ['http', 'rules', 'writer', 'checkpointer', 'compile', 'other', 'exited'];
+const kNoRoles: ReadonlyMap<number, string> = new Map();
+
+interface Measured {
+  readonly figures: LoadFigures;
+  /** Requests answered 2xx. */
+  readonly events: number;
+  readonly usage: Map<string, RoleUsage>;
+}
+
+function pidOf(child: ChildProcess): number {
+  return child.pid!;
+}
+
+async function measure(target: Started, roles: ReadonlyMap<number, string>, env: Record<string, string>): Promise<Measured & { before: ProcessSample }> {
+  const pid = pidOf(target.child);
+  const before = sampleProcess(pid);
+  const figures = await runWrk({ url: target.url, script: 'events.lua', env, connections: kConnections, seconds: kSeconds });
+  const usage = usageByRole(pid, before, sampleProcess(pid), roles);
+  return { figures, events: figures.requests - figures.non2xx, usage, before };
+}
+
+function total(usage: Map<string, RoleUsage>): number {
+  let sum = 0;
+  for (const { cpuUs } of usage.values()) sum += cpuUs;
+  return sum;
+}
+
+const kWidth = 12;
+const num = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : '–').padStart(kWidth);
+
+function printRun(title: string, bare: Measured, ours: Measured, oursWithDrain?: Measured): void {
+  const roles = [...new Set([...kRoleOrder, ...ours.usage.keys(), ...bare.usage.keys()])].filter((role) => ours.usage.has(role) || bare.usage.has(role));
+  const columns = oursWithDrain ? ['bare', 'ours', 'ours+drain'] : ['bare', 'ours'];
+  const runs = oursWithDrain ? [bare, ours, oursWithDrain] : [bare, ours];
+  console.log(`\n${title}`);
+  console.log(`${'CPU µs per event'.padEnd(22)}${columns.map((name) => name.padStart(kWidth)).join('')}`);
+  for (const role of roles) {
+    const cells = runs.map((run) => num((run.usage.get(role)?.cpuUs ?? NaN) / run.events));
+    console.log(`  ${role.padEnd(20)}${cells.join('')}`);
+  }
+  console.log(`  ${'total'.padEnd(20)}${runs.map((run) => num(total(run.usage) / run.events)).join('')}`);
+  console.log(`${'events/s (2xx)'.padEnd(22)}${[bare, ours].map((run) => num(run.events / run.figures.seconds, 0)).join('')}`);
+  console.log(`${'p50 ms'.padEnd(22)}${[bare, ours].map((run) => num(run.figures.p50Ms, 2)).join('')}`);
+  console.log(`${'p99 ms'.padEnd(22)}${[bare, ours].map((run) => num(run.figures.p99Ms, 2)).join('')}`);
+  console.log(`${'non-2xx / errors'.padEnd(22)}${[bare, ours].map((run) => `${run.figures.non2xx} / ${run.figures.errors}`.padStart(kWidth)).join('')}`);
+  console.log(`ours / bare (events/s): ${(ours.events / ours.figures.seconds / (bare.events / bare.figures.seconds)).toFixed(3)}`);
+}
+
+function printGrowth(events: number, before: DataSize, after: DataSize, usage: Map<string, RoleUsage>): void {
+  const per = (bytes: number): string => `${(bytes / events).toFixed(0)} B`;
+  const files = after.dbFile + after.walFile - before.dbFile - before.walFile;
+  console.log(
+    `per event: database growth ${per(after.logical - before.logical)} (files db+wal ${per(files)}); ` +
+      `WAL written by the writer ${per(usage.get('writer')?.wchar ?? 0)}; copied by the checkpointer ${per(usage.get('checkpointer')?.wchar ?? 0)}`,
+  );
+}
+
+async function runMix(mix: string, bare: Started): Promise<void> {
+  const mixEnv = kMixes[mix];
+  if (mixEnv === undefined) throw new Error(`unknown mix ${mix}`);
+  const server = await startFraudScorer({ FS_ANNOUNCE_THREADS: '1' });
+  try {
+    const env = { ...mixEnv, FS_KEY: server.liveKey };
+    // Warm-up: JIT, the rule workers, SQLite's page caches, the accounts of the mix.
+    await runWrk({ url: bare.url, script: 'events.lua', env, connections: kConnections, seconds: 2 });
+    const warm = await runWrk({ url: server.url, script: 'events.lua', env, connections: kConnections, seconds: kWarmupSeconds });
+    let stored = warm.requests - warm.non2xx;
+    for (const mode of kModes) {
+      const modeEnv = mode === 'async' ? { ...env, FS_ASYNC: '1' } : env;
+      const bareRun = await measure(bare, kNoRoles, modeEnv);
+      const sizeBefore = dataSize(server.dataDir);
+      const ours = await measure(server, server.threads, modeEnv);
+      const title = `${mix} mix, ${mode}: ${kSeconds} s, ${kConnections} connections, ${stored} events stored before`;
+      if (mode === 'async') {
+        const drainSeconds = await drainAsyncQueue(server.url);
+        const withDrain = { ...ours, usage: usageByRole(pidOf(server.child), ours.before, sampleProcess(pidOf(server.child)), server.threads) };
+        printRun(title, bareRun, ours, withDrain);
+        console.log(`async queue drained ${drainSeconds.toFixed(1)} s after the load stopped: ${(ours.events / (ours.figures.seconds + drainSeconds)).toFixed(0)} events/s accepted and scored`);
+        printGrowth(ours.events, sizeBefore, dataSize(server.dataDir), withDrain.usage);
+      } else {
+        printRun(title, bareRun, ours);
+        printGrowth(ours.events, sizeBefore, dataSize(server.dataDir), ours.usage);
+      }
+      stored += ours.events;
+    }
+    const memory = residentBytes(pidOf(server.child));
+    console.log(`\nserver resident set at the end of the ${mix} runs: ${(memory.rss / 1048576).toFixed(0)} MiB (peak ${(memory.peak / 1048576).toFixed(0)} MiB), ${stored} events stored`);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  if (!hasWrk()) throw new Error('this benchmark needs wrk (apt-get install wrk)');
+  console.log(`CPU per event by thread: wrk, 1 thread, ${kConnections} connections, ${kSeconds} s per run, on the same machine as the servers`);
+  const bare = await startBareUws();
+  try {
+    for (const mix of kSelectedMixes) await runMix(mix, bare);
+  } finally {
+    await bare.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
