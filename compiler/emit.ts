@@ -5,7 +5,7 @@
 //   "use strict";
 //   const A = rt.kAbsent, ...; const rt_str = rt.str, ...    runtime, by name
 //   const K = rt.constants([...]); const k0 = K[0], ...      regexes, sets, lists
-//   let B = 0; let g0, h0, ...;                              budget, hoisted reads
+//   const B = rt.budget; let g0, h0, ...;                    budget, hoisted reads
 //   const e0 = [rt.entry(...)], n0 = rt.entry(...); ...      frozen outcome entries
 //   function r0() { ... }                                    one per rule: band index,
 //   function m0(c) { ... }                                   -1 no match, -2 degraded
@@ -17,8 +17,8 @@
 
 import { Code, Name, _, join, safeStringify } from './codegen.js';
 import { compileExpression } from './expression.js';
-import { FunctionFrame, Lowered, N, RuleState, RulesetScope } from './ir.js';
-import { kMaxIterations, kMaxRules } from './limits.js';
+import { FunctionFrame, Lowered, N, RulesetScope } from './ir.js';
+import { kEventBudget, kMaxRules } from './limits.js';
 import { loadRuleset } from './load.js';
 import { validateRecord } from './validate.js';
 import type { CompileResult, RuleDefinition, RuleDiagnostic, RulesetArtifact } from './types.js';
@@ -46,7 +46,6 @@ interface CompiledRule {
   /** The rule function's name, or the block label when inlined. */
   readonly fn: Name;
   readonly frame: FunctionFrame;
-  readonly state: RuleState;
   readonly condition: Lowered;
   readonly bandCodes: readonly Lowered[] | null;
   readonly bands: readonly Band[];
@@ -72,7 +71,6 @@ function maxContribution(rule: RuleDefinition): number {
 function ruleSteps(rule: CompiledRule, exit: (code: Code) => Code): Code[] {
   const v = new Name('v');
   const steps: Code[] = [];
-  if (rule.state.usesBudget) steps.push(_`${N.budget} = ${kMaxIterations};`);
   steps.push(_`let ${v} = ${rule.condition.code};`);
   steps.push(_`if (${v} !== true) ${exit(_`${v} === ${N.typeError} ? ${kDegraded} : ${kNoMatch}`)}`);
   if (rule.bandCodes === null) steps.push(exit(_`0`));
@@ -137,19 +135,18 @@ export function compileRuleset(rules: readonly RuleDefinition[]): CompileResult 
     if (rule === null) continue;
 
     const frame = new FunctionFrame();
-    const state: RuleState = { usesBudget: false };
-    const condition = compileExpression(rule.expression, scope, frame, state);
+    const condition = compileExpression(rule.expression, scope, frame);
     if (!condition.ok) errors.push(diagnostic(id, 'expression', condition.problem.message, condition.problem.position));
     const bands: Lowered[] = [];
     (rule.bands ?? []).forEach((band, i) => {
-      const r = compileExpression(band.expression, scope, frame, state);
+      const r = compileExpression(band.expression, scope, frame);
       if (r.ok) bands.push(r.value);
       else errors.push(diagnostic(id, `bands[${i}].expression`, r.problem.message, r.problem.position));
     });
     if (!condition.ok || bands.length !== (rule.bands?.length ?? 0)) continue;
     const fn = scope.names.name('r');
     compiled.push({
-      def: rule, fn, frame, state, condition: condition.value,
+      def: rule, fn, frame, condition: condition.value,
       bandCodes: rule.bands === null ? null : bands, bands: bandsOf(rule),
     });
   }
@@ -229,7 +226,7 @@ function assemble(scope: RulesetScope, compiled: readonly CompiledRule[]): Rules
     }
     const notMatched = _`${keep(_`${none}`)} if (${r} === ${kDegraded}) ${out.degraded}.push(${def.rule_id});`;
     const verdict = (trust: boolean): Code => {
-      const outcome = _`{ trust_override: ${trust}, hard_block_hit: ${!trust}, score: ${trust ? _`0` : N.maxPossible}, max_possible: ${N.maxPossible}, breakdown: [${entries}[${r}]], flags: [], actions: ${def.action === null ? _`[]` : _`[${def.action}]`}, degraded: ${out.degraded}, shadow: ${out.shadow} }`;
+      const outcome = _`{ trust_override: ${trust}, hard_block_hit: ${!trust}, score: ${trust ? _`0` : N.maxPossible}, max_possible: ${N.maxPossible}, breakdown: [${entries}[${r}]], flags: [], actions: ${def.action === null ? _`[]` : _`[${def.action}]`}, degraded: ${out.degraded}, shadow: ${out.shadow}, over_budget: ${N.budget}.left < 0 }`;
       return single ? _`return ${outcome};` : _`{ ${verdictHolder} = ${outcome}; return true; }`;
     };
     const action = def.action === null
@@ -277,7 +274,7 @@ function assemble(scope: RulesetScope, compiled: readonly CompiledRule[]): Rules
   const chunkFunctions: Code[] = [];
   let main: Code;
   const finalOutcome = (score: Code, breakdown: Code): Code =>
-    _`return { trust_override: false, hard_block_hit: false, score: ${score}, max_possible: ${N.maxPossible}, breakdown: ${breakdown}, flags: ${out.flags}, actions: ${out.actions}, degraded: ${out.degraded}, shadow: ${out.shadow} };`;
+    _`return { trust_override: false, hard_block_hit: false, score: ${score}, max_possible: ${N.maxPossible}, breakdown: ${breakdown}, flags: ${out.flags}, actions: ${out.actions}, degraded: ${out.degraded}, shadow: ${out.shadow}, over_budget: ${N.budget}.left < 0 };`;
   if (single) {
     const statements = [
       ...prologue(ordered),
@@ -320,12 +317,13 @@ ${helpers.length > 0 ? _`const ${join(helpers)};` : _``}
 const ${N.constants} = ${rt('constants')}(${safeStringify(scope.constants)});
 ${constantNames.length > 0 ? _`const ${join(constantNames.map((n, i) => _`${n} = ${N.constants}[${i}]`))};` : _``}
 const ${N.maxPossible} = ${maxPossible};
-let ${N.budget} = 0;
+const ${N.budget} = ${rt('budget')};
 ${join(declarations, _`\n`)}
 ${join(scope.functions, _`\n`)}
 ${join(chunkFunctions, _`\n`)}
 return function ruleset(input) {
   const ${N.input} = ${root}(input), ${N.event} = ${root}(${N.input}.event), ${N.signals} = ${root}(${N.input}.signals);
+  ${N.budget}.left = ${kEventBudget};
   ${main}
 };
 `;

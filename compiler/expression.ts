@@ -3,7 +3,7 @@
 
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { collectOpenMembers, environmentFor, parsingEnvironment } from './environment.js';
-import { CompileError, ExprContext, FunctionFrame, Lowered, RuleState, RulesetScope } from './ir.js';
+import { CompileError, ExprContext, FunctionFrame, Lowered, RulesetScope } from './ir.js';
 import { kMaxExpressionLength } from './limits.js';
 import { lowerCondition } from './lower.js';
 
@@ -80,12 +80,11 @@ export function compileExpression(
   source: unknown,
   scope: RulesetScope,
   frame: FunctionFrame,
-  rule: RuleState,
 ): { ok: true; value: Lowered } | { ok: false; problem: ExpressionProblem } {
   const checked = checkExpression(source);
   if (!checked.ok) return checked;
   try {
-    return { ok: true, value: lowerCondition(new ExprContext(scope, frame, new Map(), rule), checked.ast) };
+    return { ok: true, value: lowerCondition(new ExprContext(scope, frame, new Map()), checked.ast) };
   } catch (err) {
     if (!(err instanceof CompileError)) throw err;
     const node = err.node;

@@ -475,7 +475,7 @@ function lowerHas(ctx: ExprContext, sel: ASTNode, node: ASTNode): Lowered {
 /**
  * all / exists / exists_one / map / filter: a function per macro, called with
  * the collection and the enclosing iteration variables. Every iteration spends
- * one unit of the rule's budget (kMaxIterations).
+ * one unit of the event's budget (kEventBudget, runtime `budget`).
  */
 function lowerMacro(ctx: ExprContext, node: ASTNode, name: string, receiverNode: ASTNode, args: readonly ASTNode[]): Lowered {
   const coll = noGroup(lower(ctx, receiverNode), receiverNode);
@@ -494,7 +494,6 @@ function lowerMacro(ctx: ExprContext, node: ASTNode, name: string, receiverNode:
   inner.set(varNode.args as string, { name: v, ty: elemTy });
   const frame = new FunctionFrame();
   const ictx = ctx.withFrame(frame, inner);
-  ctx.rule.usesBudget = true;
 
   const c = new Name('c');
   const l = new Name('l');
@@ -562,7 +561,7 @@ function lowerMacro(ctx: ExprContext, node: ASTNode, name: string, receiverNode:
   ${items}
   ${init}
   for (let ${i} = 0; ${i} < ${l}.length; ${i}++) {
-    if (--${N.budget} < 0) return ${N.evalError};
+    if (--${N.budget}.left < 0) return ${N.evalError};
     const ${v} = ${l}[${i}];
     ${step}
   }

@@ -14,7 +14,8 @@ import {
   CompileError, ExprContext, Lowered, N, Ty, guarded, isNumeric, kBool, kDouble, kDuration, kDyn, kInt,
   kString, kTimestamp, kindCode, lowered,
 } from './ir.js';
-import { checkRegex } from './regex-safety.js';
+import { RE2JS } from 're2js';
+import { kMaxRegexPatternLength } from './limits.js';
 import * as runtime from './runtime/index.js';
 
 // ---------------------------------------------------------------------------
@@ -116,9 +117,9 @@ function lowerArithmetic(ctx: ExprContext, node: ASTNode, l: Lowered, r: Lowered
     if (both('double', 'double') && op !== '%') {
       return call(ctx, ops, kDouble, false, (v) => _`(${v[0]} ${jsOperator(op)} ${v[1]})`);
     }
-    if (both('string', 'string') && op === '+') return call(ctx, ops, kString, false, (v) => _`(${v[0]} + ${v[1]})`);
+    if (both('string', 'string') && op === '+') return call(ctx, ops, kString, true, (v) => _`${ctx.rt('strcat')}(${v[0]}, ${v[1]})`);
     if (both('list', 'list') && op === '+') {
-      return call(ctx, ops, resultTy, false, (v) => _`${ctx.rt('concat')}(${v[0]}, ${v[1]})`);
+      return call(ctx, ops, resultTy, true, (v) => _`${ctx.rt('concat')}(${v[0]}, ${v[1]})`);
     }
     const whole = (): Code => _`${ctx.rt('durWhole')}`;
     if (both('timestamp', 'timestamp') && op === '-') return call(ctx, ops, kDuration, false, (v) => _`(${v[0]} - ${v[1]})`);
@@ -275,6 +276,27 @@ function stringMethod(name: string, wire: string, arity: number, body: (ctx: Exp
   };
 }
 
+/**
+ * Why a matches() pattern is refused, or null. Patterns are RE2 syntax (the
+ * CEL specification's), compiled by re2js: matching is linear in the input
+ * whatever the pattern, so no pattern is refused for being slow; only syntax
+ * RE2 does not have (backreferences, lookarounds) or that does not parse.
+ */
+export function regexProblem(source: string): string | null {
+  if (source.length > kMaxRegexPatternLength) return `the pattern is longer than ${kMaxRegexPatternLength} characters`;
+  try {
+    RE2JS.compile(source);
+    return null;
+  } catch (err) {
+    return `invalid regular expression (RE2 syntax): ${(err as Error).message}`;
+  }
+}
+
+/** The pattern's factor in the cost of matches(): cel-go's RegexStringLengthCostFactor (0.25) of its length. */
+export function regexWeight(source: string): number {
+  return Math.max(1, Math.ceil(source.length * 0.25));
+}
+
 /** Folds a string-literal argument, for patterns, timestamps and durations. */
 function literalString(op: Lowered): string | null {
   return typeof op.konst?.value === 'string' ? op.konst.value : null;
@@ -315,7 +337,7 @@ function sizeOf({ ctx, node, operands }: CallArgs): Lowered {
   if (Array.isArray(k)) return constant(k.length, kInt);
   switch (v.ty.k) {
     case 'string':
-      return call(ctx, [v], kInt, false, (r) => _`${ctx.rt('codePoints')}(${r[0]})`);
+      return call(ctx, [v], kInt, true, (r) => _`${ctx.rt('strSize')}(${r[0]})`);
     case 'list':
       return call(ctx, [v], kInt, false, (r) => _`${r[0]}.length`);
     case 'map':
@@ -353,12 +375,12 @@ function conversion(wire: 'int' | 'double' | 'string' | 'bool'): FunctionDef {
 const kFunctionList: readonly FunctionDef[] = [
   { name: 'SIZE', wire: 'size', receiver: false, arity: [1], lower: sizeOf },
   { name: 'SIZE', wire: 'size', receiver: true, arity: [0], lower: sizeOf },
-  stringMethod('CONTAINS', 'contains', 1, (_c, v) => _`${v[0]}.includes(${v[1]})`, kBool),
-  stringMethod('STARTS_WITH', 'startsWith', 1, (_c, v) => _`${v[0]}.startsWith(${v[1]})`, kBool),
-  stringMethod('ENDS_WITH', 'endsWith', 1, (_c, v) => _`${v[0]}.endsWith(${v[1]})`, kBool),
-  stringMethod('LOWER_ASCII', 'lowerAscii', 0, (_c, v) => _`${v[0]}.toLowerCase()`, kString),
-  stringMethod('UPPER_ASCII', 'upperAscii', 0, (_c, v) => _`${v[0]}.toUpperCase()`, kString),
-  stringMethod('TRIM', 'trim', 0, (_c, v) => _`${v[0]}.trim()`, kString),
+  stringMethod('CONTAINS', 'contains', 1, (c, v) => _`${c.rt('contains')}(${v[0]}, ${v[1]})`, kBool, true),
+  stringMethod('STARTS_WITH', 'startsWith', 1, (c, v) => _`${c.rt('startsWith')}(${v[0]}, ${v[1]})`, kBool, true),
+  stringMethod('ENDS_WITH', 'endsWith', 1, (c, v) => _`${c.rt('endsWith')}(${v[0]}, ${v[1]})`, kBool, true),
+  stringMethod('LOWER_ASCII', 'lowerAscii', 0, (c, v) => _`${c.rt('lowerAscii')}(${v[0]})`, kString, true),
+  stringMethod('UPPER_ASCII', 'upperAscii', 0, (c, v) => _`${c.rt('upperAscii')}(${v[0]})`, kString, true),
+  stringMethod('TRIM', 'trim', 0, (c, v) => _`${c.rt('trim')}(${v[0]})`, kString, true),
   {
     name: 'MATCHES', wire: 'matches', receiver: true, arity: [1],
     lower: ({ ctx, node, operands, nodes }) => {
@@ -369,12 +391,10 @@ const kFunctionList: readonly FunctionDef[] = [
       if (source === null) {
         throw new CompileError('matches() needs a string literal pattern, so it can be checked before it runs', patternNode);
       }
-      const problem = checkRegex(source);
-      if (problem !== null) {
-        throw new CompileError(`unsafe or unsupported regular expression: ${problem.message} (at character ${problem.offset + 1} of the pattern)`, patternNode);
-      }
+      const problem = regexProblem(source);
+      if (problem !== null) throw new CompileError(problem, patternNode);
       const re = ctx.ruleset.constant({ re: source });
-      return call(ctx, [recv], kBool, true, (v) => _`${ctx.rt('reTest')}(${re}, ${v[0]})`, ['string']);
+      return call(ctx, [recv], kBool, true, (v) => _`${ctx.rt('reTest')}(${re}, ${v[0]}, ${regexWeight(source)})`, ['string']);
     },
   },
   ...(['indexOf', 'lastIndexOf'] as const).map((wire): FunctionDef => ({
@@ -401,7 +421,7 @@ const kFunctionList: readonly FunctionDef[] = [
     lower: ({ ctx, node, operands, resultTy }) => {
       const params: Param[] = ['string', 'string', 'int'];
       requireParams(node, 'split', operands, params);
-      return call(ctx, operands, resultTy, false, (v) => _`${ctx.rt('split')}(${v[0]}, ${v[1]}, ${v[2] ?? _`-1`})`, params, 'rtl');
+      return call(ctx, operands, resultTy, true, (v) => _`${ctx.rt('split')}(${v[0]}, ${v[1]}, ${v[2] ?? _`-1`})`, params, 'rtl');
     },
   },
   {

@@ -138,7 +138,7 @@ export function validateRuleDefinition(
   const scope = new RulesetScope();
   const check = (source: unknown, field: string): void => {
     if (typeof source !== 'string') return;
-    const r = compileExpression(source, scope, new FunctionFrame(), { usesBudget: false });
+    const r = compileExpression(source, scope, new FunctionFrame());
     if (!r.ok) problems.push({ field, message: r.problem.message });
   };
   check(record.expression, 'expression');

@@ -16,12 +16,12 @@ const kFixed = new Set([
   'A', 'T', 'X', 'B', 'I', 'E', 'S', 'K', 'V', 'SH', 'DG', 'FL', 'AC', 'BD', 'SC', 'sc', 'MP', 'rt', 'ruleset', 'input', 'shadow', 'degraded', 'flags', 'actions',
   'score', 'r', 'c', 'l', 'i', 'e', 'o', 'u', 'd', 'v',
   'const', 'let', 'function', 'return', 'if', 'else', 'typeof', 'true', 'false', 'null', 'undefined', 'try', 'catch', 'for', 'break',
-  'trust_override', 'hard_block_hit', 'max_possible', 'breakdown',
+  'trust_override', 'hard_block_hit', 'max_possible', 'breakdown', 'over_budget',
 ]);
 const kProperties = new Set<string>([
   ...Object.keys(runtime), ...kGroups.flatMap((g) => [g.name, ...Object.keys(g.fields)]), ...kScalars.map((s) => s.name),
   kExtras.name, 'event', 'signals', 'now', 'push', 'includes', 'length', 'has', 'startsWith', 'endsWith', 'toLowerCase',
-  'toUpperCase', 'trim',
+  'toUpperCase', 'trim', 'left',
 ]);
 
 function check(source: string): string[] {
