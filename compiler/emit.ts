@@ -16,7 +16,7 @@
 // safe and keeps every read monomorphic.
 
 import { Code, Name, _, join, safeStringify } from './codegen.js';
-import { compileExpression } from './expression.js';
+import { compileExpression, ruleCostProblem } from './expression.js';
 import { FunctionFrame, Lowered, N, RulesetScope } from './ir.js';
 import { kEventBudget, kMaxRules } from './limits.js';
 import { loadRuleset } from './load.js';
@@ -108,11 +108,22 @@ function diagnostic(ruleId: string, field: string, message: string, position: Ru
   return { rule_id: ruleId, field, message, position };
 }
 
+/** Options of compileRuleset. */
+export interface CompileOptions {
+  /**
+   * The worst-case cost a rule may have (default kMaxRuleCost). The tests of
+   * the language's semantics raise it to exercise expressions the service
+   * would refuse.
+   */
+  readonly maxRuleCost?: number;
+}
+
 /**
  * Compiles a whole ruleset. Archived rules are skipped; duplicate ids, invalid
- * records and expressions that do not compile are reported, all at once.
+ * records, expressions that do not compile and rules over the cost limit are
+ * reported, all at once.
  */
-export function compileRuleset(rules: readonly RuleDefinition[]): CompileResult {
+export function compileRuleset(rules: readonly RuleDefinition[], options: CompileOptions = {}): CompileResult {
   if (!Array.isArray(rules)) return { ok: false, errors: [diagnostic('', 'rules', 'must be an array of rules')] };
   if (rules.length > kMaxRules) {
     return { ok: false, errors: [diagnostic('', 'rules', `a ruleset has at most ${kMaxRules} rules`)] };
@@ -138,12 +149,21 @@ export function compileRuleset(rules: readonly RuleDefinition[]): CompileResult 
     const condition = compileExpression(rule.expression, scope, frame);
     if (!condition.ok) errors.push(diagnostic(id, 'expression', condition.problem.message, condition.problem.position));
     const bands: Lowered[] = [];
+    const costs = condition.ok ? [condition.cost] : [];
     (rule.bands ?? []).forEach((band, i) => {
       const r = compileExpression(band.expression, scope, frame);
-      if (r.ok) bands.push(r.value);
-      else errors.push(diagnostic(id, `bands[${i}].expression`, r.problem.message, r.problem.position));
+      if (r.ok) {
+        bands.push(r.value);
+        costs.push(r.cost);
+      } else errors.push(diagnostic(id, `bands[${i}].expression`, r.problem.message, r.problem.position));
     });
     if (!condition.ok || bands.length !== (rule.bands?.length ?? 0)) continue;
+    // Checked again at publish: a rule saved before the limit existed, or under another, is caught here.
+    const tooCostly = ruleCostProblem(costs, options.maxRuleCost);
+    if (tooCostly !== null) {
+      errors.push(diagnostic(id, tooCostly.index === 0 ? 'expression' : `bands[${tooCostly.index - 1}].expression`, tooCostly.message));
+      continue;
+    }
     const fn = scope.names.name('r');
     compiled.push({
       def: rule, fn, frame, condition: condition.value,

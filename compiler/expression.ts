@@ -4,7 +4,8 @@
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { collectOpenMembers, environmentFor, parsingEnvironment } from './environment.js';
 import { CompileError, ExprContext, FunctionFrame, Lowered, RulesetScope } from './ir.js';
-import { kMaxExpressionLength } from './limits.js';
+import { estimateCost, formatCost } from './cost.js';
+import { kMaxBodyBytes, kMaxExpressionLength, kMaxRuleCost } from './limits.js';
 import { lowerCondition } from './lower.js';
 
 export interface Position {
@@ -74,21 +75,44 @@ export function checkExpression(source: unknown): { ok: true; ast: ASTNode } | {
 
 /**
  * Checks and lowers an expression into `scope` (the ruleset being emitted).
- * The lowered code uses temporaries from `frame`.
+ * The lowered code uses temporaries from `frame`. `cost` is its worst-case
+ * cost (cost.ts); the caller holds the rule's total to kMaxRuleCost.
  */
 export function compileExpression(
   source: unknown,
   scope: RulesetScope,
   frame: FunctionFrame,
-): { ok: true; value: Lowered } | { ok: false; problem: ExpressionProblem } {
+): { ok: true; value: Lowered; cost: number } | { ok: false; problem: ExpressionProblem } {
   const checked = checkExpression(source);
   if (!checked.ok) return checked;
   try {
-    return { ok: true, value: lowerCondition(new ExprContext(scope, frame, new Map()), checked.ast) };
+    const value = lowerCondition(new ExprContext(scope, frame, new Map()), checked.ast);
+    return { ok: true, value, cost: estimateCost(checked.ast) };
   } catch (err) {
     if (!(err instanceof CompileError)) throw err;
     const node = err.node;
     const offset = node === null ? null : (node.pos ?? node.start) + err.offsetInNode;
     return { ok: false, problem: problem(source as string, err.message, offset) };
   }
+}
+
+/**
+ * The problem with a rule whose worst-case cost is over kMaxRuleCost, or
+ * null. `costs` are those of its expression and its bands, in that order.
+ */
+export function ruleCostProblem(costs: readonly number[], limit = kMaxRuleCost): { index: number; message: string } | null {
+  const total = costs.reduce((a, b) => a + b, 0);
+  if (total <= limit) return null;
+  // Name the expression or band that costs most: that is what to rewrite.
+  let index = 0;
+  costs.forEach((c, i) => {
+    if (c > (costs[index] ?? 0)) index = i;
+  });
+  const parts = costs.length > 1 ? ` (this ${index === 0 ? 'expression' : 'band'}: ${formatCost(costs[index] ?? 0)}; the expression and all bands count together)` : '';
+  return {
+    index,
+    message: `the estimated worst-case cost of the rule is ${formatCost(total)}${parts}, over the limit of ${formatCost(limit)}: ` +
+      `strings and lists read from the event are bounded only by the 1 MiB body (up to ${formatCost(kMaxBodyBytes)} characters, ${formatCost(kMaxBodyBytes / 2)} list elements), ` +
+      'so loops over them must not nest, nor run matches(), split() or concatenations on such values for each element (docs/rules.md, "Limits")',
+  };
 }

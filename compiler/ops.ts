@@ -15,6 +15,8 @@ import {
   kString, kTimestamp, kindCode, lowered,
 } from './ir.js';
 import { RE2JS } from 're2js';
+import type { Estimate, SizeBound } from './size.js';
+import { elementOf, elementsOf, kScalarSize, maxSize } from './size.js';
 import { kMaxRegexPatternLength } from './limits.js';
 import * as runtime from './runtime/index.js';
 
@@ -27,6 +29,48 @@ export interface BinaryOpDef {
   /** CEL spelling. */
   readonly wire: string;
   lower(ctx: ExprContext, node: ASTNode, l: Lowered, r: Lowered, resultTy: Ty): Lowered;
+  /** Worst-case cost of the operator itself and the size of its result (cost.ts). */
+  cost(args: BinaryCostArgs): Estimate;
+}
+
+export interface BinaryCostArgs {
+  readonly left: SizeBound;
+  readonly right: SizeBound;
+  /** The checked type of the result ('string', 'list', 'dyn', ...). */
+  readonly kind: string;
+  /** The right side is a list of literals (`in` becomes a Set lookup). */
+  readonly rightIsLiteralList: boolean;
+}
+
+const kScalarEstimate: Estimate = { cost: 1, size: kScalarSize };
+const scalarCost = (): Estimate => kScalarEstimate;
+
+/** Comparing two values walks the smaller (runtime eq). */
+function compareCost({ left, right }: BinaryCostArgs): Estimate {
+  return { cost: 1 + runtime.traversal(Math.min(left.deep, right.deep)), size: kScalarSize };
+}
+
+/** `x in list` compares x with every element (runtime inOp); a literal list or a map is one lookup. */
+function inCost({ left, right, rightIsLiteralList }: BinaryCostArgs): Estimate {
+  if (rightIsLiteralList) return kScalarEstimate;
+  const per = 1 + runtime.traversal(Math.min(left.deep, elementOf(right).deep));
+  return { cost: 1 + elementsOf(right) * per, size: kScalarSize };
+}
+
+/** `+`: strings and lists are copied (runtime strcat, concat); numbers and times cost one. */
+function addCost({ left, right, kind }: BinaryCostArgs): Estimate {
+  const strings: Estimate = {
+    cost: 1 + runtime.traversal(left.len + right.len),
+    size: { len: left.len + right.len, deep: left.deep + right.deep, input: false },
+  };
+  const lists: Estimate = {
+    cost: 1 + left.len + right.len,
+    size: { len: left.len + right.len, deep: left.deep + right.deep, input: left.input && right.input },
+  };
+  if (kind === 'string') return strings;
+  if (kind === 'list') return lists;
+  if (kind === 'dyn') return { cost: Math.max(strings.cost, lists.cost), size: maxSize(strings.size, lists.size) };
+  return kScalarEstimate;
 }
 
 const kStaticComparable = new Set(['string', 'bool', 'timestamp', 'duration']);
@@ -146,18 +190,18 @@ function arithmetic(op: string): BinaryOpDef['lower'] {
 }
 
 export const kBinaryOps: Readonly<Record<string, BinaryOpDef>> = {
-  '==': { name: 'EQ', wire: '==', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, false) },
-  '!=': { name: 'NE', wire: '!=', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, true) },
-  '<': { name: 'LT', wire: '<', lower: ordering('<', runtime.OP_LT) },
-  '<=': { name: 'LE', wire: '<=', lower: ordering('<=', runtime.OP_LE) },
-  '>': { name: 'GT', wire: '>', lower: ordering('>', runtime.OP_GT) },
-  '>=': { name: 'GE', wire: '>=', lower: ordering('>=', runtime.OP_GE) },
-  in: { name: 'IN', wire: 'in', lower: (ctx, _n, l, r) => lowerIn(ctx, l, r) },
-  '+': { name: 'ADD', wire: '+', lower: arithmetic('+') },
-  '-': { name: 'SUB', wire: '-', lower: arithmetic('-') },
-  '*': { name: 'MUL', wire: '*', lower: arithmetic('*') },
-  '/': { name: 'DIV', wire: '/', lower: arithmetic('/') },
-  '%': { name: 'MOD', wire: '%', lower: arithmetic('%') },
+  '==': { name: 'EQ', wire: '==', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, false), cost: compareCost },
+  '!=': { name: 'NE', wire: '!=', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, true), cost: compareCost },
+  '<': { name: 'LT', wire: '<', lower: ordering('<', runtime.OP_LT), cost: compareCost },
+  '<=': { name: 'LE', wire: '<=', lower: ordering('<=', runtime.OP_LE), cost: compareCost },
+  '>': { name: 'GT', wire: '>', lower: ordering('>', runtime.OP_GT), cost: compareCost },
+  '>=': { name: 'GE', wire: '>=', lower: ordering('>=', runtime.OP_GE), cost: compareCost },
+  in: { name: 'IN', wire: 'in', lower: (ctx, _n, l, r) => lowerIn(ctx, l, r), cost: inCost },
+  '+': { name: 'ADD', wire: '+', lower: arithmetic('+'), cost: addCost },
+  '-': { name: 'SUB', wire: '-', lower: arithmetic('-'), cost: scalarCost },
+  '*': { name: 'MUL', wire: '*', lower: arithmetic('*'), cost: scalarCost },
+  '/': { name: 'DIV', wire: '/', lower: arithmetic('/'), cost: scalarCost },
+  '%': { name: 'MOD', wire: '%', lower: arithmetic('%'), cost: scalarCost },
 };
 
 // ---------------------------------------------------------------------------
@@ -185,6 +229,24 @@ export interface FunctionDef {
   readonly receiver: boolean;
   readonly arity: readonly number[];
   lower(args: CallArgs): Lowered;
+  /** Worst-case cost of the call itself and the size of its result (cost.ts). */
+  cost(args: CallCostArgs): Estimate;
+}
+
+export interface CallCostArgs {
+  /** Receiver first for methods, then the arguments. */
+  readonly sizes: readonly SizeBound[];
+  /** The literal pattern of matches(). */
+  readonly pattern: string | null;
+  readonly kind: string;
+}
+
+const kAnySize: SizeBound = { len: 1, deep: 1, input: false };
+const first = (sizes: readonly SizeBound[]): SizeBound => sizes[0] ?? kAnySize;
+
+/** One pass over the receiver (or the first argument); the result is a scalar or, with `keep`, at most the receiver. */
+function passCost(keep = false): (args: CallCostArgs) => Estimate {
+  return ({ sizes }) => ({ cost: 1 + runtime.traversal(first(sizes).len), size: keep ? first(sizes) : kScalarSize });
 }
 
 export function constant(value: boolean | number | string | null, ty: Ty): Lowered {
@@ -265,10 +327,12 @@ function requireParams(node: ASTNode, fn: string, operands: readonly Lowered[], 
 }
 
 /** A method on strings: receiver and arguments must be strings (or dyn). */
-function stringMethod(name: string, wire: string, arity: number, body: (ctx: ExprContext, v: Code[]) => Code, ty: Ty, mayFail = false): FunctionDef {
+function stringMethod(
+  name: string, wire: string, arity: number, body: (ctx: ExprContext, v: Code[]) => Code, ty: Ty, mayFail: boolean, cost: FunctionDef['cost'],
+): FunctionDef {
   const params = Array<Param>(arity + 1).fill('string');
   return {
-    name, wire, receiver: true, arity: [arity],
+    name, wire, receiver: true, arity: [arity], cost,
     lower: ({ ctx, node, operands }) => {
       requireParams(node, wire, operands, params);
       return call(ctx, operands, ty, mayFail, (v) => body(ctx, v), params, 'rtl');
@@ -297,6 +361,13 @@ export function regexWeight(source: string): number {
   return Math.max(1, Math.ceil(source.length * 0.25));
 }
 
+const kListCreateCost = 10;
+
+/** startsWith / endsWith compare as many units as the argument has. */
+function prefixCost({ sizes }: CallCostArgs): Estimate {
+  return { cost: 1 + runtime.traversal((sizes[1] ?? kAnySize).len), size: kScalarSize };
+}
+
 /** Folds a string-literal argument, for patterns, timestamps and durations. */
 function literalString(op: Lowered): string | null {
   return typeof op.konst?.value === 'string' ? op.konst.value : null;
@@ -314,7 +385,7 @@ const kDurationParts: Readonly<Record<string, number>> = {
 
 function timeAccessor(wire: string): FunctionDef {
   return {
-    name: `TIME_${wire.toUpperCase()}`, wire, receiver: true, arity: [0, 1],
+    name: `TIME_${wire.toUpperCase()}`, wire, receiver: true, arity: [0, 1], cost: scalarCost,
     lower: ({ ctx, node, operands }) => {
       const [recv] = operands as [Lowered];
       if (operands.length > 1) throw new CompileError(`${wire}() with a time zone is not supported; times are UTC`, node);
@@ -353,6 +424,8 @@ function conversion(wire: 'int' | 'double' | 'string' | 'bool'): FunctionDef {
   const dynHelper = ({ int: 'intOf', double: 'doubleOf', string: 'stringOf', bool: 'boolOf' } as const)[wire];
   return {
     name: `TO_${wire.toUpperCase()}`, wire, receiver: false, arity: [1],
+    // Parsing or printing one value; string() of a string is that string.
+    cost: ({ sizes }) => ({ cost: 1 + runtime.traversal(first(sizes).len), size: wire === 'string' ? maxSize(first(sizes), { len: 32, deep: 32, input: false }) : kScalarSize }),
     lower: ({ ctx, node, operands }) => {
       const [v] = operands as [Lowered];
       const from = v.ty.k;
@@ -373,16 +446,22 @@ function conversion(wire: 'int' | 'double' | 'string' | 'bool'): FunctionDef {
 }
 
 const kFunctionList: readonly FunctionDef[] = [
-  { name: 'SIZE', wire: 'size', receiver: false, arity: [1], lower: sizeOf },
-  { name: 'SIZE', wire: 'size', receiver: true, arity: [0], lower: sizeOf },
-  stringMethod('CONTAINS', 'contains', 1, (c, v) => _`${c.rt('contains')}(${v[0]}, ${v[1]})`, kBool, true),
-  stringMethod('STARTS_WITH', 'startsWith', 1, (c, v) => _`${c.rt('startsWith')}(${v[0]}, ${v[1]})`, kBool, true),
-  stringMethod('ENDS_WITH', 'endsWith', 1, (c, v) => _`${c.rt('endsWith')}(${v[0]}, ${v[1]})`, kBool, true),
-  stringMethod('LOWER_ASCII', 'lowerAscii', 0, (c, v) => _`${c.rt('lowerAscii')}(${v[0]})`, kString, true),
-  stringMethod('UPPER_ASCII', 'upperAscii', 0, (c, v) => _`${c.rt('upperAscii')}(${v[0]})`, kString, true),
-  stringMethod('TRIM', 'trim', 0, (c, v) => _`${c.rt('trim')}(${v[0]})`, kString, true),
+  // size() of a string counts its code points: one pass (runtime strSize).
+  { name: 'SIZE', wire: 'size', receiver: false, arity: [1], lower: sizeOf, cost: passCost() },
+  { name: 'SIZE', wire: 'size', receiver: true, arity: [0], lower: sizeOf, cost: passCost() },
+  stringMethod('CONTAINS', 'contains', 1, (c, v) => _`${c.rt('contains')}(${v[0]}, ${v[1]})`, kBool, true, passCost()),
+  stringMethod('STARTS_WITH', 'startsWith', 1, (c, v) => _`${c.rt('startsWith')}(${v[0]}, ${v[1]})`, kBool, true, prefixCost),
+  stringMethod('ENDS_WITH', 'endsWith', 1, (c, v) => _`${c.rt('endsWith')}(${v[0]}, ${v[1]})`, kBool, true, prefixCost),
+  stringMethod('LOWER_ASCII', 'lowerAscii', 0, (c, v) => _`${c.rt('lowerAscii')}(${v[0]})`, kString, true, passCost(true)),
+  stringMethod('UPPER_ASCII', 'upperAscii', 0, (c, v) => _`${c.rt('upperAscii')}(${v[0]})`, kString, true, passCost(true)),
+  stringMethod('TRIM', 'trim', 0, (c, v) => _`${c.rt('trim')}(${v[0]})`, kString, true, passCost(true)),
   {
     name: 'MATCHES', wire: 'matches', receiver: true, arity: [1],
+    // One pass per quarter character of the pattern (runtime reTest).
+    cost: ({ sizes, pattern }) => ({
+      cost: 1 + runtime.traversal(first(sizes).len) * regexWeight(pattern ?? 'x'.repeat(kMaxRegexPatternLength)),
+      size: kScalarSize,
+    }),
     lower: ({ ctx, node, operands, nodes }) => {
       const [recv, pattern] = operands as [Lowered, Lowered];
       const patternNode = nodes[1] ?? node;
@@ -398,7 +477,7 @@ const kFunctionList: readonly FunctionDef[] = [
     },
   },
   ...(['indexOf', 'lastIndexOf'] as const).map((wire): FunctionDef => ({
-    name: wire === 'indexOf' ? 'INDEX_OF' : 'LAST_INDEX_OF', wire, receiver: true, arity: [1, 2],
+    name: wire === 'indexOf' ? 'INDEX_OF' : 'LAST_INDEX_OF', wire, receiver: true, arity: [1, 2], cost: passCost(),
     lower: ({ ctx, node, operands }) => {
       const params: Param[] = ['string', 'string', 'int'];
       requireParams(node, wire, operands, params);
@@ -408,7 +487,7 @@ const kFunctionList: readonly FunctionDef[] = [
     },
   })),
   {
-    name: 'SUBSTRING', wire: 'substring', receiver: true, arity: [1, 2],
+    name: 'SUBSTRING', wire: 'substring', receiver: true, arity: [1, 2], cost: passCost(true),
     lower: ({ ctx, node, operands }) => {
       const params: Param[] = ['string', 'int', 'int'];
       requireParams(node, 'substring', operands, params);
@@ -418,6 +497,11 @@ const kFunctionList: readonly FunctionDef[] = [
   },
   {
     name: 'SPLIT', wire: 'split', receiver: true, arity: [1, 2],
+    // One pass; at most one part per code unit plus one, all of them together no longer than the string.
+    cost: ({ sizes }) => {
+      const n = first(sizes).len;
+      return { cost: 1 + kListCreateCost + runtime.traversal(n), size: { len: n + 1, deep: 2 * n + 1, input: false } };
+    },
     lower: ({ ctx, node, operands, resultTy }) => {
       const params: Param[] = ['string', 'string', 'int'];
       requireParams(node, 'split', operands, params);
@@ -426,6 +510,13 @@ const kFunctionList: readonly FunctionDef[] = [
   },
   {
     name: 'JOIN', wire: 'join', receiver: true, arity: [0, 1],
+    // Every element once, then a pass over the result (runtime joinList).
+    cost: ({ sizes }) => {
+      const list = first(sizes);
+      const n = elementsOf(list);
+      const out = list.deep + n * (sizes[1]?.len ?? 0);
+      return { cost: 1 + n + runtime.traversal(out), size: { len: out, deep: out, input: false } };
+    },
     lower: ({ ctx, node, operands }) => {
       const params: Param[] = ['list', 'string'];
       requireParams(node, 'join', operands, params);
@@ -433,7 +524,7 @@ const kFunctionList: readonly FunctionDef[] = [
     },
   },
   {
-    name: 'TIMESTAMP', wire: 'timestamp', receiver: false, arity: [1],
+    name: 'TIMESTAMP', wire: 'timestamp', receiver: false, arity: [1], cost: passCost(),
     lower: ({ ctx, node, operands }) => {
       const [v] = operands as [Lowered];
       const text = literalString(v);
@@ -448,7 +539,7 @@ const kFunctionList: readonly FunctionDef[] = [
     },
   },
   {
-    name: 'DURATION', wire: 'duration', receiver: false, arity: [1],
+    name: 'DURATION', wire: 'duration', receiver: false, arity: [1], cost: passCost(),
     lower: ({ ctx, node, operands }) => {
       const [v] = operands as [Lowered];
       const text = literalString(v);

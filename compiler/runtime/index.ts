@@ -167,14 +167,14 @@ export function eq(a: unknown, b: unknown, ka: number, kb: number): boolean {
     const l = a as unknown[];
     const r = b as unknown[];
     // Out of budget: the answer no longer matters, the event is not scored.
-    if (l.length !== r.length || !spend(l.length)) return false;
+    if (l.length !== r.length || !spend(traversal(l.length))) return false;
     for (let i = 0; i < l.length; i++) if (!eq(l[i], r[i], K_DYN, K_DYN)) return false;
     return true;
   }
   if (x === K_MAP) {
     const lk = mapKeys(a as object);
     const rk = mapKeys(b as object);
-    if (lk.length !== rk.length || !spend(lk.length)) return false;
+    if (lk.length !== rk.length || !spend(traversal(lk.length))) return false;
     for (const k of lk) {
       const rv = own(b as object, k);
       if (rv === A || !eq(own(a as object, k), rv, K_DYN, K_DYN)) return false;

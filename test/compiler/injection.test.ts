@@ -5,7 +5,7 @@ import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import vm from 'node:vm';
 import { compileRuleset, validateRuleDefinition } from '../../compiler/index.js';
-import { compile, compileError, input, rule } from './_helpers/rules.js';
+import { compile, compileError, input, kNoCostLimit, rule } from './_helpers/rules.js';
 
 const kHostileStrings = [
   '"; process.exit(1); "',
@@ -122,20 +122,29 @@ test('hostile data keys are never followed into prototypes', (t) => {
   t.deepEqual(out.degraded, []);
 });
 
-test('a rule cannot loop: macros spend a per-rule iteration budget', (t) => {
+test('a rule cannot loop: an event spends at most its evaluation budget, then is not scored', (t) => {
+  // Over the cost limit, so compiled without it: this is the run-time guard behind it.
   const fn = compile([
-    rule({ rule_id: 'long', expression: 'extras.big.exists(x, x == -1.0)' }),
     rule({ rule_id: 'nested', expression: 'extras.mid.exists(x, extras.mid.exists(y, x + y == -1.0))' }),
-    rule({ rule_id: 'fine', expression: 'extras.mid.exists(x, x == 199.0)' }),
-  ]);
-  const big = Array.from({ length: 20_000 }, (_, i) => i);
-  const mid = Array.from({ length: 200 }, (_, i) => i);
-  const out = fn(input({ extras: { big, mid } }));
-  t.deepEqual(out.breakdown.map((b) => [b.rule_id, b.matched]), [['long', false], ['nested', false], ['fine', true]]);
-  t.deepEqual(out.degraded, [], 'running out of budget is an error, not a type error');
-  // Within the budget the same rules work.
-  const small = fn(input({ extras: { big: [1, -1], mid: [0, -1] } }));
-  t.deepEqual(small.breakdown.map((b) => b.matched), [true, true, false]);
+    rule({ rule_id: 'fine', expression: 'extras.small.exists(x, x == 1.0)' }),
+  ], kNoCostLimit);
+  const mid = Array.from({ length: 5000 }, (_, i) => i); // 25 million iterations, over kEventBudget
+  const out = fn(input({ extras: { mid, small: [1] } }));
+  t.true(out.over_budget, 'the outcome says it must not be used');
+  t.false(out.breakdown[0]?.matched);
+  t.deepEqual(out.degraded, [], 'running out of budget is not a type error');
+  // The budget is per event: the next one starts afresh.
+  const small = fn(input({ extras: { mid: [0, -1], small: [1] } }));
+  t.false(small.over_budget);
+  t.deepEqual(small.breakdown.map((b) => b.matched), [true, true]);
+});
+
+test('list concatenation spends one unit per element: an event cannot allocate without bound', (t) => {
+  const fn = compile([rule({ rule_id: 'grow', expression: 'extras.l.map(x, extras.l + extras.l + extras.l).size() > 0' })], kNoCostLimit);
+  const l = Array.from({ length: 100_000 }, (_, i) => i); // 30 billion elements if it ran to the end
+  const out = fn(input({ extras: { l } }));
+  t.true(out.over_budget);
+  t.false(out.breakdown[0]?.matched);
 });
 
 test('expression size is bounded', (t) => {
