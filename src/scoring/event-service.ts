@@ -39,6 +39,8 @@ export interface Submission {
   /** The body text as received. */
   readonly payload: string;
   readonly receivedAt: number;
+  /** x-request-id, carried to the rule pool's log. */
+  readonly requestId?: string;
 }
 
 export interface EventServiceDeps {
@@ -108,7 +110,7 @@ export class EventService {
     if (existing !== null && existing.state === 'scored') return { kind: 'result', json: existing.result! };
     const live = this.#deps.rulesets.get(submission.projectId);
     if (!live.ok) return { kind: 'error', error: live.error };
-    const job = { projectId: submission.projectId, tenantId: submission.tenantId, eventId, event: submission.event, payload: submission.payload, receivedAt: existing?.received_at ?? submission.receivedAt };
+    const job = { projectId: submission.projectId, tenantId: submission.tenantId, eventId, event: submission.event, payload: submission.payload, receivedAt: existing?.received_at ?? submission.receivedAt, requestId: submission.requestId };
     const outcome = await this.#deps.scorer.score(job, live.ruleset, existing !== null);
     if (!outcome.ok) return { kind: 'error', error: outcome.error };
     if (outcome.result !== null) return { kind: 'result', json: outcome.result };
@@ -129,7 +131,7 @@ export class EventService {
     } catch {
       return { kind: 'error', error: apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.') };
     }
-    asyncScorer.enqueue({ projectId: submission.projectId, tenantId: submission.tenantId, eventId, event: submission.event, payload: submission.payload, receivedAt: submission.receivedAt });
+    asyncScorer.enqueue({ projectId: submission.projectId, tenantId: submission.tenantId, eventId, event: submission.event, payload: submission.payload, receivedAt: submission.receivedAt, requestId: submission.requestId });
     return { kind: 'receipt', receipt: { event_id: eventId, state: 'pending', accepted_at: acceptedAt } };
   }
 

@@ -23,6 +23,8 @@ export interface ScoreJob {
   /** The body as received: stored as the event's payload. */
   readonly payload: string;
   readonly receivedAt: number;
+  /** x-request-id of the request that brought the event (for the pool's log); absent after a restart. */
+  readonly requestId?: string;
 }
 
 export type ScoreOutcome =
@@ -77,6 +79,7 @@ export class Scorer {
       velocity: ruleset.reads.velocity ? velocity.read(job.projectId, velocityKeys, job.receivedAt) : null,
       needs,
       now,
+      requestId: job.requestId ?? null,
     };
     const evaluated = await pool.evaluate(item);
     if (!evaluated.ok) return { ok: false, error: apiError(evaluated.code, evaluated.code === 'INTERNAL_ERROR' ? undefined : evaluated.message) };

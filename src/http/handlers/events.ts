@@ -16,6 +16,7 @@ export function createSubmitEventHandler(events: EventService): Handler {
       event: checked.event,
       payload: context.bodyText,
       receivedAt: context.receivedAt,
+      requestId: context.requestId,
     });
     switch (reply.kind) {
       case 'result':
