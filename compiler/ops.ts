@@ -166,13 +166,16 @@ function lowerArithmetic(ctx: ExprContext, node: ASTNode, l: Lowered, r: Lowered
       return call(ctx, ops, resultTy, true, (v) => _`${ctx.rt('concat')}(${v[0]}, ${v[1]})`);
     }
     const whole = (): Code => _`${ctx.rt('durWhole')}`;
-    if (both('timestamp', 'timestamp') && op === '-') return call(ctx, ops, kDuration, false, (v) => _`(${v[0]} - ${v[1]})`);
+    // Results outside CEL's ranges (years 1 to 9999, durations of ±10,000 years) are errors.
+    const ts = (): Code => _`${ctx.rt('tsChk')}`;
+    const dur = (): Code => _`${ctx.rt('durChk')}`;
+    if (both('timestamp', 'timestamp') && op === '-') return call(ctx, ops, kDuration, true, (v) => _`${dur()}(${v[0]} - ${v[1]})`);
     if (both('timestamp', 'duration') && (op === '+' || op === '-')) {
-      return call(ctx, ops, kTimestamp, false, (v) => _`(${v[0]} ${jsOperator(op)} ${whole()}(${v[1]}))`);
+      return call(ctx, ops, kTimestamp, true, (v) => _`${ts()}(${v[0]} ${jsOperator(op)} ${whole()}(${v[1]}))`);
     }
-    if (both('duration', 'timestamp') && op === '+') return call(ctx, ops, kTimestamp, false, (v) => _`(${v[1]} + ${whole()}(${v[0]}))`);
+    if (both('duration', 'timestamp') && op === '+') return call(ctx, ops, kTimestamp, true, (v) => _`${ts()}(${v[1]} + ${whole()}(${v[0]}))`);
     if (both('duration', 'duration') && (op === '+' || op === '-')) {
-      return call(ctx, ops, kDuration, false, (v) => _`(${v[0]} ${jsOperator(op)} ${v[1]})`);
+      return call(ctx, ops, kDuration, true, (v) => _`${dur()}(${v[0]} ${jsOperator(op)} ${v[1]})`);
     }
     throw new CompileError(`operator ${op} is not supported on ${describe(l.ty)} and ${describe(r.ty)}`, node);
   }
@@ -377,6 +380,7 @@ const kTimestampParts: Readonly<Record<string, number>> = {
   getFullYear: runtime.TS_FULL_YEAR, getMonth: runtime.TS_MONTH, getDate: runtime.TS_DATE,
   getDayOfMonth: runtime.TS_DAY_OF_MONTH, getDayOfWeek: runtime.TS_DAY_OF_WEEK, getHours: runtime.TS_HOURS,
   getMinutes: runtime.TS_MINUTES, getSeconds: runtime.TS_SECONDS, getMilliseconds: runtime.TS_MILLISECONDS,
+  getDayOfYear: runtime.TS_DAY_OF_YEAR,
 };
 const kDurationParts: Readonly<Record<string, number>> = {
   getHours: runtime.DUR_HOURS, getMinutes: runtime.DUR_MINUTES, getSeconds: runtime.DUR_SECONDS,
@@ -440,6 +444,9 @@ function conversion(wire: 'int' | 'double' | 'string' | 'bool'): FunctionDef {
       if (wire === 'string' && from === 'double') return pick('stringOfDouble', false);
       if (wire === 'string' && from === 'bool') return call(ctx, [v], ty, false, (r) => _`(${r[0]} ? "true" : "false")`);
       if (wire === 'bool' && from === 'string') return pick('boolOfString', true);
+      if (wire === 'int' && from === 'timestamp') return pick('intOfTimestamp', false);
+      if (wire === 'string' && from === 'timestamp') return pick('stringOfTimestamp', false);
+      if (wire === 'string' && from === 'duration') return pick('stringOfDuration', false);
       throw new CompileError(`${wire}() does not accept ${describe(v.ty)}`, node);
     },
   };

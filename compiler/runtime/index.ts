@@ -270,14 +270,14 @@ export function arith(op: number, a: unknown, b: unknown, ka: number, kb: number
   if (op === OP_ADD) {
     if (x === K_STR && y === K_STR) return strcat(a as string, b as string);
     if (x === K_LIST && y === K_LIST) return concat(a as unknown[], b as unknown[]);
-    if (x === K_TS && y === K_DUR) return l + durWhole(r);
-    if (x === K_DUR && y === K_TS) return r + durWhole(l);
-    if (x === K_DUR && y === K_DUR) return l + r;
+    if (x === K_TS && y === K_DUR) return tsChk(l + durWhole(r));
+    if (x === K_DUR && y === K_TS) return tsChk(r + durWhole(l));
+    if (x === K_DUR && y === K_DUR) return durChk(l + r);
   }
   if (op === OP_SUB) {
-    if (x === K_TS && y === K_TS) return l - r;
-    if (x === K_TS && y === K_DUR) return l - durWhole(r);
-    if (x === K_DUR && y === K_DUR) return l - r;
+    if (x === K_TS && y === K_TS) return durChk(l - r);
+    if (x === K_TS && y === K_DUR) return tsChk(l - durWhole(r));
+    if (x === K_DUR && y === K_DUR) return durChk(l - r);
   }
   return T;
 }
@@ -381,6 +381,18 @@ export function reTest(re: RE2JS, s: string, weight: number): boolean | CelError
 
 const kMinTimestamp = -62135596800000; // 0001-01-01T00:00:00Z, CEL's range
 const kMaxTimestamp = 253402300799999; // 9999-12-31T23:59:59.999Z
+/** CEL's duration range: ±315,576,000,000 seconds (10,000 years), in ms. */
+const kMaxDurationMs = 315_576_000_000_000;
+
+/** A timestamp result (timestamp ± duration): an error outside 0001-01-01 to 9999-12-31. */
+export function tsChk(ms: number): number | CelError {
+  return ms >= kMinTimestamp && ms <= kMaxTimestamp ? ms : X;
+}
+
+/** A duration result: an error outside ±10,000 years. */
+export function durChk(ms: number): number | CelError {
+  return ms >= -kMaxDurationMs && ms <= kMaxDurationMs ? ms : X;
+}
 const kDaysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
@@ -504,6 +516,7 @@ export function parseDuration(input: string): number {
   const seconds = nanos / 1_000_000_000n;
   const rest = Number(nanos % 1_000_000_000n);
   const ms = Number(seconds) * 1000 + rest / 1_000_000;
+  if (ms > kMaxDurationMs) return NaN;
   return negative ? -ms : ms;
 }
 
@@ -522,6 +535,7 @@ export const TS_HOURS = 5;
 export const TS_MINUTES = 6;
 export const TS_SECONDS = 7;
 export const TS_MILLISECONDS = 8;
+export const TS_DAY_OF_YEAR = 9;
 
 /** Timestamp accessors, in UTC. */
 export function tsPart(ms: number, part: number): number {
@@ -543,6 +557,8 @@ export function tsPart(ms: number, part: number): number {
       return d.getUTCMinutes();
     case TS_SECONDS:
       return d.getUTCSeconds();
+    case TS_DAY_OF_YEAR:
+      return Math.floor((ms - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000);
     default:
       return d.getUTCMilliseconds();
   }
@@ -571,8 +587,12 @@ export function durPart(ms: number, part: number): number {
 // ---------------------------------------------------------------------------
 // Conversions (the semantics of cel-js's int(), double(), string(), bool())
 
+/**
+ * int(double): truncated toward zero; an error outside the int64 range, as in
+ * cel-go (the open interval (-2^63, 2^63): both ends are doubles exactly).
+ */
 export function intOfDouble(v: number): number | CelError {
-  return Number.isFinite(v) ? Math.trunc(v) : X;
+  return v > kIntMin && v < kIntMax ? Math.trunc(v) : X;
 }
 
 export function intOfString(v: string): number | CelError {
@@ -615,6 +635,22 @@ export function boolOfString(v: string): boolean | CelError {
     default:
       return X;
   }
+}
+
+/** string(timestamp): RFC 3339 in UTC, the fraction without trailing zeros (Go's RFC3339Nano, as cel-go). */
+export function stringOfTimestamp(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso.replace(/0{1,2}Z$/, 'Z');
+}
+
+/** string(duration): seconds with the fraction, then 's' ("1.5s", "-0.001s"), as cel-go. */
+export function stringOfDuration(ms: number): string {
+  return `${ms / 1000}s`;
+}
+
+/** int(timestamp): whole seconds since the epoch, rounded down (Go's Unix()). */
+export function intOfTimestamp(ms: number): number {
+  return Math.floor(ms / 1000);
 }
 
 export function stringOfDouble(v: number): string {

@@ -68,6 +68,9 @@ test('random expressions agree with cel-js', (t) => {
     fc.property(expr.bool, fc.array(inputArb, { minLength: 6, maxLength: 6 }), (expression, inputs) => {
       // The grammar is typed, but a few combinations are not CEL (e.g. int == double).
       fc.pre(checkExpression(expression).ok);
+      // int() of a double beyond ±2^63 is an error in CEL and here, a value in cel-js: a documented
+      // divergence (docs/rules.md), covered in semantics.test.ts. Random doubles reach it often.
+      fc.pre(!expression.includes('int('));
       checked++;
       return same([rule({ rule_id: 'r', expression })], inputs);
     }),

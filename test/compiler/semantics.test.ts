@@ -198,6 +198,33 @@ const cases: [string, Case][] = [
   ['dynamic member named constructor', { expression: 'velocity[extras.window] == null', data: input({ extras: { window: 'constructor' } }, { velocity: {} }), expected: 'match', diverges: 'cel-js raises no_such_key; absent reads as null' }],
   ['dynamic open member', { expression: "user[extras.k] == 'gold'", data: input({ user: { tier: 'gold' }, extras: { k: 'tier' } }), expected: 'match', diverges: 'cel-js reads only declared fields of a message type by a computed key' }],
   ['dynamic open member, inherited name', { expression: "user[extras.k] == 'gold'", data: input({ user: {}, extras: { k: 'toString' } }), expected: 'no' }],
+
+  // Issue 12: CEL semantics where JavaScript's differ. cel-js shares JavaScript's, hence the divergences.
+  ['substring counts code points', { expression: "extras.s.substring(size(extras.s) - 3) == 'abc'", data: ex({ s: '😀abc' }), expected: 'match', diverges: 'cel-js counts UTF-16 units' }],
+  ['indexOf counts code points', { expression: "extras.s.indexOf('@') == 2", data: ex({ s: '😀😀@example.com' }), expected: 'match', diverges: 'cel-js counts UTF-16 units' }],
+  ['indexOf from a code point', { expression: "extras.s.indexOf('a', 1) == 2", data: ex({ s: '😀😀abc' }), expected: 'match', diverges: 'cel-js counts UTF-16 units' }],
+  ['lastIndexOf counts code points', { expression: "extras.s.lastIndexOf('a') == 3", data: ex({ s: '😀a😀a' }), expected: 'match', diverges: 'cel-js counts UTF-16 units' }],
+  ['lastIndexOf from a code point', { expression: "extras.s.lastIndexOf('a', 2) == 1", data: ex({ s: '😀a😀a' }), expected: 'match', diverges: 'cel-js counts UTF-16 units' }],
+  ['substring with an end in code points', { expression: "extras.s.substring(1, 2) == '😀'", data: ex({ s: 'a😀b' }), expected: 'match', diverges: 'cel-js counts UTF-16 units' }],
+  ['substring past the end is an error', { expression: "extras.s.substring(0, 4) == 'a😀b'", data: ex({ s: 'a😀b' }), expected: 'no', diverges: 'cel-js counts UTF-16 units' }],
+  ['trim removes U+0085 (White_Space)', { expression: "extras.s.trim() == 'x'", data: ex({ s: '\u0085x\u00a0' }), expected: 'match', diverges: 'cel-js uses JavaScript trim' }],
+  ['trim keeps U+FEFF (not White_Space)', { expression: "extras.s.trim() == '\\ufeffx'", data: ex({ s: '\ufeffx ' }), expected: 'match', diverges: 'cel-js uses JavaScript trim' }],
+  ['lowerAscii changes only ASCII', { expression: "extras.s.lowerAscii() == 'tacocÆt'", data: ex({ s: 'TacoCÆt' }), expected: 'match', diverges: 'cel-js uses JavaScript toLowerCase' }],
+  ["split('') splits code points", { expression: "extras.s.split('').size() == 2", data: ex({ s: '😀a' }), expected: 'match', diverges: 'cel-js splits UTF-16 units' }],
+  ['int() of a double out of range is an error', { expression: 'int(extras.n) != 0', data: ex({ n: 1e99 }), expected: 'no', diverges: 'cel-js converts any finite double' }],
+  ['int() of 2^63 is an error', { expression: 'int(9223372036854775808.0) != 0', data: ex({}), expected: 'no', diverges: 'cel-js converts any finite double' }],
+  ['int() of a double in range', { expression: 'int(extras.n) == -922337203685477', data: ex({ n: -922337203685477.9 }), expected: 'match' }],
+  ['timestamp + duration past year 9999 is an error', { expression: "timestamp('9999-12-31T23:59:59Z') + duration('1s') > now", data: ex({}), expected: 'no', diverges: 'cel-js has no timestamp range' }],
+  ['timestamp - duration before year 1 is an error', { expression: "timestamp('0001-01-01T00:00:00Z') - duration('1ms') < now", data: ex({}), expected: 'no', diverges: 'cel-js has no timestamp range' }],
+  ['duration + duration past 10,000 years is an error', { expression: "duration('315576000000s') + duration('1s') > duration('0s')", data: ex({}), expected: 'no', diverges: 'cel-js has no duration range' }],
+  ['int(timestamp): seconds since the epoch', { expression: "int(timestamp('2009-02-13T23:31:30Z')) == 1234567890", data: ex({}), expected: 'match' }],
+  ['int(timestamp) before the epoch rounds down', { expression: "int(timestamp('1969-12-31T23:59:59.5Z')) == -1", data: ex({}), expected: 'match' }],
+  ['string(timestamp)', { expression: "string(timestamp('2009-02-13T23:31:30.5+01:00')) == '2009-02-13T22:31:30.5Z'", data: ex({}), expected: 'match' }],
+  ['string(duration)', { expression: "string(duration('1m30.5s')) == '90.5s'", data: ex({}), expected: 'match' }],
+  ['getDayOfYear', { expression: "timestamp('2024-03-01T12:00:00Z').getDayOfYear() == 60", data: ex({}), expected: 'match' }],
+  ['mixed-type list literal', { expression: "'elem' in [1, 'elem', 2]", data: ex({}), expected: 'match' }],
+  ['mixed-type map literal', { expression: "{'a': 1, 'b': 'x'}['b'] == 'x'", data: ex({}), expected: 'match' }],
+  ['list literal holding null', { expression: 'size([1, null]) == 2', data: ex({}), expected: 'match' }],
 ];
 
 for (const [title, c] of cases) test(title, semantics, c);
