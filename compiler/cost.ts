@@ -51,6 +51,9 @@ function readSize(node: ASTNode): SizeBound {
 
 type Scope = ReadonlyMap<string, SizeBound>;
 
+/** Estimating one iteration's own work: nested macros count only their range and one unit. */
+let shallow = false;
+
 function estimateNode(node: ASTNode, scope: Scope, depth: number): Estimate {
   const sub = (n: ASTNode): Estimate => estimateNode(n, scope, depth);
   switch (node.op) {
@@ -161,6 +164,7 @@ function estimateCall(node: ASTNode, scope: Scope, depth: number): Estimate {
  */
 function estimateMacro(name: string, recv: ASTNode, args: readonly ASTNode[], scope: Scope, depth: number): Estimate {
   const range = estimateNode(recv, scope, depth);
+  if (shallow) return { cost: range.cost + 1, size: range.size };
   const n = elementsOf(range.size);
   const varName = args[0]?.op === 'id' ? (args[0].args as string) : '';
   const body = (element: SizeBound): Estimate[] => {
@@ -204,6 +208,22 @@ function sum(values: readonly number[]): number {
 /** The worst-case cost of a checked expression. */
 export function estimateCost(root: ASTNode): number {
   return estimateNode(root, new Map(), 0).cost;
+}
+
+/**
+ * Units one iteration of a macro spends at run time (lower.ts): one, plus the
+ * body's own work with the element at its smallest; a macro nested in the
+ * body spends its own iterations. Never more than the estimate counts per
+ * element, so run time stays within the estimate.
+ */
+export function iterationCost(body: readonly ASTNode[], varName: string): number {
+  shallow = true;
+  try {
+    const scope = new Map([[varName, kScalarSize]]);
+    return 1 + sum(body.map((n) => estimateNode(n, scope, kAveragedDepth).cost));
+  } finally {
+    shallow = false;
+  }
 }
 
 /** A cost for messages: grouped digits, or "unbounded". */
