@@ -51,8 +51,11 @@ function fromCelError(source: string, err: unknown): ExpressionProblem {
   return problem(source, summary, typeof e.range?.start === 'number' ? e.range.start : null);
 }
 
-/** Parses and type-checks; returns the checked AST (nodes carry checkedType). */
-export function checkExpression(source: unknown): { ok: true; ast: ASTNode } | { ok: false; problem: ExpressionProblem } {
+/**
+ * Parses and type-checks; returns the checked AST (nodes carry checkedType).
+ * A rule's expression must be bool; `anyType` lifts that for value.ts.
+ */
+export function checkExpression(source: unknown, anyType = false): { ok: true; ast: ASTNode } | { ok: false; problem: ExpressionProblem } {
   if (typeof source !== 'string') return { ok: false, problem: { message: 'must be a string', position: null } };
   if (source.trim() === '') return { ok: false, problem: { message: 'must not be empty', position: null } };
   if (source.length > kMaxExpressionLength) {
@@ -67,7 +70,7 @@ export function checkExpression(source: unknown): { ok: true; ast: ASTNode } | {
   const parsed = env.parse(source);
   const result = parsed.check();
   if (!result.valid) return { ok: false, problem: fromCelError(source, result.error) };
-  if (result.type !== 'bool' && result.type !== 'dyn') {
+  if (!anyType && result.type !== 'bool' && result.type !== 'dyn') {
     return { ok: false, problem: problem(source, `the expression must be bool, not ${result.type}`, 0) };
   }
   return { ok: true, ast: parsed.ast };
@@ -90,10 +93,15 @@ export function compileExpression(
     return { ok: true, value, cost: estimateCost(checked.ast) };
   } catch (err) {
     if (!(err instanceof CompileError)) throw err;
-    const node = err.node;
-    const offset = node === null ? null : (node.pos ?? node.start) + err.offsetInNode;
-    return { ok: false, problem: problem(source as string, err.message, offset) };
+    return { ok: false, problem: compileProblem(source as string, err) };
   }
+}
+
+/** A CompileError as a problem with its position. */
+export function compileProblem(source: string, err: CompileError): ExpressionProblem {
+  const node = err.node;
+  const offset = node === null ? null : (node.pos ?? node.start) + err.offsetInNode;
+  return problem(source, err.message, offset);
 }
 
 /**
