@@ -5,6 +5,7 @@ import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import vm from 'node:vm';
 import { compileRuleset, validateRuleDefinition } from '../../compiler/index.js';
+import { compileValue } from '../../compiler/value.js';
 import { compile, compileError, input, kNoCostLimit, rule } from './_helpers/rules.js';
 
 const kHostileStrings = [
@@ -151,4 +152,44 @@ test('expression size is bounded', (t) => {
   t.regex(compileError(`${'1 + '.repeat(1100)}1 > 0`), /longer than 4096 characters/);
   t.regex(compileError(`${'('.repeat(40)}true${')'.repeat(40)}`), /maxDepth|Exceeded/);
   t.regex(compileError(`[${Array.from({ length: 300 }, (_, i) => i).join(', ')}].size() > 0`), /maxListElements|Exceeded/);
+});
+
+// Issue 12 added code paths that take analyst text: RE2 patterns (a constant, a cost weight),
+// per-iteration costs, and compiler/value.ts (the conformance runner's entry). None may let text out.
+for (const hostile of kHostileStrings) {
+  test(`hostile text in a matches() pattern stays a literal: ${JSON.stringify(hostile)}`, (t) => {
+    // Quoted for RE2 (\Q...\E matches the text literally) and for CEL.
+    const pattern = `\\Q${hostile.replace(/\\E/g, '')}\\E`;
+    const result = compileRuleset([rule({ rule_id: 'r', expression: `user.name.matches(${JSON.stringify(pattern)})` })]);
+    if (!result.ok) {
+      // RE2 may refuse it (a NUL, say): refused before any code exists is also no escape.
+      t.true(result.errors.every((e) => e.field === 'expression'));
+      return;
+    }
+    t.notThrows(() => new vm.Script(`(function (rt) {\n${result.artifact.source}\n})`));
+    const fn = compile([rule({ rule_id: 'r', expression: `user.name.matches(${JSON.stringify(pattern)})` })]);
+    t.true(fn(input({ user: { name: `x${hostile}y` } })).breakdown[0]?.matched);
+    t.is((globalThis as Record<string, unknown>).pwned, undefined);
+  });
+
+  test(`hostile text through compileValue stays a value: ${JSON.stringify(hostile)}`, (t) => {
+    const compiled = compileValue(`[${JSON.stringify(hostile)}, {${JSON.stringify(hostile)}: ${JSON.stringify(hostile)}}]`);
+    t.true(compiled.ok);
+    if (!compiled.ok) return;
+    t.false(/[\u2028\u2029]/.test(compiled.value.source));
+    const got = compiled.value.evaluate(input({})) as [string, Record<string, string>];
+    t.is(got[0], hostile);
+    t.is(got[1]?.[hostile], hostile);
+    t.is((globalThis as Record<string, unknown>).pwned, undefined);
+  });
+}
+
+test('the budget and the iteration costs reach the source as numbers only', (t) => {
+  const result = compileRuleset([rule({ rule_id: 'r', expression: "extras.l.exists(x, x.matches('(a|b)+'))" })]);
+  t.true(result.ok);
+  if (!result.ok) return;
+  const code = codeOnly(result.artifact.source);
+  t.regex(code, /B\.left = 20000000;/);
+  t.regex(code, /\(B\.left -= \d+\) < 0/);
+  t.regex(code, /rt_reTest\(k\d+, [a-z]\d+, \d+\)/);
 });
