@@ -699,14 +699,21 @@ export function endsWith(s: string, t: string): boolean | CelError {
   return spend(traversal(t.length)) ? s.endsWith(t) : X;
 }
 
-/** s.lowerAscii(): only A-Z change (CEL strings extension); other letters stay. */
+const kNonAscii = /[^\x00-\x7f]/;
+
+/**
+ * s.lowerAscii(): only A-Z change (CEL strings extension); other letters
+ * stay. On an ASCII string that is what toLowerCase() does, and faster.
+ */
 export function lowerAscii(s: string): string | CelError {
-  return spend(traversal(s.length)) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : X;
+  if (!spend(traversal(s.length))) return X;
+  return kNonAscii.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s.toLowerCase();
 }
 
 /** s.upperAscii(): only a-z change. */
 export function upperAscii(s: string): string | CelError {
-  return spend(traversal(s.length)) ? s.replace(/[a-z]+/g, (m) => m.toUpperCase()) : X;
+  if (!spend(traversal(s.length))) return X;
+  return kNonAscii.test(s) ? s.replace(/[a-z]+/g, (m) => m.toUpperCase()) : s.toUpperCase();
 }
 
 /**
