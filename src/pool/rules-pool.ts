@@ -11,9 +11,8 @@
 // then evaluated again, each alone, in a second pool of one thread, one task at a time (queued
 // here, so that its deadline counts only its own run): there an event shares its thread with
 // nothing, so only an event that kills a worker by itself gets an error, and it is logged with
-// its request id. Rules cannot loop and spend a bounded
-// budget per event (compiler kEventBudget), so neither should happen; this is the guard behind
-// those guards.
+// its request id. Rules cannot loop and spend a bounded budget per event (compiler kEventBudget),
+// so neither should happen; this is the guard behind those guards.
 import { Piscina } from 'piscina';
 import type { Logger } from '../shared/log.js';
 import type { EvaluateItem, EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
