@@ -9,7 +9,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { kCelLimits } from './limits.js';
-import { stringOfDuration, stringOfTimestamp } from './runtime/index.js';
+import { charAt, stringOfDuration, stringOfTimestamp } from './runtime/index.js';
 import { kCelTypeOf, kExtras, kGroups, kScalars } from './schema.js';
 import type { GroupDef } from './schema.js';
 
@@ -25,8 +25,9 @@ function fieldTypes(group: GroupDef, extra: readonly string[]): Record<string, s
 }
 
 /**
- * Conversions of timestamps and durations that the CEL specification has and
- * cel-js's checker lacks: registered here so that rules can use them, with
+ * Conversions of timestamps and durations that the CEL specification has, and
+ * charAt() of cel-go's strings extension, which cel-js's checker lacks:
+ * registered here so that rules can use them, with
  * the handlers cel-js's evaluator (the test oracle) runs. The compiled forms
  * are in ops.ts (conversion) and runtime (stringOfTimestamp, ...).
  */
@@ -36,6 +37,12 @@ function registerTimeConversions(env: Environment): void {
   env.registerFunction(`int(${ts}): int`, (d: Date) => BigInt(Math.floor(d.getTime() / 1000)));
   env.registerFunction(`string(${ts}): string`, (d: Date) => stringOfTimestamp(d.getTime()));
   env.registerFunction(`string(${dur}): string`, (d: { valueOf(): number }) => stringOfDuration(d.valueOf()));
+  // cel-go's strings extension; positions in code points like the other string functions.
+  env.registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
+    const r = charAt(s, Number(i));
+    if (typeof r !== 'string') throw new Error('charAt: index out of range');
+    return r;
+  });
 }
 
 function createBase(): Environment {

@@ -503,6 +503,14 @@ const kFunctionList: readonly FunctionDef[] = [
     },
   },
   {
+    name: 'CHAR_AT', wire: 'charAt', receiver: true, arity: [1], cost: passCost(),
+    lower: ({ ctx, node, operands }) => {
+      const params: Param[] = ['string', 'int'];
+      requireParams(node, 'charAt', operands, params);
+      return call(ctx, operands, kString, true, (v) => _`${ctx.rt('charAt')}(${v[0]}, ${v[1]})`, params, 'rtl');
+    },
+  },
+  {
     name: 'SPLIT', wire: 'split', receiver: true, arity: [1, 2],
     // One pass; at most one part per code unit plus one, all of them together no longer than the string.
     cost: ({ sizes }) => {

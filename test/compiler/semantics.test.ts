@@ -205,6 +205,8 @@ const cases: [string, Case][] = [
   ['indexOf from a code point', { expression: "extras.s.indexOf('a', 1) == 2", data: ex({ s: '😀😀abc' }), expected: 'match', diverges: 'cel-js counts UTF-16 units' }],
   ['lastIndexOf counts code points', { expression: "extras.s.lastIndexOf('a') == 3", data: ex({ s: '😀a😀a' }), expected: 'match', diverges: 'cel-js counts UTF-16 units' }],
   ['lastIndexOf from a code point', { expression: "extras.s.lastIndexOf('a', 2) == 1", data: ex({ s: '😀a😀a' }), expected: 'match', diverges: 'cel-js counts UTF-16 units' }],
+  ['charAt counts code points', { expression: "extras.s.charAt(1) == '😀' && extras.s.charAt(3) == ''", data: ex({ s: 'a😀b' }), expected: 'match' }],
+  ['charAt beyond the end is an error', { expression: "extras.s.charAt(4) == ''", data: ex({ s: 'a😀b' }), expected: 'no' }],
   ['substring with an end in code points', { expression: "extras.s.substring(1, 2) == '😀'", data: ex({ s: 'a😀b' }), expected: 'match', diverges: 'cel-js counts UTF-16 units' }],
   ['substring past the end is an error', { expression: "extras.s.substring(0, 4) == 'a😀b'", data: ex({ s: 'a😀b' }), expected: 'no', diverges: 'cel-js counts UTF-16 units' }],
   ['trim removes U+0085 (White_Space)', { expression: "extras.s.trim() == 'x'", data: ex({ s: '\u0085x\u00a0' }), expected: 'match', diverges: 'cel-js uses JavaScript trim' }],
