@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const kSuites = ['compiler/ruleset.bench.js', 'pool/batching.bench.js', 'accounts/signals.bench.js', 'http/front-end.bench.js', 'http/cpu.bench.js'];
+const kSuites = ['compiler/ruleset.bench.js', 'compiler/regex.bench.js', 'pool/batching.bench.js', 'accounts/signals.bench.js', 'http/front-end.bench.js', 'http/cpu.bench.js'];
 
 let failed = 0;
 for (const suite of kSuites) {

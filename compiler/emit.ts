@@ -5,7 +5,7 @@
 //   "use strict";
 //   const A = rt.kAbsent, ...; const rt_str = rt.str, ...    runtime, by name
 //   const K = rt.constants([...]); const k0 = K[0], ...      regexes, sets, lists
-//   let B = 0; let g0, h0, ...;                              budget, hoisted reads
+//   const B = rt.budget; let g0, h0, ...;                    budget, hoisted reads
 //   const e0 = [rt.entry(...)], n0 = rt.entry(...); ...      frozen outcome entries
 //   function r0() { ... }                                    one per rule: band index,
 //   function m0(c) { ... }                                   -1 no match, -2 degraded
@@ -16,9 +16,9 @@
 // safe and keeps every read monomorphic.
 
 import { Code, Name, _, join, safeStringify } from './codegen.js';
-import { compileExpression } from './expression.js';
-import { FunctionFrame, Lowered, N, RuleState, RulesetScope } from './ir.js';
-import { kMaxIterations, kMaxRules } from './limits.js';
+import { compileExpression, ruleCostProblem } from './expression.js';
+import { FunctionFrame, Lowered, N, RulesetScope } from './ir.js';
+import { kEventBudget, kMaxRules } from './limits.js';
 import { loadRuleset } from './load.js';
 import { validateRecord } from './validate.js';
 import type { CompileResult, RuleDefinition, RuleDiagnostic, RulesetArtifact } from './types.js';
@@ -46,7 +46,6 @@ interface CompiledRule {
   /** The rule function's name, or the block label when inlined. */
   readonly fn: Name;
   readonly frame: FunctionFrame;
-  readonly state: RuleState;
   readonly condition: Lowered;
   readonly bandCodes: readonly Lowered[] | null;
   readonly bands: readonly Band[];
@@ -72,7 +71,6 @@ function maxContribution(rule: RuleDefinition): number {
 function ruleSteps(rule: CompiledRule, exit: (code: Code) => Code): Code[] {
   const v = new Name('v');
   const steps: Code[] = [];
-  if (rule.state.usesBudget) steps.push(_`${N.budget} = ${kMaxIterations};`);
   steps.push(_`let ${v} = ${rule.condition.code};`);
   steps.push(_`if (${v} !== true) ${exit(_`${v} === ${N.typeError} ? ${kDegraded} : ${kNoMatch}`)}`);
   if (rule.bandCodes === null) steps.push(exit(_`0`));
@@ -110,11 +108,22 @@ function diagnostic(ruleId: string, field: string, message: string, position: Ru
   return { rule_id: ruleId, field, message, position };
 }
 
+/** Options of compileRuleset. */
+export interface CompileOptions {
+  /**
+   * The worst-case cost a rule may have (default kMaxRuleCost). The tests of
+   * the language's semantics raise it to exercise expressions the service
+   * would refuse.
+   */
+  readonly maxRuleCost?: number;
+}
+
 /**
  * Compiles a whole ruleset. Archived rules are skipped; duplicate ids, invalid
- * records and expressions that do not compile are reported, all at once.
+ * records, expressions that do not compile and rules over the cost limit are
+ * reported, all at once.
  */
-export function compileRuleset(rules: readonly RuleDefinition[]): CompileResult {
+export function compileRuleset(rules: readonly RuleDefinition[], options: CompileOptions = {}): CompileResult {
   if (!Array.isArray(rules)) return { ok: false, errors: [diagnostic('', 'rules', 'must be an array of rules')] };
   if (rules.length > kMaxRules) {
     return { ok: false, errors: [diagnostic('', 'rules', `a ruleset has at most ${kMaxRules} rules`)] };
@@ -137,19 +146,27 @@ export function compileRuleset(rules: readonly RuleDefinition[]): CompileResult 
     if (rule === null) continue;
 
     const frame = new FunctionFrame();
-    const state: RuleState = { usesBudget: false };
-    const condition = compileExpression(rule.expression, scope, frame, state);
+    const condition = compileExpression(rule.expression, scope, frame);
     if (!condition.ok) errors.push(diagnostic(id, 'expression', condition.problem.message, condition.problem.position));
     const bands: Lowered[] = [];
+    const costs = condition.ok ? [condition.cost] : [];
     (rule.bands ?? []).forEach((band, i) => {
-      const r = compileExpression(band.expression, scope, frame, state);
-      if (r.ok) bands.push(r.value);
-      else errors.push(diagnostic(id, `bands[${i}].expression`, r.problem.message, r.problem.position));
+      const r = compileExpression(band.expression, scope, frame);
+      if (r.ok) {
+        bands.push(r.value);
+        costs.push(r.cost);
+      } else errors.push(diagnostic(id, `bands[${i}].expression`, r.problem.message, r.problem.position));
     });
     if (!condition.ok || bands.length !== (rule.bands?.length ?? 0)) continue;
+    // Checked again at publish: a rule saved before the limit existed, or under another, is caught here.
+    const tooCostly = ruleCostProblem(costs, options.maxRuleCost);
+    if (tooCostly !== null) {
+      errors.push(diagnostic(id, tooCostly.index === 0 ? 'expression' : `bands[${tooCostly.index - 1}].expression`, tooCostly.message));
+      continue;
+    }
     const fn = scope.names.name('r');
     compiled.push({
-      def: rule, fn, frame, state, condition: condition.value,
+      def: rule, fn, frame, condition: condition.value,
       bandCodes: rule.bands === null ? null : bands, bands: bandsOf(rule),
     });
   }
@@ -174,8 +191,6 @@ function assemble(scope: RulesetScope, compiled: readonly CompiledRule[]): Rules
   // return still carries them; then active rules by kind, input order within.
   const ordered = [...shadow, ...active];
   const maxPossible = compiled.reduce((sum, r) => sum + maxContribution(r.def), 0);
-  const rt = (name: string): Code => _`${N.rt}.${new Name(name)}`;
-
   // Rules are evaluated inline, no call per rule, every input read a local.
   // Up to kChunkRules rules the whole ruleset is the one function: outcomes in
   // locals, the breakdown one array literal. Beyond, rules go in chunk
@@ -229,7 +244,7 @@ function assemble(scope: RulesetScope, compiled: readonly CompiledRule[]): Rules
     }
     const notMatched = _`${keep(_`${none}`)} if (${r} === ${kDegraded}) ${out.degraded}.push(${def.rule_id});`;
     const verdict = (trust: boolean): Code => {
-      const outcome = _`{ trust_override: ${trust}, hard_block_hit: ${!trust}, score: ${trust ? _`0` : N.maxPossible}, max_possible: ${N.maxPossible}, breakdown: [${entries}[${r}]], flags: [], actions: ${def.action === null ? _`[]` : _`[${def.action}]`}, degraded: ${out.degraded}, shadow: ${out.shadow} }`;
+      const outcome = _`{ trust_override: ${trust}, hard_block_hit: ${!trust}, score: ${trust ? _`0` : N.maxPossible}, max_possible: ${N.maxPossible}, breakdown: [${entries}[${r}]], flags: [], actions: ${def.action === null ? _`[]` : _`[${def.action}]`}, degraded: ${out.degraded}, shadow: ${out.shadow}, over_budget: ${N.budget}.left < 0 }`;
       return single ? _`return ${outcome};` : _`{ ${verdictHolder} = ${outcome}; return true; }`;
     };
     const action = def.action === null
@@ -277,7 +292,7 @@ function assemble(scope: RulesetScope, compiled: readonly CompiledRule[]): Rules
   const chunkFunctions: Code[] = [];
   let main: Code;
   const finalOutcome = (score: Code, breakdown: Code): Code =>
-    _`return { trust_override: false, hard_block_hit: false, score: ${score}, max_possible: ${N.maxPossible}, breakdown: ${breakdown}, flags: ${out.flags}, actions: ${out.actions}, degraded: ${out.degraded}, shadow: ${out.shadow} };`;
+    _`return { trust_override: false, hard_block_hit: false, score: ${score}, max_possible: ${N.maxPossible}, breakdown: ${breakdown}, flags: ${out.flags}, actions: ${out.actions}, degraded: ${out.degraded}, shadow: ${out.shadow}, over_budget: ${N.budget}.left < 0 };`;
   if (single) {
     const statements = [
       ...prologue(ordered),
@@ -311,21 +326,15 @@ function assemble(scope: RulesetScope, compiled: readonly CompiledRule[]): Rules
     ], _`\n  `);
   }
 
-  const helpers = [...scope.helpers()].map(([name, local]) => _`${local} = ${rt(name)}`);
-  const constantNames = scope.constantNames();
   const source = _`"use strict";
 // fraud-scorer ruleset: generated by compiler/ from ${compiled.length} rules. Do not edit.
-const ${N.absent} = ${rt('kAbsent')}, ${N.typeError} = ${rt('kTypeError')}, ${N.evalError} = ${rt('kEvalError')};
-${helpers.length > 0 ? _`const ${join(helpers)};` : _``}
-const ${N.constants} = ${rt('constants')}(${safeStringify(scope.constants)});
-${constantNames.length > 0 ? _`const ${join(constantNames.map((n, i) => _`${n} = ${N.constants}[${i}]`))};` : _``}
+${prelude(scope)}
 const ${N.maxPossible} = ${maxPossible};
-let ${N.budget} = 0;
 ${join(declarations, _`\n`)}
 ${join(scope.functions, _`\n`)}
 ${join(chunkFunctions, _`\n`)}
 return function ruleset(input) {
-  const ${N.input} = ${root}(input), ${N.event} = ${root}(${N.input}.event), ${N.signals} = ${root}(${N.input}.signals);
+  ${entry(root)}
   ${main}
 };
 `;
@@ -336,6 +345,25 @@ return function ruleset(input) {
     signals: signalList(scope.signals),
     rules: [...active, ...shadow].map((c) => ({ rule_id: c.def.rule_id, version: c.def.version, kind: c.def.kind, status: c.def.status })),
   };
+}
+
+const rt = (name: string): Code => _`${N.rt}.${new Name(name)}`;
+
+/** The top of every emitted source: error symbols, runtime helpers, constants, the budget. */
+export function prelude(scope: RulesetScope): Code {
+  const helpers = [...scope.helpers()].map(([name, local]) => _`${local} = ${rt(name)}`);
+  const constantNames = scope.constantNames();
+  return _`const ${N.absent} = ${rt('kAbsent')}, ${N.typeError} = ${rt('kTypeError')}, ${N.evalError} = ${rt('kEvalError')};
+${helpers.length > 0 ? _`const ${join(helpers)};` : _``}
+const ${N.constants} = ${rt('constants')}(${safeStringify(scope.constants)});
+${constantNames.length > 0 ? _`const ${join(constantNames.map((n, i) => _`${n} = ${N.constants}[${i}]`))};` : _``}
+const ${N.budget} = ${rt('budget')};`;
+}
+
+/** The first statements of an emitted function of the input: roots, and a fresh budget. */
+export function entry(root: Name): Code {
+  return _`const ${N.input} = ${root}(input), ${N.event} = ${root}(${N.input}.event), ${N.signals} = ${root}(${N.input}.signals);
+  ${N.budget}.left = ${kEventBudget};`;
 }
 
 function signalList(read: ReadonlySet<string>): string[] {

@@ -9,6 +9,7 @@
 import { Environment } from '@marcbachmann/cel-js';
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { kCelLimits } from './limits.js';
+import { charAt, stringOfDuration, stringOfTimestamp } from './runtime/index.js';
 import { kCelTypeOf, kExtras, kGroups, kScalars } from './schema.js';
 import type { GroupDef } from './schema.js';
 
@@ -23,8 +24,31 @@ function fieldTypes(group: GroupDef, extra: readonly string[]): Record<string, s
   return fields;
 }
 
+/**
+ * Conversions of timestamps and durations that the CEL specification has, and
+ * charAt() of cel-go's strings extension, which cel-js's checker lacks:
+ * registered here so that rules can use them, with
+ * the handlers cel-js's evaluator (the test oracle) runs. The compiled forms
+ * are in ops.ts (conversion) and runtime (stringOfTimestamp, ...).
+ */
+function registerTimeConversions(env: Environment): void {
+  const ts = 'google.protobuf.Timestamp';
+  const dur = 'google.protobuf.Duration';
+  env.registerFunction(`int(${ts}): int`, (d: Date) => BigInt(Math.floor(d.getTime() / 1000)));
+  env.registerFunction(`string(${ts}): string`, (d: Date) => stringOfTimestamp(d.getTime()));
+  env.registerFunction(`string(${dur}): string`, (d: { valueOf(): number }) => stringOfDuration(d.valueOf()));
+  // cel-go's strings extension; positions in code points like the other string functions.
+  env.registerFunction('string.charAt(int): string', (s: string, i: bigint) => {
+    const r = charAt(s, Number(i));
+    if (typeof r !== 'string') throw new Error('charAt: index out of range');
+    return r;
+  });
+}
+
 function createBase(): Environment {
-  const env = new Environment({ limits: kCelLimits });
+  // Lists and maps may mix types (list<dyn>), as the specification allows and cel-go does by default.
+  const env = new Environment({ limits: kCelLimits, homogeneousAggregateLiterals: false });
+  registerTimeConversions(env);
   for (const group of kGroups) {
     if (group.open) continue;
     env.registerType(group.celType, { fields: fieldTypes(group, []) });

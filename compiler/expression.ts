@@ -3,8 +3,9 @@
 
 import type { ASTNode } from '@marcbachmann/cel-js';
 import { collectOpenMembers, environmentFor, parsingEnvironment } from './environment.js';
-import { CompileError, ExprContext, FunctionFrame, Lowered, RuleState, RulesetScope } from './ir.js';
-import { kMaxExpressionLength } from './limits.js';
+import { CompileError, ExprContext, FunctionFrame, Lowered, RulesetScope } from './ir.js';
+import { estimateCost, formatCost } from './cost.js';
+import { kMaxBodyBytes, kMaxExpressionLength, kMaxRuleCost } from './limits.js';
 import { lowerCondition } from './lower.js';
 
 export interface Position {
@@ -50,8 +51,11 @@ function fromCelError(source: string, err: unknown): ExpressionProblem {
   return problem(source, summary, typeof e.range?.start === 'number' ? e.range.start : null);
 }
 
-/** Parses and type-checks; returns the checked AST (nodes carry checkedType). */
-export function checkExpression(source: unknown): { ok: true; ast: ASTNode } | { ok: false; problem: ExpressionProblem } {
+/**
+ * Parses and type-checks; returns the checked AST (nodes carry checkedType).
+ * A rule's expression must be bool; `anyType` lifts that for value.ts.
+ */
+export function checkExpression(source: unknown, anyType = false): { ok: true; ast: ASTNode } | { ok: false; problem: ExpressionProblem } {
   if (typeof source !== 'string') return { ok: false, problem: { message: 'must be a string', position: null } };
   if (source.trim() === '') return { ok: false, problem: { message: 'must not be empty', position: null } };
   if (source.length > kMaxExpressionLength) {
@@ -66,7 +70,7 @@ export function checkExpression(source: unknown): { ok: true; ast: ASTNode } | {
   const parsed = env.parse(source);
   const result = parsed.check();
   if (!result.valid) return { ok: false, problem: fromCelError(source, result.error) };
-  if (result.type !== 'bool' && result.type !== 'dyn') {
+  if (!anyType && result.type !== 'bool' && result.type !== 'dyn') {
     return { ok: false, problem: problem(source, `the expression must be bool, not ${result.type}`, 0) };
   }
   return { ok: true, ast: parsed.ast };
@@ -74,22 +78,49 @@ export function checkExpression(source: unknown): { ok: true; ast: ASTNode } | {
 
 /**
  * Checks and lowers an expression into `scope` (the ruleset being emitted).
- * The lowered code uses temporaries from `frame`.
+ * The lowered code uses temporaries from `frame`. `cost` is its worst-case
+ * cost (cost.ts); the caller holds the rule's total to kMaxRuleCost.
  */
 export function compileExpression(
   source: unknown,
   scope: RulesetScope,
   frame: FunctionFrame,
-  rule: RuleState,
-): { ok: true; value: Lowered } | { ok: false; problem: ExpressionProblem } {
+): { ok: true; value: Lowered; cost: number } | { ok: false; problem: ExpressionProblem } {
   const checked = checkExpression(source);
   if (!checked.ok) return checked;
   try {
-    return { ok: true, value: lowerCondition(new ExprContext(scope, frame, new Map(), rule), checked.ast) };
+    const value = lowerCondition(new ExprContext(scope, frame, new Map()), checked.ast);
+    return { ok: true, value, cost: estimateCost(checked.ast) };
   } catch (err) {
     if (!(err instanceof CompileError)) throw err;
-    const node = err.node;
-    const offset = node === null ? null : (node.pos ?? node.start) + err.offsetInNode;
-    return { ok: false, problem: problem(source as string, err.message, offset) };
+    return { ok: false, problem: compileProblem(source as string, err) };
   }
+}
+
+/** A CompileError as a problem with its position. */
+export function compileProblem(source: string, err: CompileError): ExpressionProblem {
+  const node = err.node;
+  const offset = node === null ? null : (node.pos ?? node.start) + err.offsetInNode;
+  return problem(source, err.message, offset);
+}
+
+/**
+ * The problem with a rule whose worst-case cost is over kMaxRuleCost, or
+ * null. `costs` are those of its expression and its bands, in that order.
+ */
+export function ruleCostProblem(costs: readonly number[], limit = kMaxRuleCost): { index: number; message: string } | null {
+  const total = costs.reduce((a, b) => a + b, 0);
+  if (total <= limit) return null;
+  // Name the expression or band that costs most: that is what to rewrite.
+  let index = 0;
+  costs.forEach((c, i) => {
+    if (c > (costs[index] ?? 0)) index = i;
+  });
+  const parts = costs.length > 1 ? ` (this ${index === 0 ? 'expression' : 'band'}: ${formatCost(costs[index] ?? 0)}; the expression and all bands count together)` : '';
+  return {
+    index,
+    message: `the estimated worst-case cost of the rule is ${formatCost(total)}${parts}, over the limit of ${formatCost(limit)}: ` +
+      `strings and lists read from the event are bounded only by the 1 MiB body (up to ${formatCost(kMaxBodyBytes)} characters, ${formatCost(kMaxBodyBytes / 2)} list elements), ` +
+      'so loops over them must not nest, nor run matches(), split() or concatenations on such values for each element (docs/rules.md, "Limits")',
+  };
 }

@@ -8,6 +8,7 @@ export type {
 export type { Signals } from './signals.js';
 export { validateRuleDefinition } from './validate.js';
 export { compileRuleset } from './emit.js';
+export type { CompileOptions } from './emit.js';
 export { loadRuleset } from './load.js';
 export { getPreset, listPresets } from './presets/index.js';
 export type { Preset, PresetPolicy } from './presets/index.js';

@@ -273,23 +273,16 @@ export interface IterVar {
   readonly ty: Ty;
 }
 
-/** Per-rule facts the rule function needs. */
-export interface RuleState {
-  /** The rule runs macros: its function resets the iteration budget. */
-  usesBudget: boolean;
-}
-
 /** Lowering state for one expression. */
 export class ExprContext {
   constructor(
     readonly ruleset: RulesetScope,
     readonly frame: FunctionFrame,
     readonly iterVars: ReadonlyMap<string, IterVar>,
-    readonly rule: RuleState,
   ) {}
 
   withFrame(frame: FunctionFrame, iterVars: ReadonlyMap<string, IterVar>): ExprContext {
-    return new ExprContext(this.ruleset, frame, iterVars, this.rule);
+    return new ExprContext(this.ruleset, frame, iterVars);
   }
 
   rt(name: keyof typeof runtime): Name {

@@ -31,21 +31,31 @@ export const kRuleIdPattern = /^[a-z][a-z0-9_]{0,63}$/;
 /** Largest |score_delta|: keeps every sum exact in doubles. */
 export const kMaxAbsDelta = 1_000_000;
 
-/**
- * Macro iterations (exists, all, exists_one, map, filter) one rule may run per
- * evaluation, all macros and nesting levels together. Beyond it the rule
- * evaluates to an error and does not match.
- */
-export const kMaxIterations = 10_000;
-
 /** Longest regular expression pattern given to matches(). */
 export const kMaxRegexPatternLength = 256;
 
 /**
- * Longest string matches() runs on. Accepted patterns backtrack at worst
- * polynomially (regex-safety.ts); this bounds that cost per call.
+ * The default request body cap of the interface (1 MiB). Every string, list
+ * and map a rule reads from the event or `extras` fits in it, so it bounds
+ * their sizes in the cost estimate (cost.ts).
  */
-export const kMaxRegexInputLength = 512;
+export const kMaxBodyBytes = 1_048_576;
+
+/**
+ * Worst-case cost one rule (its expression and all its bands) may have,
+ * estimated when it is saved and when a ruleset is published (cost.ts). The
+ * units are those of cel-go's cost estimator; Kubernetes uses the same figure
+ * as its per-expression limit. Rules above it are refused.
+ */
+export const kMaxRuleCost = 10_000_000;
+
+/**
+ * Cost one event may spend across all rules of a ruleset at run time, counted
+ * in the same units: macro iterations and the work of string, list and map
+ * operations whose time grows with their input. Past it the evaluation stops
+ * and the event is not scored (docs/rules.md, "Limits").
+ */
+export const kEventBudget = 20_000_000;
 
 /** The CEL int range, checked after every int operation (values are doubles). */
 export const kIntMax = 9223372036854775807;

@@ -12,6 +12,7 @@ import {
   CompileError, ExprContext, FunctionFrame, IterVar, Lowered, N, Ty, guarded, kBool, kDouble, kDyn, kInt,
   kNull, kString, kindCode, lowered,
 } from './ir.js';
+import { iterationCost } from './cost.js';
 import { constant, findFunction, kBinaryOps } from './ops.js';
 import { kExtras, kForbiddenMembers, kGroupByName, kGroups, kScalarByName } from './schema.js';
 import type { FieldType, GroupDef, ScalarDef } from './schema.js';
@@ -475,7 +476,7 @@ function lowerHas(ctx: ExprContext, sel: ASTNode, node: ASTNode): Lowered {
 /**
  * all / exists / exists_one / map / filter: a function per macro, called with
  * the collection and the enclosing iteration variables. Every iteration spends
- * one unit of the rule's budget (kMaxIterations).
+ * its work from the event's budget (kEventBudget, runtime `budget`).
  */
 function lowerMacro(ctx: ExprContext, node: ASTNode, name: string, receiverNode: ASTNode, args: readonly ASTNode[]): Lowered {
   const coll = noGroup(lower(ctx, receiverNode), receiverNode);
@@ -494,7 +495,6 @@ function lowerMacro(ctx: ExprContext, node: ASTNode, name: string, receiverNode:
   inner.set(varNode.args as string, { name: v, ty: elemTy });
   const frame = new FunctionFrame();
   const ictx = ctx.withFrame(frame, inner);
-  ctx.rule.usesBudget = true;
 
   const c = new Name('c');
   const l = new Name('l');
@@ -550,6 +550,8 @@ function lowerMacro(ctx: ExprContext, node: ASTNode, name: string, receiverNode:
       result = _`${o}`;
       ty = checkedTy(node);
   }
+  // Each iteration spends its own work (cost.ts iterationCost), so the budget follows time.
+  const perIteration = iterationCost(args.slice(1), varNode.args as string);
   const items = coll.ty.k === 'list'
     ? _`const ${l} = ${c};`
     : _`const ${l} = ${ctx.rt('iterable')}(${c}, ${kindCode(coll.ty)}); if (typeof ${l} === "symbol") return ${l};`;
@@ -562,7 +564,7 @@ function lowerMacro(ctx: ExprContext, node: ASTNode, name: string, receiverNode:
   ${items}
   ${init}
   for (let ${i} = 0; ${i} < ${l}.length; ${i}++) {
-    if (--${N.budget} < 0) return ${N.evalError};
+    if ((${N.budget}.left -= ${perIteration}) < 0) return ${N.evalError};
     const ${v} = ${l}[${i}];
     ${step}
   }

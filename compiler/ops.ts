@@ -14,7 +14,10 @@ import {
   CompileError, ExprContext, Lowered, N, Ty, guarded, isNumeric, kBool, kDouble, kDuration, kDyn, kInt,
   kString, kTimestamp, kindCode, lowered,
 } from './ir.js';
-import { checkRegex } from './regex-safety.js';
+import { RE2JS } from 're2js';
+import type { Estimate, SizeBound } from './size.js';
+import { elementOf, elementsOf, kScalarSize, maxSize } from './size.js';
+import { kMaxRegexPatternLength } from './limits.js';
 import * as runtime from './runtime/index.js';
 
 // ---------------------------------------------------------------------------
@@ -26,6 +29,48 @@ export interface BinaryOpDef {
   /** CEL spelling. */
   readonly wire: string;
   lower(ctx: ExprContext, node: ASTNode, l: Lowered, r: Lowered, resultTy: Ty): Lowered;
+  /** Worst-case cost of the operator itself and the size of its result (cost.ts). */
+  cost(args: BinaryCostArgs): Estimate;
+}
+
+export interface BinaryCostArgs {
+  readonly left: SizeBound;
+  readonly right: SizeBound;
+  /** The checked type of the result ('string', 'list', 'dyn', ...). */
+  readonly kind: string;
+  /** The right side is a list of literals (`in` becomes a Set lookup). */
+  readonly rightIsLiteralList: boolean;
+}
+
+const kScalarEstimate: Estimate = { cost: 1, size: kScalarSize };
+const scalarCost = (): Estimate => kScalarEstimate;
+
+/** Comparing two values walks the smaller (runtime eq). */
+function compareCost({ left, right }: BinaryCostArgs): Estimate {
+  return { cost: 1 + runtime.traversal(Math.min(left.deep, right.deep)), size: kScalarSize };
+}
+
+/** `x in list` compares x with every element (runtime inOp); a literal list or a map is one lookup. */
+function inCost({ left, right, rightIsLiteralList }: BinaryCostArgs): Estimate {
+  if (rightIsLiteralList) return kScalarEstimate;
+  const per = 1 + runtime.traversal(Math.min(left.deep, elementOf(right).deep));
+  return { cost: 1 + elementsOf(right) * per, size: kScalarSize };
+}
+
+/** `+`: strings and lists are copied (runtime strcat, concat); numbers and times cost one. */
+function addCost({ left, right, kind }: BinaryCostArgs): Estimate {
+  const strings: Estimate = {
+    cost: 1 + runtime.traversal(left.len + right.len),
+    size: { len: left.len + right.len, deep: left.deep + right.deep, input: false },
+  };
+  const lists: Estimate = {
+    cost: 1 + left.len + right.len,
+    size: { len: left.len + right.len, deep: left.deep + right.deep, input: left.input && right.input },
+  };
+  if (kind === 'string') return strings;
+  if (kind === 'list') return lists;
+  if (kind === 'dyn') return { cost: Math.max(strings.cost, lists.cost), size: maxSize(strings.size, lists.size) };
+  return kScalarEstimate;
 }
 
 const kStaticComparable = new Set(['string', 'bool', 'timestamp', 'duration']);
@@ -116,18 +161,21 @@ function lowerArithmetic(ctx: ExprContext, node: ASTNode, l: Lowered, r: Lowered
     if (both('double', 'double') && op !== '%') {
       return call(ctx, ops, kDouble, false, (v) => _`(${v[0]} ${jsOperator(op)} ${v[1]})`);
     }
-    if (both('string', 'string') && op === '+') return call(ctx, ops, kString, false, (v) => _`(${v[0]} + ${v[1]})`);
+    if (both('string', 'string') && op === '+') return call(ctx, ops, kString, true, (v) => _`${ctx.rt('strcat')}(${v[0]}, ${v[1]})`);
     if (both('list', 'list') && op === '+') {
-      return call(ctx, ops, resultTy, false, (v) => _`${ctx.rt('concat')}(${v[0]}, ${v[1]})`);
+      return call(ctx, ops, resultTy, true, (v) => _`${ctx.rt('concat')}(${v[0]}, ${v[1]})`);
     }
     const whole = (): Code => _`${ctx.rt('durWhole')}`;
-    if (both('timestamp', 'timestamp') && op === '-') return call(ctx, ops, kDuration, false, (v) => _`(${v[0]} - ${v[1]})`);
+    // Results outside CEL's ranges (years 1 to 9999, durations of ±10,000 years) are errors.
+    const ts = (): Code => _`${ctx.rt('tsChk')}`;
+    const dur = (): Code => _`${ctx.rt('durChk')}`;
+    if (both('timestamp', 'timestamp') && op === '-') return call(ctx, ops, kDuration, true, (v) => _`${dur()}(${v[0]} - ${v[1]})`);
     if (both('timestamp', 'duration') && (op === '+' || op === '-')) {
-      return call(ctx, ops, kTimestamp, false, (v) => _`(${v[0]} ${jsOperator(op)} ${whole()}(${v[1]}))`);
+      return call(ctx, ops, kTimestamp, true, (v) => _`${ts()}(${v[0]} ${jsOperator(op)} ${whole()}(${v[1]}))`);
     }
-    if (both('duration', 'timestamp') && op === '+') return call(ctx, ops, kTimestamp, false, (v) => _`(${v[1]} + ${whole()}(${v[0]}))`);
+    if (both('duration', 'timestamp') && op === '+') return call(ctx, ops, kTimestamp, true, (v) => _`${ts()}(${v[1]} + ${whole()}(${v[0]}))`);
     if (both('duration', 'duration') && (op === '+' || op === '-')) {
-      return call(ctx, ops, kDuration, false, (v) => _`(${v[0]} ${jsOperator(op)} ${v[1]})`);
+      return call(ctx, ops, kDuration, true, (v) => _`${dur()}(${v[0]} ${jsOperator(op)} ${v[1]})`);
     }
     throw new CompileError(`operator ${op} is not supported on ${describe(l.ty)} and ${describe(r.ty)}`, node);
   }
@@ -145,18 +193,18 @@ function arithmetic(op: string): BinaryOpDef['lower'] {
 }
 
 export const kBinaryOps: Readonly<Record<string, BinaryOpDef>> = {
-  '==': { name: 'EQ', wire: '==', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, false) },
-  '!=': { name: 'NE', wire: '!=', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, true) },
-  '<': { name: 'LT', wire: '<', lower: ordering('<', runtime.OP_LT) },
-  '<=': { name: 'LE', wire: '<=', lower: ordering('<=', runtime.OP_LE) },
-  '>': { name: 'GT', wire: '>', lower: ordering('>', runtime.OP_GT) },
-  '>=': { name: 'GE', wire: '>=', lower: ordering('>=', runtime.OP_GE) },
-  in: { name: 'IN', wire: 'in', lower: (ctx, _n, l, r) => lowerIn(ctx, l, r) },
-  '+': { name: 'ADD', wire: '+', lower: arithmetic('+') },
-  '-': { name: 'SUB', wire: '-', lower: arithmetic('-') },
-  '*': { name: 'MUL', wire: '*', lower: arithmetic('*') },
-  '/': { name: 'DIV', wire: '/', lower: arithmetic('/') },
-  '%': { name: 'MOD', wire: '%', lower: arithmetic('%') },
+  '==': { name: 'EQ', wire: '==', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, false), cost: compareCost },
+  '!=': { name: 'NE', wire: '!=', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, true), cost: compareCost },
+  '<': { name: 'LT', wire: '<', lower: ordering('<', runtime.OP_LT), cost: compareCost },
+  '<=': { name: 'LE', wire: '<=', lower: ordering('<=', runtime.OP_LE), cost: compareCost },
+  '>': { name: 'GT', wire: '>', lower: ordering('>', runtime.OP_GT), cost: compareCost },
+  '>=': { name: 'GE', wire: '>=', lower: ordering('>=', runtime.OP_GE), cost: compareCost },
+  in: { name: 'IN', wire: 'in', lower: (ctx, _n, l, r) => lowerIn(ctx, l, r), cost: inCost },
+  '+': { name: 'ADD', wire: '+', lower: arithmetic('+'), cost: addCost },
+  '-': { name: 'SUB', wire: '-', lower: arithmetic('-'), cost: scalarCost },
+  '*': { name: 'MUL', wire: '*', lower: arithmetic('*'), cost: scalarCost },
+  '/': { name: 'DIV', wire: '/', lower: arithmetic('/'), cost: scalarCost },
+  '%': { name: 'MOD', wire: '%', lower: arithmetic('%'), cost: scalarCost },
 };
 
 // ---------------------------------------------------------------------------
@@ -184,6 +232,24 @@ export interface FunctionDef {
   readonly receiver: boolean;
   readonly arity: readonly number[];
   lower(args: CallArgs): Lowered;
+  /** Worst-case cost of the call itself and the size of its result (cost.ts). */
+  cost(args: CallCostArgs): Estimate;
+}
+
+export interface CallCostArgs {
+  /** Receiver first for methods, then the arguments. */
+  readonly sizes: readonly SizeBound[];
+  /** The literal pattern of matches(). */
+  readonly pattern: string | null;
+  readonly kind: string;
+}
+
+const kAnySize: SizeBound = { len: 1, deep: 1, input: false };
+const first = (sizes: readonly SizeBound[]): SizeBound => sizes[0] ?? kAnySize;
+
+/** One pass over the receiver (or the first argument); the result is a scalar or, with `keep`, at most the receiver. */
+function passCost(keep = false): (args: CallCostArgs) => Estimate {
+  return ({ sizes }) => ({ cost: 1 + runtime.traversal(first(sizes).len), size: keep ? first(sizes) : kScalarSize });
 }
 
 export function constant(value: boolean | number | string | null, ty: Ty): Lowered {
@@ -264,15 +330,45 @@ function requireParams(node: ASTNode, fn: string, operands: readonly Lowered[], 
 }
 
 /** A method on strings: receiver and arguments must be strings (or dyn). */
-function stringMethod(name: string, wire: string, arity: number, body: (ctx: ExprContext, v: Code[]) => Code, ty: Ty, mayFail = false): FunctionDef {
+function stringMethod(
+  name: string, wire: string, arity: number, body: (ctx: ExprContext, v: Code[]) => Code, ty: Ty, mayFail: boolean, cost: FunctionDef['cost'],
+): FunctionDef {
   const params = Array<Param>(arity + 1).fill('string');
   return {
-    name, wire, receiver: true, arity: [arity],
+    name, wire, receiver: true, arity: [arity], cost,
     lower: ({ ctx, node, operands }) => {
       requireParams(node, wire, operands, params);
       return call(ctx, operands, ty, mayFail, (v) => body(ctx, v), params, 'rtl');
     },
   };
+}
+
+/**
+ * Why a matches() pattern is refused, or null. Patterns are RE2 syntax (the
+ * CEL specification's), compiled by re2js: matching is linear in the input
+ * whatever the pattern, so no pattern is refused for being slow; only syntax
+ * RE2 does not have (backreferences, lookarounds) or that does not parse.
+ */
+export function regexProblem(source: string): string | null {
+  if (source.length > kMaxRegexPatternLength) return `the pattern is longer than ${kMaxRegexPatternLength} characters`;
+  try {
+    RE2JS.compile(source);
+    return null;
+  } catch (err) {
+    return `invalid regular expression (RE2 syntax): ${(err as Error).message}`;
+  }
+}
+
+/** The pattern's factor in the cost of matches(): cel-go's RegexStringLengthCostFactor (0.25) of its length. */
+export function regexWeight(source: string): number {
+  return Math.max(1, Math.ceil(source.length * 0.25));
+}
+
+const kListCreateCost = 10;
+
+/** startsWith / endsWith compare as many units as the argument has. */
+function prefixCost({ sizes }: CallCostArgs): Estimate {
+  return { cost: 1 + runtime.traversal((sizes[1] ?? kAnySize).len), size: kScalarSize };
 }
 
 /** Folds a string-literal argument, for patterns, timestamps and durations. */
@@ -284,6 +380,7 @@ const kTimestampParts: Readonly<Record<string, number>> = {
   getFullYear: runtime.TS_FULL_YEAR, getMonth: runtime.TS_MONTH, getDate: runtime.TS_DATE,
   getDayOfMonth: runtime.TS_DAY_OF_MONTH, getDayOfWeek: runtime.TS_DAY_OF_WEEK, getHours: runtime.TS_HOURS,
   getMinutes: runtime.TS_MINUTES, getSeconds: runtime.TS_SECONDS, getMilliseconds: runtime.TS_MILLISECONDS,
+  getDayOfYear: runtime.TS_DAY_OF_YEAR,
 };
 const kDurationParts: Readonly<Record<string, number>> = {
   getHours: runtime.DUR_HOURS, getMinutes: runtime.DUR_MINUTES, getSeconds: runtime.DUR_SECONDS,
@@ -292,7 +389,7 @@ const kDurationParts: Readonly<Record<string, number>> = {
 
 function timeAccessor(wire: string): FunctionDef {
   return {
-    name: `TIME_${wire.toUpperCase()}`, wire, receiver: true, arity: [0, 1],
+    name: `TIME_${wire.toUpperCase()}`, wire, receiver: true, arity: [0, 1], cost: scalarCost,
     lower: ({ ctx, node, operands }) => {
       const [recv] = operands as [Lowered];
       if (operands.length > 1) throw new CompileError(`${wire}() with a time zone is not supported; times are UTC`, node);
@@ -315,7 +412,7 @@ function sizeOf({ ctx, node, operands }: CallArgs): Lowered {
   if (Array.isArray(k)) return constant(k.length, kInt);
   switch (v.ty.k) {
     case 'string':
-      return call(ctx, [v], kInt, false, (r) => _`${ctx.rt('codePoints')}(${r[0]})`);
+      return call(ctx, [v], kInt, true, (r) => _`${ctx.rt('strSize')}(${r[0]})`);
     case 'list':
       return call(ctx, [v], kInt, false, (r) => _`${r[0]}.length`);
     case 'map':
@@ -331,6 +428,8 @@ function conversion(wire: 'int' | 'double' | 'string' | 'bool'): FunctionDef {
   const dynHelper = ({ int: 'intOf', double: 'doubleOf', string: 'stringOf', bool: 'boolOf' } as const)[wire];
   return {
     name: `TO_${wire.toUpperCase()}`, wire, receiver: false, arity: [1],
+    // Parsing or printing one value; string() of a string is that string.
+    cost: ({ sizes }) => ({ cost: 1 + runtime.traversal(first(sizes).len), size: wire === 'string' ? maxSize(first(sizes), { len: 32, deep: 32, input: false }) : kScalarSize }),
     lower: ({ ctx, node, operands }) => {
       const [v] = operands as [Lowered];
       const from = v.ty.k;
@@ -345,22 +444,31 @@ function conversion(wire: 'int' | 'double' | 'string' | 'bool'): FunctionDef {
       if (wire === 'string' && from === 'double') return pick('stringOfDouble', false);
       if (wire === 'string' && from === 'bool') return call(ctx, [v], ty, false, (r) => _`(${r[0]} ? "true" : "false")`);
       if (wire === 'bool' && from === 'string') return pick('boolOfString', true);
+      if (wire === 'int' && from === 'timestamp') return pick('intOfTimestamp', false);
+      if (wire === 'string' && from === 'timestamp') return pick('stringOfTimestamp', false);
+      if (wire === 'string' && from === 'duration') return pick('stringOfDuration', false);
       throw new CompileError(`${wire}() does not accept ${describe(v.ty)}`, node);
     },
   };
 }
 
 const kFunctionList: readonly FunctionDef[] = [
-  { name: 'SIZE', wire: 'size', receiver: false, arity: [1], lower: sizeOf },
-  { name: 'SIZE', wire: 'size', receiver: true, arity: [0], lower: sizeOf },
-  stringMethod('CONTAINS', 'contains', 1, (_c, v) => _`${v[0]}.includes(${v[1]})`, kBool),
-  stringMethod('STARTS_WITH', 'startsWith', 1, (_c, v) => _`${v[0]}.startsWith(${v[1]})`, kBool),
-  stringMethod('ENDS_WITH', 'endsWith', 1, (_c, v) => _`${v[0]}.endsWith(${v[1]})`, kBool),
-  stringMethod('LOWER_ASCII', 'lowerAscii', 0, (_c, v) => _`${v[0]}.toLowerCase()`, kString),
-  stringMethod('UPPER_ASCII', 'upperAscii', 0, (_c, v) => _`${v[0]}.toUpperCase()`, kString),
-  stringMethod('TRIM', 'trim', 0, (_c, v) => _`${v[0]}.trim()`, kString),
+  // size() of a string counts its code points: one pass (runtime strSize).
+  { name: 'SIZE', wire: 'size', receiver: false, arity: [1], lower: sizeOf, cost: passCost() },
+  { name: 'SIZE', wire: 'size', receiver: true, arity: [0], lower: sizeOf, cost: passCost() },
+  stringMethod('CONTAINS', 'contains', 1, (c, v) => _`${c.rt('contains')}(${v[0]}, ${v[1]})`, kBool, true, passCost()),
+  stringMethod('STARTS_WITH', 'startsWith', 1, (c, v) => _`${c.rt('startsWith')}(${v[0]}, ${v[1]})`, kBool, true, prefixCost),
+  stringMethod('ENDS_WITH', 'endsWith', 1, (c, v) => _`${c.rt('endsWith')}(${v[0]}, ${v[1]})`, kBool, true, prefixCost),
+  stringMethod('LOWER_ASCII', 'lowerAscii', 0, (c, v) => _`${c.rt('lowerAscii')}(${v[0]})`, kString, true, passCost(true)),
+  stringMethod('UPPER_ASCII', 'upperAscii', 0, (c, v) => _`${c.rt('upperAscii')}(${v[0]})`, kString, true, passCost(true)),
+  stringMethod('TRIM', 'trim', 0, (c, v) => _`${c.rt('trim')}(${v[0]})`, kString, true, passCost(true)),
   {
     name: 'MATCHES', wire: 'matches', receiver: true, arity: [1],
+    // One pass per quarter character of the pattern (runtime reTest).
+    cost: ({ sizes, pattern }) => ({
+      cost: 1 + runtime.traversal(first(sizes).len) * regexWeight(pattern ?? 'x'.repeat(kMaxRegexPatternLength)),
+      size: kScalarSize,
+    }),
     lower: ({ ctx, node, operands, nodes }) => {
       const [recv, pattern] = operands as [Lowered, Lowered];
       const patternNode = nodes[1] ?? node;
@@ -369,16 +477,14 @@ const kFunctionList: readonly FunctionDef[] = [
       if (source === null) {
         throw new CompileError('matches() needs a string literal pattern, so it can be checked before it runs', patternNode);
       }
-      const problem = checkRegex(source);
-      if (problem !== null) {
-        throw new CompileError(`unsafe or unsupported regular expression: ${problem.message} (at character ${problem.offset + 1} of the pattern)`, patternNode);
-      }
+      const problem = regexProblem(source);
+      if (problem !== null) throw new CompileError(problem, patternNode);
       const re = ctx.ruleset.constant({ re: source });
-      return call(ctx, [recv], kBool, true, (v) => _`${ctx.rt('reTest')}(${re}, ${v[0]})`, ['string']);
+      return call(ctx, [recv], kBool, true, (v) => _`${ctx.rt('reTest')}(${re}, ${v[0]}, ${regexWeight(source)})`, ['string']);
     },
   },
   ...(['indexOf', 'lastIndexOf'] as const).map((wire): FunctionDef => ({
-    name: wire === 'indexOf' ? 'INDEX_OF' : 'LAST_INDEX_OF', wire, receiver: true, arity: [1, 2],
+    name: wire === 'indexOf' ? 'INDEX_OF' : 'LAST_INDEX_OF', wire, receiver: true, arity: [1, 2], cost: passCost(),
     lower: ({ ctx, node, operands }) => {
       const params: Param[] = ['string', 'string', 'int'];
       requireParams(node, wire, operands, params);
@@ -388,7 +494,7 @@ const kFunctionList: readonly FunctionDef[] = [
     },
   })),
   {
-    name: 'SUBSTRING', wire: 'substring', receiver: true, arity: [1, 2],
+    name: 'SUBSTRING', wire: 'substring', receiver: true, arity: [1, 2], cost: passCost(true),
     lower: ({ ctx, node, operands }) => {
       const params: Param[] = ['string', 'int', 'int'];
       requireParams(node, 'substring', operands, params);
@@ -397,15 +503,35 @@ const kFunctionList: readonly FunctionDef[] = [
     },
   },
   {
+    name: 'CHAR_AT', wire: 'charAt', receiver: true, arity: [1], cost: passCost(),
+    lower: ({ ctx, node, operands }) => {
+      const params: Param[] = ['string', 'int'];
+      requireParams(node, 'charAt', operands, params);
+      return call(ctx, operands, kString, true, (v) => _`${ctx.rt('charAt')}(${v[0]}, ${v[1]})`, params, 'rtl');
+    },
+  },
+  {
     name: 'SPLIT', wire: 'split', receiver: true, arity: [1, 2],
+    // One pass; at most one part per code unit plus one, all of them together no longer than the string.
+    cost: ({ sizes }) => {
+      const n = first(sizes).len;
+      return { cost: 1 + kListCreateCost + runtime.traversal(n), size: { len: n + 1, deep: 2 * n + 1, input: false } };
+    },
     lower: ({ ctx, node, operands, resultTy }) => {
       const params: Param[] = ['string', 'string', 'int'];
       requireParams(node, 'split', operands, params);
-      return call(ctx, operands, resultTy, false, (v) => _`${ctx.rt('split')}(${v[0]}, ${v[1]}, ${v[2] ?? _`-1`})`, params, 'rtl');
+      return call(ctx, operands, resultTy, true, (v) => _`${ctx.rt('split')}(${v[0]}, ${v[1]}, ${v[2] ?? _`-1`})`, params, 'rtl');
     },
   },
   {
     name: 'JOIN', wire: 'join', receiver: true, arity: [0, 1],
+    // Every element once, then a pass over the result (runtime joinList).
+    cost: ({ sizes }) => {
+      const list = first(sizes);
+      const n = elementsOf(list);
+      const out = list.deep + n * (sizes[1]?.len ?? 0);
+      return { cost: 1 + n + runtime.traversal(out), size: { len: out, deep: out, input: false } };
+    },
     lower: ({ ctx, node, operands }) => {
       const params: Param[] = ['list', 'string'];
       requireParams(node, 'join', operands, params);
@@ -413,7 +539,7 @@ const kFunctionList: readonly FunctionDef[] = [
     },
   },
   {
-    name: 'TIMESTAMP', wire: 'timestamp', receiver: false, arity: [1],
+    name: 'TIMESTAMP', wire: 'timestamp', receiver: false, arity: [1], cost: passCost(),
     lower: ({ ctx, node, operands }) => {
       const [v] = operands as [Lowered];
       const text = literalString(v);
@@ -428,7 +554,7 @@ const kFunctionList: readonly FunctionDef[] = [
     },
   },
   {
-    name: 'DURATION', wire: 'duration', receiver: false, arity: [1],
+    name: 'DURATION', wire: 'duration', receiver: false, arity: [1], cost: passCost(),
     lower: ({ ctx, node, operands }) => {
       const [v] = operands as [Lowered];
       const text = literalString(v);

@@ -193,7 +193,7 @@ export class ReferenceRuleset {
           trust_override: kind === 'trust', hard_block_hit: kind === 'hard_block',
           score: kind === 'trust' ? 0 : this.maxPossible, max_possible: this.maxPossible,
           breakdown: [entry(rule, r)], flags: [], actions: rule.def.action === null ? [] : [rule.def.action],
-          degraded, shadow,
+          degraded, shadow, over_budget: false,
         };
       }
       breakdown.push(entry(rule, r));
@@ -205,7 +205,7 @@ export class ReferenceRuleset {
     }
     return {
       trust_override: false, hard_block_hit: false, score, max_possible: this.maxPossible,
-      breakdown, flags, actions, degraded, shadow,
+      breakdown, flags, actions, degraded, shadow, over_budget: false,
     };
   }
 }

@@ -111,6 +111,11 @@ export interface RulesetOutcome {
   degraded: string[];
   /** Every shadow rule, always evaluated. */
   shadow: ShadowOutcome[];
+  /**
+   * The event spent its whole evaluation budget (kEventBudget): some rules
+   * could not finish, so the outcome must not be used (docs/rules.md, "Limits").
+   */
+  over_budget: boolean;
 }
 
 export type RulesetFunction = (input: RulesetInput) => RulesetOutcome;

@@ -2,7 +2,7 @@
 // Pure; collects every problem instead of stopping at the first.
 
 import { FunctionFrame, RulesetScope } from './ir.js';
-import { compileExpression } from './expression.js';
+import { compileExpression, ruleCostProblem } from './expression.js';
 import {
   kBandPattern, kMaxAbsDelta, kMaxBands, kMaxDescriptionLength, kRuleIdPattern,
 } from './limits.js';
@@ -136,10 +136,12 @@ export function validateRuleDefinition(
   const record = isPlainObject(input) ? input : {};
   // Expressions are checked even when other fields are wrong: drafts get all feedback at once.
   const scope = new RulesetScope();
+  const costs: { field: string; cost: number }[] = [];
   const check = (source: unknown, field: string): void => {
     if (typeof source !== 'string') return;
-    const r = compileExpression(source, scope, new FunctionFrame(), { usesBudget: false });
+    const r = compileExpression(source, scope, new FunctionFrame());
     if (!r.ok) problems.push({ field, message: r.problem.message });
+    else costs.push({ field, cost: r.cost });
   };
   check(record.expression, 'expression');
   if (Array.isArray(record.bands)) {
@@ -147,6 +149,8 @@ export function validateRuleDefinition(
       if (isPlainObject(b)) check(b.expression, `bands[${i}].expression`);
     });
   }
+  const tooCostly = ruleCostProblem(costs.map((c) => c.cost));
+  if (tooCostly !== null) problems.push({ field: costs[tooCostly.index]?.field ?? 'expression', message: tooCostly.message });
   if (problems.length > 0 || rule === null) return { ok: false, problems };
   return { ok: true, rule };
 }

@@ -3,7 +3,7 @@
 // Nothing else constructs services; tests start the real thing through the command line.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hasFault, type Config } from './config/settings.js';
+import { hasFault, kFaults, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
 import { AccountDirectory } from './accounts/account-directory.js';
 import { createReadScoreHandler, createSubmitEventHandler } from './http/handlers/events.js';
@@ -74,7 +74,11 @@ export async function startService(config: Config, log: Logger): Promise<Running
   keys.start();
   const rulesets = new LiveRulesets(readDb);
   rulesets.start();
-  const pool = new RulesPool({ dataDir: config.dataDir, installSecret: secret.toString('base64') }, config.workers);
+  const faults = kFaults.filter((fault) => hasFault(config, fault));
+  const pool = new RulesPool(
+    { dataDir: config.dataDir, installSecret: secret.toString('base64'), faults },
+    { threads: config.workers, maxHeapMb: config.workerMaxHeapMb, taskTimeoutMs: config.workerTaskTimeoutMs, log },
+  );
   const velocity = new VelocityWindows();
   const rebuilt = rebuildVelocity(readDb, velocity, now());
   const velocitySweep = setInterval(() => velocity.sweep(now()), kVelocitySweepIntervalMs);
@@ -109,6 +113,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
   metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', () => asyncScorer.scored);
   metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);
   metrics.counter('fraud_scorer_rule_pool_batches_total', 'Batches sent to the rule workers.', () => pool.batches);
+  metrics.counter('fraud_scorer_rule_pool_worker_failures_total', 'Rule-worker tasks that ended their thread (died or overran).', () => pool.workerFailures);
   metrics.gauge('fraud_scorer_webhook_outbox_depth', 'Decision webhooks not yet delivered (nor abandoned).', () => deliverer.pending);
   metrics.counter('fraud_scorer_webhook_deliveries_total', 'Decision webhooks delivered.', () => deliverer.delivered);
   metrics.counter('fraud_scorer_webhook_failures_total', 'Failed decision webhook attempts.', () => deliverer.failures);

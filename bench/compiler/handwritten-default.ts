@@ -5,6 +5,7 @@
 // (a hand-written scorer would not report `degraded`; the bench events are
 // well-typed, so outcomes agree).
 
+import { RE2JS } from 're2js';
 import type { BreakdownEntry, RulesetInput, RulesetOutcome, ShadowOutcome } from '../../compiler/index.js';
 import { getPreset } from '../../compiler/index.js';
 
@@ -22,7 +23,8 @@ function str(v: unknown): string | undefined {
 }
 
 const kRfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
-const kAutomation = /(headless|phantomjs|selenium|python-requests|curl\/|wget\/)/;
+// The same engine as compiled rules (RE2 semantics, linear time), so the comparison is of the code around it.
+const kAutomation = RE2JS.compile('(headless|phantomjs|selenium|python-requests|curl/|wget/)');
 const kVirtualPhone = new Set(['voip', 'premium_rate', 'toll_free', 'shared_cost', 'uan']);
 
 const rules = getPreset('default')?.rules ?? [];
@@ -87,7 +89,7 @@ export function handwrittenDefault(input: RulesetInput): RulesetOutcome {
   const degraded: string[] = [];
   const verdict = (trust: boolean, entry: BreakdownEntry, actions: string[] = []): RulesetOutcome => ({
     trust_override: trust, hard_block_hit: !trust, score: trust ? 0 : kMaxPossible, max_possible: kMaxPossible,
-    breakdown: [entry], flags: [], actions, degraded, shadow,
+    breakdown: [entry], flags: [], actions, degraded, shadow, over_budget: false,
   });
   if (user.trusted === true) return verdict(true, H.trusted);
   if (user.vip === true) return verdict(true, H.vip);
@@ -167,9 +169,9 @@ export function handwrittenDefault(input: RulesetInput): RulesetOutcome {
   const total = num(links.total);
   if (total !== undefined && total >= 5) flag(H.linked); else b.push(M.many_linked_accounts!);
   const ua = str(ctx.user_agent);
-  if (ua !== undefined && ua.length <= 1024 && kAutomation.test(ua.toLowerCase())) flag(H.automation);
+  if (ua !== undefined && kAutomation.test(ua.toLowerCase())) flag(H.automation);
   else b.push(M.automation_user_agent!);
   if (reviews !== undefined && reviews >= 2) flag(H.reviews); else b.push(M.repeat_reviews!);
 
-  return { trust_override: false, hard_block_hit: false, score, max_possible: kMaxPossible, breakdown: b, flags, actions, degraded, shadow };
+  return { trust_override: false, hard_block_hit: false, score, max_possible: kMaxPossible, breakdown: b, flags, actions, degraded, shadow, over_budget: false };
 }

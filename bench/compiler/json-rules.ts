@@ -131,7 +131,7 @@ export class JreRuleset {
       const i = matched.get(r.def.rule_id);
       if (i !== undefined && (r.def.kind === 'trust' || r.def.kind === 'hard_block')) {
         const trust = r.def.kind === 'trust';
-        return { trust_override: trust, hard_block_hit: !trust, score: trust ? 0 : this.#maxPossible, max_possible: this.#maxPossible, breakdown: [entry(r, i)], flags: [], actions: r.def.action === null ? [] : [r.def.action], degraded: [], shadow };
+        return { trust_override: trust, hard_block_hit: !trust, score: trust ? 0 : this.#maxPossible, max_possible: this.#maxPossible, breakdown: [entry(r, i)], flags: [], actions: r.def.action === null ? [] : [r.def.action], degraded: [], shadow, over_budget: false };
       }
       breakdown.push(entry(r, i));
       if (i === undefined) continue;
@@ -139,7 +139,7 @@ export class JreRuleset {
       if (r.def.kind === 'monitoring') flags.push(r.def.rule_id);
       if (r.def.action !== null && !actions.includes(r.def.action)) actions.push(r.def.action);
     }
-    return { trust_override: false, hard_block_hit: false, score, max_possible: this.#maxPossible, breakdown, flags, actions, degraded: [], shadow };
+    return { trust_override: false, hard_block_hit: false, score, max_possible: this.#maxPossible, breakdown, flags, actions, degraded: [], shadow, over_budget: false };
   }
 }
 

@@ -3,6 +3,7 @@
 // and the HTTP thread's CPU time per event, which is what batching is for.
 import { Piscina } from 'piscina';
 import { RulesPool } from '../../src/pool/rules-pool.js';
+import { createLogger } from '../../src/shared/log.js';
 import type { EvaluateItem, EvaluateTaskResult } from '../../src/pool/protocol.js';
 import { eventMix } from '../_helpers/event-mix.js';
 import { createBenchStore } from '../_helpers/store.js';
@@ -11,13 +12,13 @@ const kEvents = 20_000;
 
 export async function runBatchingBenchmark(): Promise<void> {
   const store = createBenchStore();
-  const setup = { dataDir: store.dataDir, installSecret: store.secret.toString('base64') };
+  const setup = { dataDir: store.dataDir, installSecret: store.secret.toString('base64'), faults: [] };
   const mix = eventMix(11);
   const items: EvaluateItem[] = Array.from({ length: kEvents }, () => {
     const payload = mix();
     return {
       projectId: store.bootstrap.live.project_id, tenantId: store.bootstrap.tenant.tenant_id, environment: 'live', eventId: JSON.parse(payload).event_id,
-      version: 1, policy: { review_threshold: 40, block_threshold: 80 }, payload, accountId: null, velocity: {}, needs: 3, now: Date.now(),
+      version: 1, policy: { review_threshold: 40, block_threshold: 80 }, payload, accountId: null, velocity: {}, needs: 3, now: Date.now(), requestId: null,
     };
   });
 
@@ -36,7 +37,7 @@ export async function runBatchingBenchmark(): Promise<void> {
   await measure('one task per event', () => Promise.all(items.map((item) => perEvent.run({ items: [item] }) as Promise<EvaluateTaskResult>)));
   await perEvent.close();
 
-  const pool = new RulesPool(setup, 1);
+  const pool = new RulesPool(setup, { threads: 1, maxHeapMb: 512, taskTimeoutMs: 30_000, log: createLogger('warn') });
   await measure('batched (RulesPool, up to 64 per task)', () => Promise.all(items.map((item) => pool.evaluate(item))));
   await pool.close();
   store.remove();

@@ -10,9 +10,17 @@
 //   kAbsent    the value is absent (missing member, JSON null, index out of range)
 //   kTypeError a present value of the wrong type: the rule is reported degraded
 //   kEvalError any other failure (division by zero, overflow, bad conversion,
-//              regex input too long, iteration budget spent)
+//              the event's evaluation budget spent)
+//
+// The budget (kEventBudget, docs/rules.md "Limits"): every operation whose
+// work grows with its input spends from `budget.left` before it runs, in the
+// units of the cost estimate (cost.ts), and answers kEvalError instead of
+// running once the budget is gone. Emitted loops spend one unit per
+// iteration. The ruleset function resets it per event and reports whether it
+// ran out; evaluation is synchronous, so one counter per thread is enough.
 
-import { kIntMax, kIntMin, kMaxRegexInputLength } from '../limits.js';
+import { RE2JS } from 're2js';
+import { kEventBudget, kIntMax, kIntMin } from '../limits.js';
 
 export const kAbsent: unique symbol = Symbol('absent');
 export const kTypeError: unique symbol = Symbol('type_error');
@@ -37,6 +45,23 @@ const T: typeof kTypeError = kTypeError;
 const X: typeof kEvalError = kEvalError;
 const hasOwn = Object.hasOwn;
 const isArray = Array.isArray;
+
+/** What is left of the current event's evaluation budget (see above). */
+export const budget: { left: number } = { left: kEventBudget };
+
+/**
+ * Units for one pass over a string or list of length n: cel-go's
+ * StringTraversalCostFactor (0.1), never less than one. cost.ts estimates
+ * with the same function, so what a rule spends never exceeds its estimate.
+ */
+export function traversal(n: number): number {
+  return 1 + ((n / 10) | 0);
+}
+
+/** Spends `n` units; false when the budget is gone (the caller answers kEvalError). */
+function spend(n: number): boolean {
+  return (budget.left -= n) >= 0;
+}
 
 /** Shared stand-in for a missing event or signals object. */
 export const kEmpty: Readonly<Record<string, unknown>> = Object.freeze(Object.create(null));
@@ -141,14 +166,15 @@ export function eq(a: unknown, b: unknown, ka: number, kb: number): boolean {
   if (x === K_LIST) {
     const l = a as unknown[];
     const r = b as unknown[];
-    if (l.length !== r.length) return false;
+    // Out of budget: the answer no longer matters, the event is not scored.
+    if (l.length !== r.length || !spend(traversal(l.length))) return false;
     for (let i = 0; i < l.length; i++) if (!eq(l[i], r[i], K_DYN, K_DYN)) return false;
     return true;
   }
   if (x === K_MAP) {
     const lk = mapKeys(a as object);
     const rk = mapKeys(b as object);
-    if (lk.length !== rk.length) return false;
+    if (lk.length !== rk.length || !spend(traversal(lk.length))) return false;
     for (const k of lk) {
       const rv = own(b as object, k);
       if (rv === A || !eq(own(a as object, k), rv, K_DYN, K_DYN)) return false;
@@ -242,16 +268,16 @@ export function arith(op: number, a: unknown, b: unknown, ka: number, kb: number
     }
   }
   if (op === OP_ADD) {
-    if (x === K_STR && y === K_STR) return (a as string) + (b as string);
-    if (x === K_LIST && y === K_LIST) return (a as unknown[]).concat(b as unknown[]);
-    if (x === K_TS && y === K_DUR) return l + durWhole(r);
-    if (x === K_DUR && y === K_TS) return r + durWhole(l);
-    if (x === K_DUR && y === K_DUR) return l + r;
+    if (x === K_STR && y === K_STR) return strcat(a as string, b as string);
+    if (x === K_LIST && y === K_LIST) return concat(a as unknown[], b as unknown[]);
+    if (x === K_TS && y === K_DUR) return tsChk(l + durWhole(r));
+    if (x === K_DUR && y === K_TS) return tsChk(r + durWhole(l));
+    if (x === K_DUR && y === K_DUR) return durChk(l + r);
   }
   if (op === OP_SUB) {
-    if (x === K_TS && y === K_TS) return l - r;
-    if (x === K_TS && y === K_DUR) return l - durWhole(r);
-    if (x === K_DUR && y === K_DUR) return l - r;
+    if (x === K_TS && y === K_TS) return durChk(l - r);
+    if (x === K_TS && y === K_DUR) return tsChk(l - durWhole(r));
+    if (x === K_DUR && y === K_DUR) return durChk(l - r);
   }
   return T;
 }
@@ -269,6 +295,7 @@ export function inOp(x: unknown, c: unknown, kx: number, kc: number): boolean | 
   const y = kindOf(c, kc);
   if (y === K_LIST) {
     const l = c as unknown[];
+    if (!spend(l.length)) return X;
     for (let i = 0; i < l.length; i++) if (eq(x, l[i], kx, K_DYN)) return true;
     return false;
   }
@@ -290,7 +317,7 @@ export function mapKeys(o: object): string[] {
 export function iterable(c: unknown, kc: number): readonly unknown[] | CelError {
   const y = kindOf(c, kc);
   if (y === K_LIST) return c as unknown[];
-  if (y === K_MAP) return mapKeys(c as object);
+  if (y === K_MAP) return spend(traversal(Object.keys(c as object).length)) ? mapKeys(c as object) : X;
   return wrong(c);
 }
 
@@ -310,9 +337,14 @@ export function codePoints(s: string): number {
   return n;
 }
 
+/** size() of a string: a pass over it. */
+export function strSize(s: string): number | CelError {
+  return spend(traversal(s.length)) ? codePoints(s) : X;
+}
+
 export function size(v: unknown, k: number): number | CelError {
   const x = kindOf(v, k);
-  if (x === K_STR) return codePoints(v as string);
+  if (x === K_STR) return strSize(v as string);
   if (x === K_LIST) return (v as unknown[]).length;
   if (x === K_MAP) return mapKeys(v as object).length;
   return wrong(v);
@@ -335,9 +367,13 @@ export function index(c: unknown, i: unknown, kc: number, ki: number): unknown {
   return wrong(c);
 }
 
-/** matches(): a checked pattern (regex-safety.ts) on a bounded input. */
-export function reTest(re: RegExp, s: string): boolean | CelError {
-  return s.length > kMaxRegexInputLength ? X : re.test(s);
+/**
+ * matches(): an RE2 search (re2js, linear in the input). `weight` is the
+ * pattern's share of the cost, cel-go's RegexStringLengthCostFactor (0.25) of
+ * its length (cost.ts regexWeight).
+ */
+export function reTest(re: RE2JS, s: string, weight: number): boolean | CelError {
+  return spend(traversal(s.length) * weight) ? re.test(s) : X;
 }
 
 // ---------------------------------------------------------------------------
@@ -345,6 +381,22 @@ export function reTest(re: RegExp, s: string): boolean | CelError {
 
 const kMinTimestamp = -62135596800000; // 0001-01-01T00:00:00Z, CEL's range
 const kMaxTimestamp = 253402300799999; // 9999-12-31T23:59:59.999Z
+/**
+ * CEL's duration range as the conformance tests hold it: that of int64
+ * nanoseconds (cel-go's time.Duration), ±9,223,372,036.854 s (about 292
+ * years), in ms.
+ */
+const kMaxDurationMs = 9_223_372_036_854;
+
+/** A timestamp result (timestamp ± duration): an error outside 0001-01-01 to 9999-12-31. */
+export function tsChk(ms: number): number | CelError {
+  return ms >= kMinTimestamp && ms <= kMaxTimestamp ? ms : X;
+}
+
+/** A duration result: an error outside ±292 years. */
+export function durChk(ms: number): number | CelError {
+  return ms >= -kMaxDurationMs && ms <= kMaxDurationMs ? ms : X;
+}
 const kDaysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
@@ -468,6 +520,7 @@ export function parseDuration(input: string): number {
   const seconds = nanos / 1_000_000_000n;
   const rest = Number(nanos % 1_000_000_000n);
   const ms = Number(seconds) * 1000 + rest / 1_000_000;
+  if (ms > kMaxDurationMs) return NaN;
   return negative ? -ms : ms;
 }
 
@@ -486,6 +539,7 @@ export const TS_HOURS = 5;
 export const TS_MINUTES = 6;
 export const TS_SECONDS = 7;
 export const TS_MILLISECONDS = 8;
+export const TS_DAY_OF_YEAR = 9;
 
 /** Timestamp accessors, in UTC. */
 export function tsPart(ms: number, part: number): number {
@@ -507,6 +561,8 @@ export function tsPart(ms: number, part: number): number {
       return d.getUTCMinutes();
     case TS_SECONDS:
       return d.getUTCSeconds();
+    case TS_DAY_OF_YEAR:
+      return Math.floor((ms - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000);
     default:
       return d.getUTCMilliseconds();
   }
@@ -535,8 +591,12 @@ export function durPart(ms: number, part: number): number {
 // ---------------------------------------------------------------------------
 // Conversions (the semantics of cel-js's int(), double(), string(), bool())
 
+/**
+ * int(double): truncated toward zero; an error outside the int64 range, as in
+ * cel-go (the open interval (-2^63, 2^63): both ends are doubles exactly).
+ */
 export function intOfDouble(v: number): number | CelError {
-  return Number.isFinite(v) ? Math.trunc(v) : X;
+  return v > kIntMin && v < kIntMax ? Math.trunc(v) : X;
 }
 
 export function intOfString(v: string): number | CelError {
@@ -581,16 +641,108 @@ export function boolOfString(v: string): boolean | CelError {
   }
 }
 
+/** string(timestamp): RFC 3339 in UTC, the fraction without trailing zeros (Go's RFC3339Nano, as cel-go). */
+export function stringOfTimestamp(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso.replace(/0{1,2}Z$/, 'Z');
+}
+
+/** string(duration): seconds with the fraction, then 's' ("1.5s", "-0.001s"), as cel-go. */
+export function stringOfDuration(ms: number): string {
+  return `${ms / 1000}s`;
+}
+
+/** int(timestamp): whole seconds since the epoch, rounded down (Go's Unix()). */
+export function intOfTimestamp(ms: number): number {
+  return Math.floor(ms / 1000);
+}
+
 export function stringOfDouble(v: number): string {
   if (v === Infinity) return '+Inf';
   if (v === -Infinity) return '-Inf';
   return `${v}`;
 }
 
-/** string.split(sep[, limit]), as cel-js does it. */
-export function split(s: string, sep: string, limit: number): string[] {
+// ---------------------------------------------------------------------------
+// Strings. CEL counts lengths and positions in code points; JavaScript strings
+// are UTF-16, where a character outside the Basic Multilingual Plane (an
+// emoji) is two units. When a string has no such character the two agree and
+// the native methods are used as they are; otherwise positions are converted.
+
+/** UTF-16 offset of code point `cp` in s (s.length past the end). */
+function unitOffset(s: string, cp: number): number {
+  let i = 0;
+  for (let n = 0; n < cp && i < s.length; n++) {
+    const c = s.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return i;
+}
+
+/** Code point position of UTF-16 offset `unit` in s. */
+function pointOffset(s: string, unit: number): number {
+  return unit < 0 ? unit : codePoints(s.slice(0, unit));
+}
+
+/** s.contains(t) */
+export function contains(s: string, t: string): boolean | CelError {
+  return spend(traversal(s.length)) ? s.includes(t) : X;
+}
+
+/** s.startsWith(t) */
+export function startsWith(s: string, t: string): boolean | CelError {
+  return spend(traversal(t.length)) ? s.startsWith(t) : X;
+}
+
+/** s.endsWith(t) */
+export function endsWith(s: string, t: string): boolean | CelError {
+  return spend(traversal(t.length)) ? s.endsWith(t) : X;
+}
+
+const kNonAscii = /[^\x00-\x7f]/;
+
+/**
+ * s.lowerAscii(): only A-Z change (CEL strings extension); other letters
+ * stay. On an ASCII string that is what toLowerCase() does, and faster.
+ */
+export function lowerAscii(s: string): string | CelError {
+  if (!spend(traversal(s.length))) return X;
+  return kNonAscii.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s.toLowerCase();
+}
+
+/** s.upperAscii(): only a-z change. */
+export function upperAscii(s: string): string | CelError {
+  if (!spend(traversal(s.length))) return X;
+  return kNonAscii.test(s) ? s.replace(/[a-z]+/g, (m) => m.toUpperCase()) : s.toUpperCase();
+}
+
+/**
+ * Unicode White_Space (PropList.txt), which CEL's trim() removes: unlike
+ * JavaScript's trim() it includes U+0085 (next line) and excludes U+FEFF
+ * (byte order mark), which is not white space.
+ */
+function whiteSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0x85) return false;
+  return c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 ||
+    c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
+}
+
+/** s.trim(): leading and trailing Unicode White_Space removed (a loop, no regex: linear). */
+export function trim(s: string): string | CelError {
+  if (!spend(traversal(s.length))) return X;
+  let start = 0;
+  let end = s.length;
+  while (start < end && whiteSpace(s.charCodeAt(start))) start++;
+  while (end > start && whiteSpace(s.charCodeAt(end - 1))) end--;
+  return start === 0 && end === s.length ? s : s.slice(start, end);
+}
+
+/** s.split(sep[, limit]); an empty separator splits into code points. */
+export function split(s: string, sep: string, limit: number): string[] | CelError {
+  if (!spend(traversal(s.length))) return X;
   if (limit === 0) return [];
-  const parts = s.split(sep);
+  const parts = sep === '' ? Array.from(s) : s.split(sep);
   if (limit < 0 || parts.length <= limit) return parts;
   const out = parts.slice(0, limit - 1);
   out.push(parts.slice(limit - 1).join(sep));
@@ -599,30 +751,65 @@ export function split(s: string, sep: string, limit: number): string[] {
 
 /** list<string>.join(sep): every element must be a string. */
 export function joinList(l: readonly unknown[], sep: string): string | CelError {
+  if (!spend(l.length)) return X;
   for (let i = 0; i < l.length; i++) if (typeof l[i] !== 'string') return T;
-  return l.join(sep);
+  const out = l.join(sep);
+  return spend(traversal(out.length)) ? out : X;
 }
 
+/**
+ * s.indexOf(t[, from]) and s.lastIndexOf(t[, from]) in code points, as
+ * cel-go's strings extension: an empty t is found at `from`; `from` must be
+ * a position inside s; lastIndexOf searches backwards from it.
+ */
 export function indexOf(s: string, search: string, from: number, hasFrom: boolean, last: boolean): number | CelError {
-  if (!hasFrom) return last ? s.lastIndexOf(search) : s.indexOf(search);
-  if (search === '') return from;
-  if (from < 0 || from >= s.length) return X;
-  return last ? s.lastIndexOf(search, from) : s.indexOf(search, from);
+  if (!spend(traversal(s.length))) return X;
+  const n = codePoints(s);
+  if (hasFrom) {
+    if (search === '') return from;
+    if (from < 0 || from >= n) return X;
+  }
+  if (n === s.length) {
+    if (!hasFrom) return last ? s.lastIndexOf(search) : s.indexOf(search);
+    return last ? s.lastIndexOf(search, from) : s.indexOf(search, from);
+  }
+  const at = hasFrom ? unitOffset(s, from) : last ? s.length : 0;
+  return pointOffset(s, last ? s.lastIndexOf(search, at) : s.indexOf(search, at));
 }
 
+/** s.substring(start[, end]) in code points; out-of-range positions are errors. */
 export function substring(s: string, start: number, end: number, hasEnd: boolean): string | CelError {
-  if (start < 0 || start > s.length) return X;
-  if (!hasEnd) return s.substring(start);
-  if (end < start || end > s.length) return X;
-  return s.substring(start, end);
+  if (!spend(traversal(s.length))) return X;
+  const n = codePoints(s);
+  const stop = hasEnd ? end : n;
+  if (start < 0 || start > n || stop < start || stop > n) return X;
+  if (n === s.length) return s.substring(start, stop);
+  const from = unitOffset(s, start);
+  return s.substring(from, from + unitOffset(s.slice(from), stop - start));
+}
+
+/** s.charAt(i): the code point at i, '' at the end, an error beyond (cel-go strings extension). */
+export function charAt(s: string, i: number): string | CelError {
+  if (!spend(traversal(s.length))) return X;
+  const n = codePoints(s);
+  if (i < 0 || i > n) return X;
+  if (n === s.length) return s.charAt(i);
+  const from = unitOffset(s, i);
+  return s.slice(from, unitOffset(s, i + 1));
 }
 
 export function isList(v: unknown): boolean {
   return isArray(v);
 }
 
-export function concat(a: readonly unknown[], b: readonly unknown[]): unknown[] {
-  return a.concat(b);
+/** list + list: a copy of both, paid per element (it also bounds what an event can allocate). */
+export function concat(a: readonly unknown[], b: readonly unknown[]): unknown[] | CelError {
+  return spend(a.length + b.length) ? a.concat(b) : X;
+}
+
+/** string + string. */
+export function strcat(a: string, b: string): string | CelError {
+  return spend(traversal(a.length + b.length)) ? a + b : X;
 }
 
 /** int / int: truncated, like cel-js's BigInt division. */
@@ -712,7 +899,8 @@ export function constants(json: string): readonly unknown[] {
   const specs = JSON.parse(json) as ConstantSpec[];
   return Object.freeze(
     specs.map((spec) => {
-      if ('re' in spec) return new RegExp(spec.re);
+      // Compiled once per loaded ruleset: the cache of compiled patterns.
+      if ('re' in spec) return RE2JS.compile(spec.re);
       if ('set' in spec) return new Set(spec.set);
       if ('list' in spec) return Object.freeze(spec.list.slice());
       const o = Object.create(null) as Record<string, unknown>;

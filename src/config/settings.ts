@@ -28,6 +28,14 @@ export const kSettings = {
     flag: 'workers', env: 'WORKERS', type: 'integer', default: 0, minimum: 0, maximum: 64,
     description: 'Rule-evaluation worker threads (0: one less than the CPU count, at least 1).',
   },
+  workerMaxHeapMb: {
+    flag: 'worker-max-heap-mb', env: 'WORKER_MAX_HEAP_MB', type: 'integer', default: 512, minimum: 16, maximum: 16_384,
+    description: 'Heap limit of each rule-evaluation thread, in MiB; a thread past it is replaced and only its event fails.',
+  },
+  workerTaskTimeoutMs: {
+    flag: 'worker-task-timeout-ms', env: 'WORKER_TASK_TIMEOUT_MS', type: 'integer', default: 30_000, minimum: 100, maximum: 600_000,
+    description: 'A batch of events not evaluated within this (plus 1 s per event) ends its rule thread; its events are retried one by one.',
+  },
   rateLimitWindowSeconds: {
     flag: 'rate-limit-window-seconds', env: 'RATE_LIMIT_WINDOW_SECONDS', type: 'integer', default: 60,
     minimum: 1, maximum: 86_400, description: 'Length of the fixed rate-limit window.',
@@ -80,7 +88,7 @@ export const kSettings = {
   },
   faultInjection: {
     flag: 'fault-injection', env: 'FAULT_INJECTION', type: 'string', default: 'none',
-    description: 'Testing only: comma list of faults to simulate (rate_limiter_unready, hold_points). Never set in production.',
+    description: 'Testing only: comma list of faults to simulate (rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang). Never set in production.',
   },
   trustProxy: {
     flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'boolean', default: false,
@@ -105,8 +113,10 @@ export class ConfigError extends Error {}
  * (shared/fault-latch.ts): an event with `extras.fault_hold: "<name>"` before its result is stored,
  * and the background scorer before it starts (`async-scorer`); with `extras.fault_hold_before: "<name>"`
  * an event waits before its scoring starts (to let its client go away first).
+ * rule_worker_oom, rule_worker_hang: a rule worker that meets an event whose body contains that
+ * word as a string runs out of memory, or loops until its task is aborted (pool/worker.ts).
  */
-export const kFaults = ['rate_limiter_unready', 'hold_points'] as const;
+export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang'] as const;
 export type Fault = (typeof kFaults)[number];
 
 function faultList(value: string): string[] {

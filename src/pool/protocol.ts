@@ -10,6 +10,8 @@ export interface WorkerSetup {
   readonly dataDir: string;
   /** The install secret (base64) for keyed hashes of signal values. */
   readonly installSecret: string;
+  /** Test-suite faults (config FAULT_INJECTION) the worker simulates; empty in production. */
+  readonly faults: readonly string[];
 }
 
 /** What the worker must compute besides the rules (bit flags, so the message stays small). */
@@ -43,6 +45,8 @@ export interface EvaluateItem {
   readonly needs: number;
   /** Epoch ms: the `now` rules see. */
   readonly now: number;
+  /** The request that brought the event (x-request-id), for the log; null for a restarted async event. */
+  readonly requestId: string | null;
 }
 
 export interface EvaluateTask {
@@ -68,8 +72,16 @@ export type ItemResult =
       readonly evalMs: number;
       readonly identifiers: readonly StoredIdentifier[];
     }
-  /** COMPILED_RULES_UNAVAILABLE: the ruleset cannot be loaded; INTERNAL_ERROR: the signals could not be read. */
-  | { readonly ok: false; readonly code: 'COMPILED_RULES_UNAVAILABLE' | 'INTERNAL_ERROR'; readonly message: string };
+  /**
+   * COMPILED_RULES_UNAVAILABLE: the ruleset cannot be loaded, the event spent its whole evaluation
+   * budget (`overBudget`), or its worker died on it; INTERNAL_ERROR: the signals could not be read.
+   */
+  | {
+      readonly ok: false;
+      readonly code: 'COMPILED_RULES_UNAVAILABLE' | 'INTERNAL_ERROR';
+      readonly message: string;
+      readonly overBudget?: boolean;
+    };
 
 export interface EvaluateTaskResult {
   readonly results: ItemResult[];

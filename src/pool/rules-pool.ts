@@ -4,32 +4,82 @@
 // messaging against ~0.1 µs of rules), so events are batched: everything asked for during one turn
 // of the event loop goes out as one task (up to kMaxBatch events), and several tasks may be in a
 // worker at once. See bench/README.md for the measurements behind the batch size.
+//
+// One event must never cost its neighbours their answer. A worker that dies (out of memory: each
+// worker has a heap limit) or that holds a task past its deadline (the task is aborted, which ends
+// the thread) is replaced by piscina, and every task it held fails. The events of those tasks are
+// then evaluated again, each alone, in a second pool of one thread, one task at a time (queued
+// here, so that its deadline counts only its own run): there an event shares its thread with
+// nothing, so only an event that kills a worker by itself gets an error, and it is logged with
+// its request id. Rules cannot loop and spend a bounded budget per event (compiler kEventBudget),
+// so neither should happen; this is the guard behind those guards.
 import { Piscina } from 'piscina';
+import type { Logger } from '../shared/log.js';
 import type { EvaluateItem, EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
 
 export const kMaxBatch = 64;
+
+/** Added to the task deadline (RulesPoolOptions.taskTimeoutMs) per event of the task. */
+const kTaskDeadlinePerEventMs = 1_000;
+
+export interface RulesPoolOptions {
+  readonly threads: number;
+  /** V8 old-space limit of each worker; past it the worker dies alone, not the process. */
+  readonly maxHeapMb: number;
+  /**
+   * How long a task may take, plus 1 s per event, before its worker is ended (config
+   * WORKER_TASK_TIMEOUT_MS): far above what a batch within budget takes, even one whose events all
+   * spend their whole budget, so that it only ends a worker that is stuck.
+   */
+  readonly taskTimeoutMs: number;
+  readonly log: Logger;
+}
 
 interface Waiting {
   readonly item: EvaluateItem;
   readonly resolve: (result: ItemResult) => void;
 }
 
+/** The isolation thread stops after this long unused: it is only needed after a failure. */
+const kIsolationIdleMs = 60_000;
+
 export class RulesPool {
   readonly #pool: Piscina;
+  readonly #isolation: Piscina;
+  readonly #log: Logger;
+  readonly #taskTimeoutMs: number;
   #waiting: Waiting[] = [];
   #scheduled = false;
+  /** Events waiting to be evaluated alone, and whether one is being evaluated. */
+  #alone: Waiting[] = [];
+  #aloneRunning = false;
   /** Batches sent, for /metrics. */
   batches = 0;
+  /** Tasks that ended a worker (died or past their deadline), for /metrics. */
+  workerFailures = 0;
 
-  constructor(setup: WorkerSetup, threads: number) {
+  constructor(setup: WorkerSetup, options: RulesPoolOptions) {
+    this.#log = options.log;
+    this.#taskTimeoutMs = options.taskTimeoutMs;
     this.#pool = new Piscina({
       filename: new URL('./worker.js', import.meta.url).href,
       workerData: setup,
-      minThreads: threads,
-      maxThreads: threads,
+      minThreads: options.threads,
+      maxThreads: options.threads,
       concurrentTasksPerWorker: 4,
       idleTimeout: Number.POSITIVE_INFINITY,
       recordTiming: false,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
+    });
+    this.#isolation = new Piscina({
+      filename: new URL('./worker.js', import.meta.url).href,
+      workerData: setup,
+      minThreads: 0,
+      maxThreads: 1,
+      concurrentTasksPerWorker: 1,
+      idleTimeout: kIsolationIdleMs,
+      recordTiming: false,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
     });
   }
 
@@ -37,7 +87,7 @@ export class RulesPool {
     return this.#pool.queueSize + this.#waiting.length;
   }
 
-  /** Evaluates one event; never rejects (a failed worker answers COMPILED_RULES_UNAVAILABLE). */
+  /** Evaluates one event; never rejects (a failure is an ItemResult with its error code). */
   evaluate(item: EvaluateItem): Promise<ItemResult> {
     return new Promise((resolve) => {
       this.#waiting.push({ item, resolve });
@@ -54,21 +104,80 @@ export class RulesPool {
     if (this.#waiting.length === 0) return;
     const batch = this.#waiting;
     this.#waiting = [];
+    this.#send(batch, false);
+  }
+
+  /** Evaluates queued events alone in the isolation pool, one after the other. */
+  #pumpAlone(): void {
+    if (this.#aloneRunning) return;
+    const next = this.#alone.shift();
+    if (next === undefined) return;
+    this.#aloneRunning = true;
+    this.#send([next], true, () => {
+      this.#aloneRunning = false;
+      this.#pumpAlone();
+    });
+  }
+
+  /**
+   * Runs `batch` as one task. If the task fails, each of its events is queued to run alone in the
+   * isolation pool (`alone` false), or, when it already ran alone there, answered with an error.
+   */
+  #send(batch: readonly Waiting[], alone: boolean, settled?: () => void): void {
     this.batches++;
     const task: EvaluateTask = { items: batch.map((waiting) => waiting.item) };
-    this.#pool.run(task).then(
+    const abort = new AbortController();
+    const limitMs = this.#taskTimeoutMs + kTaskDeadlinePerEventMs * batch.length;
+    const deadline = setTimeout(() => abort.abort(), limitMs);
+    deadline.unref();
+    (alone ? this.#isolation : this.#pool).run(task, { signal: abort.signal }).then(
       (result: EvaluateTaskResult) => {
-        for (let i = 0; i < batch.length; i++) batch[i]!.resolve(result.results[i]!);
+        clearTimeout(deadline);
+        settled?.();
+        for (let i = 0; i < batch.length; i++) {
+          const outcome = result.results[i]!;
+          if (!outcome.ok && outcome.overBudget === true) {
+            const { item } = batch[i]!;
+            this.#log.warn('event over its evaluation budget; it was not scored', {
+              request_id: item.requestId, project_id: item.projectId, event_id: item.eventId, ruleset_version: item.version,
+            });
+          }
+          batch[i]!.resolve(outcome);
+        }
       },
       (error: unknown) => {
-        const failure: ItemResult = { ok: false, code: 'COMPILED_RULES_UNAVAILABLE', message: `rule worker failed: ${(error as Error).message}` };
-        for (const waiting of batch) waiting.resolve(failure);
+        clearTimeout(deadline);
+        settled?.();
+        this.workerFailures++;
+        const reason = abort.signal.aborted ? `no answer within ${limitMs} ms` : describe(error);
+        if (!alone) {
+          this.#log.warn('rule worker failed on a batch; evaluating its events one by one', { events: batch.length, reason });
+          this.#alone.push(...batch);
+          this.#pumpAlone();
+          return;
+        }
+        for (const { item, resolve } of batch) {
+          this.#log.error('rule worker failed on this event; it was not scored', {
+            request_id: item.requestId, project_id: item.projectId, event_id: item.eventId, ruleset_version: item.version, reason,
+          });
+          resolve({
+            ok: false,
+            code: 'COMPILED_RULES_UNAVAILABLE',
+            message: `The rules could not be evaluated on this event (the rule worker ${abort.signal.aborted ? 'did not finish' : 'failed'}). Nothing was stored.`,
+          });
+        }
       },
     );
   }
 
   async close(): Promise<void> {
     this.#flush();
-    await this.#pool.close();
+    await Promise.all([this.#pool.close(), this.#isolation.close()]);
   }
+}
+
+function describe(error: unknown): string {
+  const e = error as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? `${e.code}: ` : '';
+  return `${code}${typeof e?.message === 'string' ? e.message : String(error)}`;
 }

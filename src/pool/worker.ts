@@ -18,6 +18,8 @@ import { announceThread } from '../shared/threads.js';
 announceThread('rules');
 
 const kMaxCachedRulesets = 256;
+const kOverBudgetMessage =
+  'The published rules need more work on this event than one event may use (docs/rules.md, "Limits"); it was not scored and nothing was stored.';
 
 const setup = workerData as WorkerSetup;
 const secret = Buffer.from(setup.installSecret, 'base64');
@@ -44,10 +46,26 @@ function rulesetFor(projectId: string, version: number): RulesetFunction | strin
   return fn;
 }
 
+/**
+ * FAULT_INJECTION rule_worker_oom / rule_worker_hang (tests only): an event whose body contains the
+ * fault's name as a string exhausts this thread's heap, or never returns, as a runaway rule would
+ * if the compiler's guards had a hole. Lets the tests show that only that event fails.
+ */
+function simulateFault(payload: string): void {
+  if (setup.faults.includes('rule_worker_oom') && payload.includes('"rule_worker_oom"')) {
+    const hoard: number[][] = [];
+    for (;;) hoard.push(new Array<number>(1 << 20).fill(hoard.length));
+  }
+  if (setup.faults.includes('rule_worker_hang') && payload.includes('"rule_worker_hang"')) {
+    for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1000);
+  }
+}
+
 export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
   const results: ItemResult[] = new Array(task.items.length);
   for (let i = 0; i < task.items.length; i++) {
     const item = task.items[i]!;
+    if (setup.faults.length > 0) simulateFault(item.payload);
     const ruleset = rulesetFor(item.projectId, item.version);
     if (typeof ruleset === 'string') {
       results[i] = { ok: false, code: 'COMPILED_RULES_UNAVAILABLE', message: ruleset };
@@ -63,6 +81,12 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
     const started = performance.now();
     const outcome = ruleset({ event: prepared.event, signals: prepared.signals, now: item.now });
     const evalMs = performance.now() - started;
+    if (outcome.over_budget) {
+      // Some rules could not finish: no partial verdict. The same event on the same ruleset will
+      // always do this (the budget counts work, not time), so it is not retried here.
+      results[i] = { ok: false, code: 'COMPILED_RULES_UNAVAILABLE', message: kOverBudgetMessage, overBudget: true };
+      continue;
+    }
     const { decision, risk_score: riskScore } = decide(outcome, item.policy);
     results[i] = {
       ok: true,

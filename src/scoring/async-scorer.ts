@@ -15,6 +15,12 @@ import type { Environment } from '../auth/api-keys.js';
 /** Events scored at once: enough to fill the pool's batches, few enough to keep arrival order. */
 const kMaxActive = 256;
 const kRetryDelayMs = 1000;
+/**
+ * Retries of one event back off, doubling up to this: some causes do not pass by themselves (an
+ * event over its evaluation budget fails the same way until the rules change), and must not cost
+ * a worker every second.
+ */
+const kMaxRetryDelayMs = 600_000;
 
 export class AsyncScorer {
   readonly #limit: number;
@@ -25,7 +31,9 @@ export class AsyncScorer {
   #head = 0;
   #active = 0;
   #paused = false;
-  #delayed: ScoreJob[] = [];
+  /** Events set aside, each with when it is due again. */
+  #delayed: Array<{ job: ScoreJob; due: number }> = [];
+  readonly #attempts = new WeakMap<ScoreJob, number>();
   #retryTimer: NodeJS.Timeout | null = null;
   #idleWaiters: Array<() => void> = [];
   /** Events scored since start, for /metrics. */
@@ -85,6 +93,24 @@ export class AsyncScorer {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
+  /** One timer for the earliest set-aside event; due events go back to the head of the queue. */
+  #scheduleRetry(): void {
+    if (this.#paused || this.#delayed.length === 0) return;
+    let next = Number.POSITIVE_INFINITY;
+    for (const d of this.#delayed) if (d.due < next) next = d.due;
+    if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = null;
+      const now = Date.now();
+      const due = this.#delayed.filter((d) => d.due <= now);
+      this.#delayed = this.#delayed.filter((d) => d.due > now);
+      this.#queue.splice(this.#head, 0, ...due.map((d) => d.job));
+      this.#scheduleRetry();
+      this.#pump();
+    }, Math.max(0, next - Date.now()));
+    this.#retryTimer.unref();
+  }
+
   #pump(): void {
     if (this.#run === null || this.#paused) return;
     while (this.#active < kMaxActive && this.#head < this.#queue.length) {
@@ -113,15 +139,11 @@ export class AsyncScorer {
     } else {
       // Set aside for a while: the cause (no ruleset yet, a locked database) does not go away
       // within microseconds, and retrying at once would spin.
-      this.#delayed.push(job);
-      if (this.#retryTimer === null && !this.#paused) {
-        this.#retryTimer = setTimeout(() => {
-          this.#retryTimer = null;
-          this.#queue.splice(this.#head, 0, ...this.#delayed.splice(0));
-          this.#pump();
-        }, kRetryDelayMs);
-        this.#retryTimer.unref();
-      }
+      const attempts = (this.#attempts.get(job) ?? 0) + 1;
+      this.#attempts.set(job, attempts);
+      const delay = Math.min(kMaxRetryDelayMs, kRetryDelayMs * 2 ** Math.min(attempts - 1, 30));
+      this.#delayed.push({ job, due: Date.now() + delay });
+      this.#scheduleRetry();
     }
     if (this.#active === 0 && this.#idleWaiters.length > 0) {
       for (const wake of this.#idleWaiters.splice(0)) wake();

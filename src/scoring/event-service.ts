@@ -46,6 +46,8 @@ export interface Submission {
   readonly receivedAt: number;
   /** True once the client has gone: its event is not scored if its scoring has not started. */
   readonly clientGone?: () => boolean;
+  /** x-request-id, carried to the rule pool's log. */
+  readonly requestId?: string;
 }
 
 export interface EventServiceDeps {
@@ -211,6 +213,7 @@ function jobOf(submission: Submission, eventId: string, receivedAt: number): Sco
     event: submission.event,
     payload: submission.payload,
     receivedAt,
+    ...(submission.requestId === undefined ? {} : { requestId: submission.requestId }),
   };
 }
 

@@ -30,6 +30,8 @@ export interface ScoreJob {
   readonly receivedAt: number;
   /** A sync event's client has gone: its scoring is skipped if it has not started. */
   readonly clientGone?: (() => boolean) | undefined;
+  /** x-request-id of the request that brought the event (for the pool's log); absent after a restart. */
+  readonly requestId?: string;
 }
 
 export type ScoreOutcome =
@@ -109,6 +111,7 @@ export class Scorer {
       velocity: ruleset.reads.velocity ? velocity.read(job.projectId, velocityKeys, job.receivedAt) : null,
       needs,
       now,
+      requestId: job.requestId ?? null,
     };
     const evaluated = await pool.evaluate(item);
     if (!evaluated.ok) return { ok: false, error: apiError(evaluated.code, evaluated.code === 'INTERNAL_ERROR' ? undefined : evaluated.message) };

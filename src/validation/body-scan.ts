@@ -197,15 +197,23 @@ export function locateNul(value: unknown): string {
   return locate(value, (text) => text.includes('\u0000'));
 }
 
-function locate(root: unknown, matches: (text: string) => boolean): string {
+/**
+ * Path of the first number JSON can write but a double cannot hold (1e400 parses as Infinity),
+ * or '' when there is none. Such a number would be stored as written but read back as null.
+ */
+export function locateNonFiniteNumber(value: unknown): string {
+  return locate(value, (text, isNumber) => isNumber && (text === 'Infinity' || text === '-Infinity'));
+}
+
+function locate(root: unknown, matches: (text: string, isNumber: boolean) => boolean): string {
   // Iterative walk: bodies are untrusted, so recursion depth must not depend on them.
   const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];
   while (stack.length > 0) {
     const { value, path } = stack.pop()!;
     if (typeof value === 'string') {
-      if (matches(value)) return path;
+      if (matches(value, false)) return path;
     } else if (typeof value === 'number') {
-      if (matches(String(value))) return path;
+      if (matches(String(value), true)) return path;
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}[${i}]` });
     } else if (typeof value === 'object' && value !== null) {
@@ -213,7 +221,7 @@ function locate(root: unknown, matches: (text: string) => boolean): string {
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
         const child = path === '' ? key : `${path}.${key}`;
-        if (matches(key)) return child;
+        if (matches(key, false)) return child;
         stack.push({ value: (value as Record<string, unknown>)[key], path: child });
       }
     }

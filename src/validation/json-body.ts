@@ -1,7 +1,7 @@
 // Turns a request body into a JSON object, or into the error the interface names for it.
 // Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { containsCardNumber, containsNul, locateCardNumber, locateNul } from './body-scan.js';
+import { containsCardNumber, containsNul, locateCardNumber, locateNonFiniteNumber, locateNul } from './body-scan.js';
 
 export type JsonObject = Record<string, unknown>;
 export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };
@@ -13,6 +13,22 @@ const kDecoder = new TextDecoder('utf-8', { fatal: true });
  * deep; the bound keeps every later step (hashing, serialising) free of deep recursion.
  */
 export const kMaxBodyDepth = 32;
+
+/** An exponent of three digits (each `e` is looked at once: linear). */
+const kThreeDigitExponent = /[eE][+]?\d{3}/;
+
+/** Could the text hold a number beyond ±1.8e308? Linear: one pass, no backtracking. */
+function maybeHugeNumber(text: string): boolean {
+  if (kThreeDigitExponent.test(text)) return true;
+  if (text.length < 309) return false;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    run = c >= 48 && c <= 57 ? run + 1 : 0;
+    if (run >= 309) return true;
+  }
+  return false;
+}
 
 export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   if (bytes.byteLength === 0) return invalid('The body is empty; a JSON object is required.');
@@ -36,6 +52,13 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   }
   if (exceedsDepth(value, kMaxBodyDepth)) {
     return invalid(`The body is nested deeper than ${kMaxBodyDepth} levels.`);
+  }
+  // A number beyond the double range (1e400) parses as ±Infinity: it could not be stored or
+  // compared as sent (it would canonicalise to null, as JSON.stringify writes it). Only a number
+  // with an exponent or of more than 308 digits can be one, so most bodies skip the walk.
+  if (maybeHugeNumber(text)) {
+    const at = locateNonFiniteNumber(value);
+    if (at !== '') return { ok: false, error: apiError('VALIDATION_ERROR', `${at} is a number outside the range of a double (about ±1.8e308).`, at) };
   }
   if (containsNul(text)) {
     return { ok: false, error: apiError('NUL_CHARACTER_DETECTED', undefined, locateNul(value)) };

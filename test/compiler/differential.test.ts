@@ -10,7 +10,7 @@ import { compileRuleset, listPresets, loadRuleset } from '../../compiler/index.j
 import type { RuleDefinition, RulesetInput } from '../../compiler/index.js';
 import { ReferenceRuleset } from '../../compiler/reference.js';
 import { expr, inputArb, ruleArb } from './_helpers/arbitraries.js';
-import { rule } from './_helpers/rules.js';
+import { kNoCostLimit, rule } from './_helpers/rules.js';
 
 const kSeed = 20261120;
 
@@ -20,7 +20,7 @@ function plain(v: unknown): unknown {
 }
 
 function same(rules: readonly RuleDefinition[], inputs: readonly RulesetInput[]): boolean {
-  const compiled = compileRuleset(rules);
+  const compiled = compileRuleset(rules, kNoCostLimit);
   if (!compiled.ok) throw new Error(`does not compile: ${JSON.stringify(compiled.errors)}`);
   const fn = loadRuleset(compiled.artifact.source);
   const ref = new ReferenceRuleset(rules);
@@ -68,6 +68,9 @@ test('random expressions agree with cel-js', (t) => {
     fc.property(expr.bool, fc.array(inputArb, { minLength: 6, maxLength: 6 }), (expression, inputs) => {
       // The grammar is typed, but a few combinations are not CEL (e.g. int == double).
       fc.pre(checkExpression(expression).ok);
+      // int() of a double beyond ±2^63 is an error in CEL and here, a value in cel-js: a documented
+      // divergence (docs/rules.md), covered in semantics.test.ts. Random doubles reach it often.
+      fc.pre(!expression.includes('int('));
       checked++;
       return same([rule({ rule_id: 'r', expression })], inputs);
     }),
@@ -97,7 +100,7 @@ test('a large ruleset (several emitted chunks) agrees with cel-js', (t) => {
     .sample(fc.tuple(...Array.from({ length: 130 }, (_, i) => ruleArb(`r${i}`))), { seed: kSeed + 4, numRuns: 1 })[0] as RuleDefinition[];
   const usable = rules.filter((r) => checkExpression(r.expression).ok && (r.bands ?? []).every((b) => checkExpression(b.expression).ok));
   t.true(usable.length > 100);
-  const result = compileRuleset(usable);
+  const result = compileRuleset(usable, kNoCostLimit);
   t.true(result.ok && result.artifact.source.includes('function c2('), 'emitted in chunks');
   t.true(same(usable, fc.sample(inputArb, { seed: kSeed + 5, numRuns: 150 })));
 });

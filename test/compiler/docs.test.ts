@@ -27,7 +27,7 @@ test('every limit is documented with its value', (t) => {
   const n = (v: number): string => v.toLocaleString('en-US');
   for (const v of [limits.kMaxExpressionLength, limits.kCelLimits.maxAstNodes, limits.kCelLimits.maxDepth, limits.kCelLimits.maxListElements,
     limits.kCelLimits.maxMapEntries, limits.kCelLimits.maxCallArguments, limits.kMaxBands, limits.kMaxRules, limits.kMaxAbsDelta,
-    limits.kMaxDescriptionLength, limits.kMaxRegexPatternLength, limits.kMaxRegexInputLength, limits.kMaxIterations]) {
+    limits.kMaxDescriptionLength, limits.kMaxRegexPatternLength, limits.kMaxRuleCost, limits.kEventBudget]) {
     t.true(doc.includes(n(v)), n(v));
   }
 });

@@ -5,7 +5,8 @@ import test from 'ava';
 import type { ExecutionContext } from 'ava';
 import vm from 'node:vm';
 import { compileRuleset, validateRuleDefinition } from '../../compiler/index.js';
-import { compile, compileError, input, rule } from './_helpers/rules.js';
+import { compileValue } from '../../compiler/value.js';
+import { compile, compileError, input, kNoCostLimit, rule } from './_helpers/rules.js';
 
 const kHostileStrings = [
   '"; process.exit(1); "',
@@ -122,24 +123,73 @@ test('hostile data keys are never followed into prototypes', (t) => {
   t.deepEqual(out.degraded, []);
 });
 
-test('a rule cannot loop: macros spend a per-rule iteration budget', (t) => {
+test('a rule cannot loop: an event spends at most its evaluation budget, then is not scored', (t) => {
+  // Over the cost limit, so compiled without it: this is the run-time guard behind it.
   const fn = compile([
-    rule({ rule_id: 'long', expression: 'extras.big.exists(x, x == -1.0)' }),
     rule({ rule_id: 'nested', expression: 'extras.mid.exists(x, extras.mid.exists(y, x + y == -1.0))' }),
-    rule({ rule_id: 'fine', expression: 'extras.mid.exists(x, x == 199.0)' }),
-  ]);
-  const big = Array.from({ length: 20_000 }, (_, i) => i);
-  const mid = Array.from({ length: 200 }, (_, i) => i);
-  const out = fn(input({ extras: { big, mid } }));
-  t.deepEqual(out.breakdown.map((b) => [b.rule_id, b.matched]), [['long', false], ['nested', false], ['fine', true]]);
-  t.deepEqual(out.degraded, [], 'running out of budget is an error, not a type error');
-  // Within the budget the same rules work.
-  const small = fn(input({ extras: { big: [1, -1], mid: [0, -1] } }));
-  t.deepEqual(small.breakdown.map((b) => b.matched), [true, true, false]);
+    rule({ rule_id: 'fine', expression: 'extras.small.exists(x, x == 1.0)' }),
+  ], kNoCostLimit);
+  const mid = Array.from({ length: 5000 }, (_, i) => i); // 25 million iterations, over kEventBudget
+  const out = fn(input({ extras: { mid, small: [1] } }));
+  t.true(out.over_budget, 'the outcome says it must not be used');
+  t.false(out.breakdown[0]?.matched);
+  t.deepEqual(out.degraded, [], 'running out of budget is not a type error');
+  // The budget is per event: the next one starts afresh.
+  const small = fn(input({ extras: { mid: [0, -1], small: [1] } }));
+  t.false(small.over_budget);
+  t.deepEqual(small.breakdown.map((b) => b.matched), [true, true]);
+});
+
+test('list concatenation spends one unit per element: an event cannot allocate without bound', (t) => {
+  const fn = compile([rule({ rule_id: 'grow', expression: 'extras.l.map(x, extras.l + extras.l + extras.l).size() > 0' })], kNoCostLimit);
+  const l = Array.from({ length: 100_000 }, (_, i) => i); // 30 billion elements if it ran to the end
+  const out = fn(input({ extras: { l } }));
+  t.true(out.over_budget);
+  t.false(out.breakdown[0]?.matched);
 });
 
 test('expression size is bounded', (t) => {
   t.regex(compileError(`${'1 + '.repeat(1100)}1 > 0`), /longer than 4096 characters/);
   t.regex(compileError(`${'('.repeat(40)}true${')'.repeat(40)}`), /maxDepth|Exceeded/);
   t.regex(compileError(`[${Array.from({ length: 300 }, (_, i) => i).join(', ')}].size() > 0`), /maxListElements|Exceeded/);
+});
+
+// Issue 12 added code paths that take analyst text: RE2 patterns (a constant, a cost weight),
+// per-iteration costs, and compiler/value.ts (the conformance runner's entry). None may let text out.
+for (const hostile of kHostileStrings) {
+  test(`hostile text in a matches() pattern stays a literal: ${JSON.stringify(hostile)}`, (t) => {
+    // Quoted for RE2 (\Q...\E matches the text literally) and for CEL.
+    const pattern = `\\Q${hostile.replace(/\\E/g, '')}\\E`;
+    const result = compileRuleset([rule({ rule_id: 'r', expression: `user.name.matches(${JSON.stringify(pattern)})` })]);
+    if (!result.ok) {
+      // RE2 may refuse it (a NUL, say): refused before any code exists is also no escape.
+      t.true(result.errors.every((e) => e.field === 'expression'));
+      return;
+    }
+    t.notThrows(() => new vm.Script(`(function (rt) {\n${result.artifact.source}\n})`));
+    const fn = compile([rule({ rule_id: 'r', expression: `user.name.matches(${JSON.stringify(pattern)})` })]);
+    t.true(fn(input({ user: { name: `x${hostile}y` } })).breakdown[0]?.matched);
+    t.is((globalThis as Record<string, unknown>).pwned, undefined);
+  });
+
+  test(`hostile text through compileValue stays a value: ${JSON.stringify(hostile)}`, (t) => {
+    const compiled = compileValue(`[${JSON.stringify(hostile)}, {${JSON.stringify(hostile)}: ${JSON.stringify(hostile)}}]`);
+    t.true(compiled.ok);
+    if (!compiled.ok) return;
+    t.false(/[\u2028\u2029]/.test(compiled.value.source));
+    const got = compiled.value.evaluate(input({})) as [string, Record<string, string>];
+    t.is(got[0], hostile);
+    t.is(got[1]?.[hostile], hostile);
+    t.is((globalThis as Record<string, unknown>).pwned, undefined);
+  });
+}
+
+test('the budget and the iteration costs reach the source as numbers only', (t) => {
+  const result = compileRuleset([rule({ rule_id: 'r', expression: "extras.l.exists(x, x.matches('(a|b)+'))" })]);
+  t.true(result.ok);
+  if (!result.ok) return;
+  const code = codeOnly(result.artifact.source);
+  t.regex(code, /B\.left = 20000000;/);
+  t.regex(code, /\(B\.left -= \d+\) < 0/);
+  t.regex(code, /rt_reTest\(k\d+, [a-z]\d+, \d+\)/);
 });

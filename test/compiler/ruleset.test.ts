@@ -154,7 +154,7 @@ test('signals: sorted dotted paths, a group read dynamically listed whole', (t) 
 
 test('an empty ruleset scores 0', (t) => {
   const out = compile([])(input({}));
-  t.deepEqual(out, { trust_override: false, hard_block_hit: false, score: 0, max_possible: 0, breakdown: [], flags: [], actions: [], degraded: [], shadow: [] });
+  t.deepEqual(out, { trust_override: false, hard_block_hit: false, score: 0, max_possible: 0, breakdown: [], flags: [], actions: [], degraded: [], shadow: [], over_budget: false });
 });
 
 test('duplicate ids are rejected', (t) => {

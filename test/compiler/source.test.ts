@@ -9,6 +9,7 @@ import type { RuleDefinition } from '../../compiler/index.js';
 import * as runtime from '../../compiler/runtime/index.js';
 import { checkExpression } from '../../compiler/expression.js';
 import { ruleArb } from './_helpers/arbitraries.js';
+import { kNoCostLimit } from './_helpers/rules.js';
 
 // Generated names are a prefix plus a counter (ir.ts, emit.ts, lower.ts).
 const kGenerated = /^(?:[ghktvmrsbdeoc]\d+|rt_[A-Za-z]+)$/;
@@ -16,12 +17,12 @@ const kFixed = new Set([
   'A', 'T', 'X', 'B', 'I', 'E', 'S', 'K', 'V', 'SH', 'DG', 'FL', 'AC', 'BD', 'SC', 'sc', 'MP', 'rt', 'ruleset', 'input', 'shadow', 'degraded', 'flags', 'actions',
   'score', 'r', 'c', 'l', 'i', 'e', 'o', 'u', 'd', 'v',
   'const', 'let', 'function', 'return', 'if', 'else', 'typeof', 'true', 'false', 'null', 'undefined', 'try', 'catch', 'for', 'break',
-  'trust_override', 'hard_block_hit', 'max_possible', 'breakdown',
+  'trust_override', 'hard_block_hit', 'max_possible', 'breakdown', 'over_budget',
 ]);
 const kProperties = new Set<string>([
   ...Object.keys(runtime), ...kGroups.flatMap((g) => [g.name, ...Object.keys(g.fields)]), ...kScalars.map((s) => s.name),
   kExtras.name, 'event', 'signals', 'now', 'push', 'includes', 'length', 'has', 'startsWith', 'endsWith', 'toLowerCase',
-  'toUpperCase', 'trim',
+  'toUpperCase', 'trim', 'left',
 ]);
 
 function check(source: string): string[] {
@@ -53,7 +54,7 @@ test('random rulesets: the emitted source parses and uses only known identifiers
   fc.assert(
     fc.property(fc.tuple(ruleArb('a'), ruleArb('b'), ruleArb('c')), (rules: RuleDefinition[]) => {
       fc.pre(rules.every((r) => checkExpression(r.expression).ok && (r.bands ?? []).every((b) => checkExpression(b.expression).ok)));
-      const result = compileRuleset(rules);
+      const result = compileRuleset(rules, kNoCostLimit);
       if (!result.ok) return false;
       const problems = check(result.artifact.source);
       if (problems.length > 0) throw new Error(problems.join('\n'));
@@ -67,7 +68,7 @@ test('random rulesets: the emitted source parses and uses only known identifiers
 test('a chunked ruleset: the emitted source parses and uses only known identifiers', (t) => {
   const rules = fc.sample(fc.tuple(...Array.from({ length: 110 }, (_, i) => ruleArb(`r${i}`))), { seed: 8, numRuns: 1 })[0] as RuleDefinition[];
   const usable = rules.filter((r) => checkExpression(r.expression).ok && (r.bands ?? []).every((b) => checkExpression(b.expression).ok));
-  const result = compileRuleset(usable);
+  const result = compileRuleset(usable, kNoCostLimit);
   t.true(result.ok);
   if (!result.ok) return;
   t.true(result.artifact.source.includes('function c1('));

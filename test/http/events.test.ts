@@ -354,3 +354,37 @@ test('a ruleset whose compiled source does not load is 503 COMPILED_RULES_UNAVAI
   t.is(response.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
   t.is(storedRows(event.event_id as string), 0);
 });
+
+// Numbers JSON can write but a double cannot hold (issue 12): 1e400 parses as Infinity and would be
+// stored as written but compared as null, so `extras.n: 1e400` and `extras.n: null` were one body.
+const kHugeNumbers: Array<[string, string, string]> = [
+  ['extras.n: 1e400', '"extras": {"n": 1e400}', 'extras.n'],
+  ['extras.n: -1e400', '"extras": {"n": -1e400}', 'extras.n'],
+  ['a nested 1E+999', '"extras": {"a": {"b": [1, 2, 1E+999]}}', 'extras.a.b[2]'],
+  ['an open member of 400 digits', `"user": {"score": ${'9'.repeat(400)}}`, 'user.score'],
+  ['payment.amount_cents: 1e400', '"payment": {"amount_cents": 1e400}', 'payment.amount_cents'],
+];
+
+for (const [name, member, parameter] of kHugeNumbers) {
+  test(`400 VALIDATION_ERROR: a number beyond a double, ${name}, and nothing stored`, async (t) => {
+    const eventId = randomUUID();
+    const response = await api(server, 'POST', '/v1/events', { key, rawBody: `{"event_id": "${eventId}", "event_type": "payment", ${member}}` });
+    t.is(response.status, 400, response.text);
+    t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR');
+    t.is(response.body.errors[0]?.parameter, parameter);
+    t.regex(response.body.errors[0]?.message ?? '', /outside the range of a double/);
+    t.is(storedRows(eventId), 0);
+  });
+}
+
+test('1e400 and null are different bodies: the null event is scored, the 1e400 one refused, nothing conflicts', async (t) => {
+  const eventId = randomUUID();
+  const withNull = await api(server, 'POST', '/v1/events', { key, rawBody: `{"event_id": "${eventId}", "event_type": "payment", "extras": {"n": null}}` });
+  t.is(withNull.status, 200, withNull.text);
+  const huge = await api(server, 'POST', '/v1/events', { key, rawBody: `{"event_id": "${eventId}", "event_type": "payment", "extras": {"n": 1e400}}` });
+  t.is(huge.status, 400, huge.text);
+  t.is(huge.body.errors[0]?.parameter, 'extras.n');
+  // Large but finite numbers and exponents are fine.
+  const big = await api(server, 'POST', '/v1/events', { key, rawBody: `{"event_id": "${randomUUID()}", "event_type": "payment", "extras": {"n": 1.7e308, "m": 1e-400, "s": "1e400"}}` });
+  t.is(big.status, 200, big.text);
+});

@@ -82,6 +82,10 @@ test(refused, create(ruleBody('new_rule', { expression: 'user.trusted == true &&
 test(refused, create(ruleBody('new_rule', { expression: 'payment.amount_cents + 1' }), 'expression', /must be bool, not int/));
 test(refused, create(ruleBody('new_rule', { expression: 'nope == 1' }), 'expression', /line 1, column 1: Unknown variable: nope/));
 test(refused, create(ruleBody('new_rule', { expression: 'user.email == 3' }), 'expression', /no such overload/));
+// expression: the worst-case cost (issue 12), shown with the limit
+test(refused, create(ruleBody('new_rule', { expression: "extras.l.exists(x, extras.s.matches('a*b'))" }), 'expression', /^expression: the estimated worst-case cost of the rule is 54,978,\d{3},\d{3}, over the limit of 10,000,000/));
+test(refused, create(ruleBody('new_rule', { expression: 'extras.l.map(x, extras.l + extras.l).size() > 0' }), 'expression', /over the limit of 10,000,000/));
+test(refused, create(ruleBody('new_rule', { expression: "user.name.matches('(a)\\\\1')" }), 'expression', /invalid regular expression \(RE2 syntax\)/));
 // score_delta
 test(refused, create(scoring({ score_delta: 2.5 }), 'score_delta', /integer/));
 test(refused, create(scoring({ score_delta: '10' }), 'score_delta', /integer/));
@@ -99,6 +103,7 @@ test(refused, create(scoring({ bands: [band(), band()] }), 'bands[1].band', /dup
 test(refused, create(scoring({ bands: [band({ expression: 3 })] }), 'bands[0].expression', /must be a string/));
 test(refused, create(scoring({ bands: [band(), band({ band: 'low', expression: 'payment.amount_cents >' })] }), 'bands[1].expression', /^bands\[1\]\.expression: line 1, column 23: /));
 test(refused, create(scoring({ bands: [band({ expression: 'payment.currency' })] }), 'bands[0].expression', /must be bool/));
+test(refused, create(scoring({ bands: [band({ expression: 'extras.a.exists(x, extras.b.exists(y, x == y))' })] }), 'bands[0].expression', /over the limit of 10,000,000/));
 test(refused, create(scoring({ bands: [band({ score_delta: 1.5 })] }), 'bands[0].score_delta', /integer/));
 test(refused, create(scoring({ bands: [band({ score_delta: undefined })] }), 'bands[0].score_delta', /integer/));
 test(refused, create(scoring({ bands: [band({ weight: 2 })] }), 'bands[0].weight', /unknown property/));
@@ -133,6 +138,7 @@ test(refused, replace(fraudster({ status: 'disabled' }), 'status'));
 test(refused, replace(fraudster({ kind: undefined }), 'kind'));
 test(refused, replace(fraudster({ expression: 'user.is_known_fraud == ' }), 'expression', /line 1, column \d+/));
 test(refused, replace(fraudster({ enabled: false }), 'enabled', /unknown property/));
+test(refused, replace(fraudster({ expression: "extras.l.exists(x, extras.s.matches('a*b'))" }), 'expression', /worst-case cost .* over the limit of 10,000,000/));
 test(refused, { method: 'PUT', path: '/v1/rules/known_fraudster', rawBody: 'null', parameter: 'body' });
 
 // PUT /v1/policy

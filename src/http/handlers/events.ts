@@ -18,6 +18,7 @@ export function createSubmitEventHandler(events: EventService): Handler {
       payload: context.bodyText,
       receivedAt: context.receivedAt,
       clientGone: context.clientGone,
+      requestId: context.requestId,
     });
     switch (reply.kind) {
       case 'result':

@@ -2,7 +2,7 @@
 // compiled ruleset and the cel-js reference.
 
 import { compileRuleset, loadRuleset } from '../../../compiler/index.js';
-import type { RuleDefinition, RulesetFunction, RulesetInput } from '../../../compiler/index.js';
+import type { CompileOptions, RuleDefinition, RulesetFunction, RulesetInput } from '../../../compiler/index.js';
 import { ReferenceRuleset } from '../../../compiler/reference.js';
 
 export const kNow = Date.parse('2026-11-20T12:30:00Z');
@@ -21,8 +21,11 @@ export function rule(partial: Partial<RuleDefinition> & { rule_id: string }): Ru
   };
 }
 
-export function compile(rules: readonly RuleDefinition[]): RulesetFunction {
-  const result = compileRuleset(rules);
+/** Semantics tests exercise expressions over the cost limit (kMaxRuleCost); the cost tests do not use this. */
+export const kNoCostLimit: CompileOptions = { maxRuleCost: Number.POSITIVE_INFINITY };
+
+export function compile(rules: readonly RuleDefinition[], options: CompileOptions = {}): RulesetFunction {
+  const result = compileRuleset(rules, options);
   if (!result.ok) throw new Error(`compile failed: ${JSON.stringify(result.errors)}`);
   return loadRuleset(result.artifact.source);
 }
@@ -47,7 +50,7 @@ export function both(expression: string, data: RulesetInput): { compiled: Verdic
   let c = cache.get(expression);
   if (c === undefined) {
     const rules = [rule({ rule_id: 'r', expression })];
-    c = { fn: compile(rules), ref: new ReferenceRuleset(rules) };
+    c = { fn: compile(rules, kNoCostLimit), ref: new ReferenceRuleset(rules) };
     cache.set(expression, c);
   }
   const r = c.ref.evaluate(data);
