@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Agent } from 'undici';
 
 export const kCliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -128,7 +129,19 @@ export interface ApiResponse<T = any> {
   readonly text: string;
 }
 
+/**
+ * Test requests each get a connection of their own. A pooled keep-alive connection can sit idle
+ * while the test process is blocked (a synchronous CLI run beside a test running concurrently) for
+ * longer than the server keeps idle connections, and the next request on it then fails with
+ * "other side closed": a race of the test client, not of the server. Floods that send thousands
+ * of requests ask for `keepAlive` (fresh connections would run out of local ports).
+ */
+const kFreshConnections = new Agent({ pipelining: 0, connectTimeout: 120_000 });
+const kKeepAlive = new Agent({ connectTimeout: 120_000 });
+
 export interface RequestOptions {
+  /** Reuse pooled connections (for floods of requests; see kFreshConnections). */
+  readonly keepAlive?: boolean;
   readonly key?: string | null;
   readonly body?: unknown;
   /** Sent as is (not JSON-encoded). */
@@ -144,7 +157,7 @@ export async function api<T = any>(server: { url: string }, method: string, path
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(`${server.url}${path}`, { method, headers, body });
+  const response = await fetch(`${server.url}${path}`, { method, headers, body, dispatcher: options.keepAlive ? kKeepAlive : kFreshConnections } as RequestInit);
   const text = await response.text();
   let parsed: ApiResponse<T>['body'];
   try {

@@ -206,7 +206,7 @@ test('no trace of an erased account in any file while 20,000 async events are be
           context: { ip: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`, fp_id: `fp_crowd_${n % 3000}` },
           payment: { amount_cents: 100 + (n % 900), currency: 'EUR', card_token: `tok_crowd_${n % 5000}` },
         });
-        const response = await api(server, 'POST', '/v1/events', { key, body: event });
+        const response = await api(server, 'POST', '/v1/events', { key, body: event, keepAlive: true });
         if (response.status !== 202) throw new Error(`flood event refused: ${response.text}`);
         accepted++;
       }
