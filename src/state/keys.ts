@@ -49,6 +49,14 @@ export class KeyHasher {
     buffer[2] = (scope >>> 8) & 0xff;
     buffer[3] = (scope >>> 16) & 0xff;
     buffer[4] = (scope >>> 24) & 0xff;
-    return kHeaderBytes + this.#encoder.encodeInto(value, buffer.subarray(kHeaderBytes)).written;
+    // ASCII (nearly every id, email, IP) is copied char by char: TextEncoder.encodeInto and the
+    // subarray it needs cost more than the hash itself for values this short.
+    let at = kHeaderBytes;
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i);
+      if (code >= 0x80) return kHeaderBytes + this.#encoder.encodeInto(value, buffer.subarray(kHeaderBytes)).written;
+      buffer[at++] = code;
+    }
+    return at;
   }
 }
