@@ -13,7 +13,7 @@
 import { KeyDomain, type KeyHasher } from './keys.js';
 import { comparePacked, packPublicId, unpackPublicId } from './public-id.js';
 import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { grown, SlotAllocator } from './slots.js';
+import { column, grown, SlotAllocator } from './slots.js';
 import { StringArena } from './string-arena.js';
 import { stateError, type StateError } from './state-error.js';
 
@@ -36,15 +36,15 @@ export class Accounts {
   readonly #byExternal = new SlotIndex(4, kInitialAccounts);
   readonly #byPublic = new SlotIndex(4, kInitialAccounts);
   #strings = new StringArena();
-  #space = new Uint32Array(kInitialAccounts);
-  #externalId = new Uint32Array(kInitialAccounts);
-  #createdAt = new Float64Array(kInitialAccounts);
-  #lastSeenAt = new Float64Array(kInitialAccounts);
-  #events = new Uint32Array(kInitialAccounts);
-  #blocks = new Uint32Array(kInitialAccounts);
-  #reviews = new Uint32Array(kInitialAccounts);
-  #flags = new Uint8Array(kInitialAccounts);
-  #projects = new Uint32Array(kInitialAccounts);
+  #space = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #externalId = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #createdAt = column(Float64Array, kInitialAccounts, kMaxSlot + 1);
+  #lastSeenAt = column(Float64Array, kInitialAccounts, kMaxSlot + 1);
+  #events = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #blocks = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #reviews = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #flags = column(Uint8Array, kInitialAccounts, kMaxSlot + 1);
+  #projects = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
   readonly #chainSlots = new SlotAllocator(kChained - 1);
   #chainProject = new Uint32Array(64);
   #chainNext = new Uint32Array(64);

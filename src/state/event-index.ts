@@ -6,7 +6,7 @@
 // Per id: 8 bytes of key, 8 of sequence number, the index's 4 bytes per table slot. Pure.
 import { KeyDomain, type KeyHasher } from './keys.js';
 import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { grown, SlotAllocator } from './slots.js';
+import { column, grown, SlotAllocator } from './slots.js';
 import { stateError, type StateError } from './state-error.js';
 
 const kInitialIds = 1024;
@@ -22,7 +22,7 @@ export class EventIndex {
   constructor(hasher: KeyHasher, expected = kInitialIds) {
     this.#hasher = hasher;
     this.#byKey = new SlotIndex(2, Math.max(kInitialIds, expected));
-    this.#seq = new Float64Array(Math.max(kInitialIds, expected));
+    this.#seq = column(Float64Array, Math.max(kInitialIds, expected), kMaxSlot + 1);
   }
 
   /** The sequence number of the first entry under (project, event id)'s key, or -1. */

@@ -16,7 +16,8 @@ import { isoMs } from './iso-time.js';
 import { KeyDomain, type KeyHasher } from './keys.js';
 import { Links } from './links.js';
 import { SignalIndex, SignalType } from './signal-index.js';
-import { grown } from './slots.js';
+import { column, grown } from './slots.js';
+import { kMaxSlot } from './slot-index.js';
 import { stateError, type StateError } from './state-error.js';
 import { kMaxStringBytes } from './string-arena.js';
 
@@ -149,8 +150,8 @@ export class HotState {
   readonly #holders = new Uint32Array(kMaxExamined);
   // The `links` signal counts distinct accounts without a Set: an account is counted once per
   // query (#seenQuery = this query's number) and once per type (#seenTypes, a bit per type).
-  #seenQuery = new Uint32Array(1024);
-  #seenTypes = new Uint8Array(1024);
+  #seenQuery = column(Uint32Array, 1024, kMaxSlot + 1);
+  #seenTypes = column(Uint8Array, 1024, kMaxSlot + 1);
   #query = 0;
   readonly #counts = new Uint32Array(5);
   #total = 0;
@@ -333,10 +334,10 @@ export class HotState {
 
   #startCount(): void {
     const capacity = this.#accounts.capacity;
+    // Marks of earlier queries stay: they hold older query numbers, never this one.
     if (this.#seenQuery.length < capacity) {
-      this.#seenQuery = new Uint32Array(capacity);
-      this.#seenTypes = new Uint8Array(capacity);
-      this.#query = 0;
+      this.#seenQuery = grown(this.#seenQuery, capacity);
+      this.#seenTypes = grown(this.#seenTypes, capacity);
     }
     // Query numbers wrap after 2^32 - 1 queries: start the marks afresh then.
     if (++this.#query === 0x1_0000_0000) {

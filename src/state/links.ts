@@ -13,7 +13,7 @@
 // seen are ms (the route shows them to the millisecond). Lists are doubly linked so that erasing an
 // account unlinks each of its links from the other end's list at once. Pure: time is passed in.
 import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { grown, SlotAllocator } from './slots.js';
+import { column, grown, SlotAllocator } from './slots.js';
 
 const kInitialLinks = 1024;
 
@@ -21,14 +21,14 @@ export class Links {
   readonly #slots = new SlotAllocator(kMaxSlot + 1);
   readonly #byEnds = new SlotIndex(2, kInitialLinks);
   /** Per half-edge (link × 2 + side), along its account's list: half + 1 (0: none). */
-  #next = new Uint32Array(kInitialLinks * 2);
-  #prev = new Uint32Array(kInitialLinks * 2);
-  #firstSeen = new Float64Array(kInitialLinks);
-  #lastSeen = new Float64Array(kInitialLinks);
+  #next = column(Uint32Array, kInitialLinks * 2, (kMaxSlot + 1) * 2);
+  #prev = column(Uint32Array, kInitialLinks * 2, (kMaxSlot + 1) * 2);
+  #firstSeen = column(Float64Array, kInitialLinks, kMaxSlot + 1);
+  #lastSeen = column(Float64Array, kInitialLinks, kMaxSlot + 1);
   /** The signal value whose mask the link shows. */
-  #value = new Uint32Array(kInitialLinks);
+  #value = column(Uint32Array, kInitialLinks, kMaxSlot + 1);
   /** Per account: its first half-edge + 1. */
-  #head = new Uint32Array(1024);
+  #head = column(Uint32Array, 1024, kMaxSlot + 1);
   readonly #probe = new Uint32Array(2);
 
   /**

@@ -16,7 +16,7 @@
 // their own key column, which is also where their account and value are read from. A value no one
 // holds any more is dropped. Pure: time is passed in.
 import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { grown, SlotAllocator } from './slots.js';
+import { column, grown, SlotAllocator } from './slots.js';
 import { StringArena } from './string-arena.js';
 
 export const enum SignalType {
@@ -50,25 +50,25 @@ export class SignalIndex {
   // spaces never share a value even if a caller hashed without the space.
   readonly #values = new SlotAllocator(kMaxSlot + 1);
   readonly #byKey = new SlotIndex(4, kInitialValues);
-  #type = new Uint8Array(kInitialValues);
+  #type = column(Uint8Array, kInitialValues, kMaxSlot + 1);
   /** First holder + 1 (0: none). */
-  #head = new Uint32Array(kInitialValues);
+  #head = column(Uint32Array, kInitialValues, kMaxSlot + 1);
   /** Offset of the value's mask in #masks. */
-  #mask = new Uint32Array(kInitialValues);
+  #mask = column(Uint32Array, kInitialValues, kMaxSlot + 1);
   #masks = new StringArena();
   // Holders. The index key column holds (account, value) per holder.
   readonly #holders = new SlotAllocator(kMaxSlot + 1);
   readonly #byPair = new SlotIndex(2, kInitialHolders);
   /** Along the value's list, holder + 1 (0: none). */
-  #next = new Uint32Array(kInitialHolders);
-  #prev = new Uint32Array(kInitialHolders);
+  #next = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
+  #prev = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
   /** Along the account's list, holder + 1. */
-  #accountNext = new Uint32Array(kInitialHolders);
-  #lastSeen = new Float64Array(kInitialHolders);
+  #accountNext = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
+  #lastSeen = column(Float64Array, kInitialHolders, kMaxSlot + 1);
   /** Seconds: shown nowhere and compared with nothing; kept for the derived table. */
-  #firstSeen = new Uint32Array(kInitialHolders);
+  #firstSeen = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
   /** Per account: its first holder + 1. */
-  #accountHead = new Uint32Array(1024);
+  #accountHead = column(Uint32Array, 1024, kMaxSlot + 1);
   readonly #probe = new Uint32Array(4);
 
   /** The value of (space, key at keys[at..at + 4)), or -1. */

@@ -12,6 +12,8 @@
 // and counted as garbage; an owner copies its live strings into a fresh arena when garbage
 // dominates (see `wasteful`). Pure.
 
+import { kMaxColumnBytes, resizableBuffer, resizeInPlace } from './slots.js';
+
 const kMinBytes = 64 * 1024;
 /** Longest string kept: three LEB128 bytes of length. */
 export const kMaxStringBytes = (1 << 21) - 1;
@@ -24,7 +26,8 @@ export class StringArena {
   #length = 0;
 
   constructor(initialBytes = kMinBytes) {
-    this.#buffer = Buffer.alloc(Math.max(kMinBytes, initialBytes));
+    const bytes = Math.max(kMinBytes, initialBytes);
+    this.#buffer = Buffer.from(resizableBuffer(bytes, kMaxColumnBytes), 0, bytes);
   }
 
   /** Appends `value`; its offset, or -1 when it is longer than kMaxStringBytes. */
@@ -84,9 +87,14 @@ export class StringArena {
     if (offset + header + length > this.#buffer.length) {
       let size = this.#buffer.length * 2;
       while (size < offset + header + length) size *= 2;
-      const buffer = Buffer.alloc(size);
-      this.#buffer.copy(buffer, 0, 0, offset);
-      this.#buffer = buffer;
+      // In place when the buffer is resizable (slots.ts): then only the Buffer view is new.
+      if (resizeInPlace(this.#buffer.buffer, size)) {
+        this.#buffer = Buffer.from(this.#buffer.buffer, 0, size);
+      } else {
+        const buffer = Buffer.alloc(size);
+        this.#buffer.copy(buffer, 0, 0, offset);
+        this.#buffer = buffer;
+      }
     }
     const buffer = this.#buffer;
     if (header === 1) {

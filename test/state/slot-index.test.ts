@@ -3,6 +3,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { SlotIndex } from '../../src/state/slot-index.js';
+import { column, grown } from '../../src/state/slots.js';
 
 /** Structured keys, as holders and links use: small numbers, many sharing words. */
 function writeKey(index: SlotIndex, slot: number): void {
@@ -81,4 +82,20 @@ test('a key held by several slots: find, then findNext, then -1', (t) => {
   t.true(index.remove(0));
   t.is(index.find(probe, 0), 2);
   t.is(index.findNext(probe, 0), -1);
+});
+
+test('columns grow in place on a resizable buffer, and by copying otherwise; new elements are zero', (t) => {
+  const resizable = column(Float64Array, 4, 1 << 20);
+  resizable.set([1, 2, 3, 4]);
+  const same = grown(resizable, 4096);
+  t.is(same, resizable);
+  t.is(same.length, 4096);
+  t.deepEqual([...same.subarray(0, 6)], [1, 2, 3, 4, 0, 0]);
+  const plain = Uint32Array.of(7, 8);
+  const copy = grown(plain, 5);
+  t.not(copy, plain);
+  t.deepEqual([...copy], [7, 8, 0, 0, 0]);
+  // Past its reservation a resizable column is copied too.
+  const small = column(Uint8Array, 2, 4);
+  t.not(grown(small, 8), small);
 });
