@@ -13,7 +13,7 @@
 import { KeyDomain, type KeyHasher } from './keys.js';
 import { comparePacked, packPublicId, unpackPublicId } from './public-id.js';
 import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { column, grown, SlotAllocator } from './slots.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes } from './slots.js';
 import { StringArena } from './string-arena.js';
 import { stateError, type StateError } from './state-error.js';
 
@@ -234,12 +234,14 @@ export class Accounts {
     return this.#flags.length;
   }
 
-  /** Bytes of every array, string arena and index. */
-  get bytes(): number {
-    return this.#byExternal.bytes + this.#byPublic.bytes + this.#strings.bytes + this.#slots.bytes + this.#chainSlots.bytes
-      + this.#space.byteLength + this.#externalId.byteLength + this.#createdAt.byteLength + this.#lastSeenAt.byteLength
-      + this.#events.byteLength + this.#blocks.byteLength + this.#reviews.byteLength + this.#flags.byteLength + this.#projects.byteLength
-      + this.#chainProject.byteLength + this.#chainNext.byteLength;
+  /** Memory of every array, string arena and index. */
+  get bytes(): Bytes {
+    const high = this.#slots.high;
+    return sumBytes(
+      this.#byExternal.bytes(high), this.#byPublic.bytes(high), this.#strings.bytes, this.#slots.bytes, this.#chainSlots.bytes,
+      columnBytes(high, this.#space, this.#externalId, this.#createdAt, this.#lastSeenAt, this.#events, this.#blocks, this.#reviews, this.#flags, this.#projects),
+      columnBytes(this.#chainSlots.high, this.#chainProject, this.#chainNext),
+    );
   }
 
   /** A packed public id from the caller's function that no account has, or null. */

@@ -6,7 +6,7 @@
 // Per id: 8 bytes of key, 8 of sequence number, the index's 4 bytes per table slot. Pure.
 import { KeyDomain, type KeyHasher } from './keys.js';
 import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { column, grown, SlotAllocator } from './slots.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes } from './slots.js';
 import { stateError, type StateError } from './state-error.js';
 
 const kInitialIds = 1024;
@@ -70,7 +70,8 @@ export class EventIndex {
     return this.#slots.live;
   }
 
-  get bytes(): number {
-    return this.#byKey.bytes + this.#slots.bytes + this.#seq.byteLength;
+  get bytes(): Bytes {
+    const high = this.#slots.high;
+    return sumBytes(this.#byKey.bytes(high), this.#slots.bytes, columnBytes(high, this.#seq));
   }
 }

@@ -13,10 +13,11 @@
 // caller's function, nothing is read or written outside memory.
 import { Accounts, kMaxProject, type Decision } from './accounts.js';
 import { isoMs } from './iso-time.js';
+import { jsonString } from './json-string.js';
 import { KeyDomain, type KeyHasher } from './keys.js';
 import { Links } from './links.js';
 import { SignalIndex, SignalType } from './signal-index.js';
-import { column, grown } from './slots.js';
+import { column, columnBytes, grown, type Bytes } from './slots.js';
 import { kMaxSlot } from './slot-index.js';
 import { stateError, type StateError } from './state-error.js';
 import { kMaxStringBytes } from './string-arena.js';
@@ -59,7 +60,11 @@ export class EventSignals {
   add(type: SignalType, key: Uint32Array, at: number, mask: string): void {
     const i = this.#next();
     this.types[i] = type;
-    this.keys.set(key.subarray(at, at + 4), i * 4);
+    const keys = this.keys;
+    keys[i * 4] = key[at]!;
+    keys[i * 4 + 1] = key[at + 1]!;
+    keys[i * 4 + 2] = key[at + 2]!;
+    keys[i * 4 + 3] = key[at + 3]!;
     this.masks[i] = mask;
   }
 
@@ -139,8 +144,8 @@ export interface HotStateStats {
   readonly values: number;
   readonly holders: number;
   readonly links: number;
-  /** Bytes held, by part (arrays at their grown size; `scratch`: per-account query marks). */
-  readonly bytes: { readonly accounts: number; readonly values: number; readonly holders: number; readonly links: number; readonly scratch: number };
+  /** Memory by part (slots.ts Bytes: as allocated, and as written); `scratch`: the per-account query marks. */
+  readonly bytes: { readonly accounts: Bytes; readonly values: Bytes; readonly holders: Bytes; readonly links: Bytes; readonly scratch: Bytes };
 }
 
 export class HotState {
@@ -219,9 +224,11 @@ export class HotState {
    * The `links` signal of an event of `account` (-1: unknown yet) before it is recorded
    * (StoredSignals.links): the other accounts holding each of its values — the 1000 most recent
    * per value; an IP only if seen within 24 hours — and the account's stored links, counted per
-   * type and in total, distinct, and how many of them are flagged (fraud or a block).
+   * type and in total, distinct, and how many of them are flagged (fraud or a block). An account
+   * that is not live (erased since the caller found it) counts as unknown.
    */
   linkSignals(space: number, account: number, signals: EventSignals, now: number): LinkCounts {
+    if (!this.#accounts.isLive(account)) account = -1;
     this.#startCount();
     const others = this.#holders;
     for (let i = 0; i < signals.count; i++) {
@@ -259,10 +266,12 @@ export class HotState {
   /**
    * The data of GET /v1/accounts/{id}/links as JSON text, as accounts-service.ts writes it:
    * `{"account_public_id","external_account_id","links":[...]}`, the links whose other account
-   * `project` used, ordered by signal type, then the other account's public id.
+   * `project` used, ordered by signal type, then the other account's public id. Null when
+   * `account` is not live.
    */
-  linksJson(account: number, project: number): string {
+  linksJson(account: number, project: number): string | null {
     const accounts = this.#accounts;
+    if (!accounts.isLive(account)) return null;
     const links = this.#links;
     let n = 0;
     for (let half = links.first(account); half >= 0; half = links.next(half)) {
@@ -271,12 +280,12 @@ export class HotState {
       this.#route[n++] = half;
     }
     const ordered = this.#route.subarray(0, n).sort(this.#byTypeThenId);
-    let json = `{"account_public_id":"${accounts.publicId(account)}","external_account_id":${JSON.stringify(accounts.externalId(account))},"links":[`;
+    let json = `{"account_public_id":"${accounts.publicId(account)}","external_account_id":${jsonString(accounts.externalId(account))},"links":[`;
     for (let i = 0; i < n; i++) {
       const half = ordered[i]!;
       const other = links.other(half);
       json += `${i === 0 ? '' : ','}{"signal_type":"${kLinkTypeNames[links.type(half)]}","account_public_id":"${accounts.publicId(other)}",`
-        + `"external_account_id":${JSON.stringify(accounts.externalId(other))},"masked_signal":${JSON.stringify(this.#signals.maskOf(links.value(half)))},`
+        + `"external_account_id":${jsonString(accounts.externalId(other))},"masked_signal":${jsonString(this.#signals.maskOf(links.value(half)))},`
         + `"first_seen":"${isoMs(links.firstSeen(half))}","last_seen":"${isoMs(links.lastSeen(half))}"}`;
     }
     return `${json}]}`;
@@ -324,7 +333,7 @@ export class HotState {
       accounts: this.#accounts.count, values: this.#signals.values, holders: this.#signals.holders, links: this.#links.count,
       bytes: {
         accounts: this.#accounts.bytes, values: this.#signals.valueBytes, holders: this.#signals.holderBytes, links: this.#links.bytes,
-        scratch: this.#seenQuery.byteLength + this.#seenTypes.byteLength + this.#holders.byteLength + this.#route.byteLength,
+        scratch: columnBytes(this.#seenQuery.length, this.#seenQuery, this.#seenTypes, this.#holders, this.#route),
       },
     };
   }

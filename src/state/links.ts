@@ -13,7 +13,7 @@
 // seen are ms (the route shows them to the millisecond). Lists are doubly linked so that erasing an
 // account unlinks each of its links from the other end's list at once. Pure: time is passed in.
 import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { column, grown, SlotAllocator } from './slots.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes } from './slots.js';
 
 const kInitialLinks = 1024;
 
@@ -129,9 +129,13 @@ export class Links {
     return this.#slots.available;
   }
 
-  get bytes(): number {
-    return this.#byEnds.bytes + this.#slots.bytes + this.#next.byteLength + this.#prev.byteLength + this.#firstSeen.byteLength
-      + this.#lastSeen.byteLength + this.#value.byteLength + this.#head.byteLength;
+  /** Memory of the links, the per-account list heads included (counted as written). */
+  get bytes(): Bytes {
+    const high = this.#slots.high;
+    return sumBytes(
+      this.#byEnds.bytes(high), this.#slots.bytes, columnBytes(high * 2, this.#next, this.#prev),
+      columnBytes(high, this.#firstSeen, this.#lastSeen, this.#value), columnBytes(this.#head.length, this.#head),
+    );
   }
 
   /** Puts `half` first on `account`'s list. */

@@ -16,7 +16,7 @@
 // their own key column, which is also where their account and value are read from. A value no one
 // holds any more is dropped. Pure: time is passed in.
 import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { column, grown, SlotAllocator } from './slots.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes } from './slots.js';
 import { StringArena } from './string-arena.js';
 
 export const enum SignalType {
@@ -190,15 +190,19 @@ export class SignalIndex {
     return Math.min(this.#values.available, this.#holders.available);
   }
 
-  /** Bytes of the values: index and key column, type, head, mask offset, mask arena. */
-  get valueBytes(): number {
-    return this.#byKey.bytes + this.#values.bytes + this.#type.byteLength + this.#head.byteLength + this.#mask.byteLength + this.#masks.bytes;
+  /** Memory of the values: index and key column, type, head, mask offset, mask arena. */
+  get valueBytes(): Bytes {
+    const high = this.#values.high;
+    return sumBytes(this.#byKey.bytes(high), this.#values.bytes, columnBytes(high, this.#type, this.#head, this.#mask), this.#masks.bytes);
   }
 
-  /** Bytes of the holders, the per-account list heads included. */
-  get holderBytes(): number {
-    return this.#byPair.bytes + this.#holders.bytes + this.#next.byteLength + this.#prev.byteLength + this.#accountNext.byteLength
-      + this.#lastSeen.byteLength + this.#firstSeen.byteLength + this.#accountHead.byteLength;
+  /** Memory of the holders, the per-account list heads included (counted as written). */
+  get holderBytes(): Bytes {
+    const high = this.#holders.high;
+    return sumBytes(
+      this.#byPair.bytes(high), this.#holders.bytes, columnBytes(high, this.#next, this.#prev, this.#accountNext, this.#lastSeen, this.#firstSeen),
+      columnBytes(this.#accountHead.length, this.#accountHead),
+    );
   }
 
   #probeFor(space: number, keys: Uint32Array, at: number): void {

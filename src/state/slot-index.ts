@@ -18,7 +18,7 @@
 // growing rehashes 1/256 of the entries (each a random read of the key column), so the owning
 // thread stalls for ~3 ms at 5M entries rather than ~0.7 s for the whole table. Pure.
 
-import { column, grown } from './slots.js';
+import { column, columnBytes, grown, sumBytes, type Bytes } from './slots.js';
 
 const kMinSlots = 1024;
 const kSegmentBits = 8;
@@ -85,11 +85,11 @@ export class SlotIndex {
     return this.#size;
   }
 
-  /** Bytes of the table and the key column. */
-  get bytes(): number {
-    let bytes = this.#keys.byteLength + this.#sizes.byteLength;
-    for (const table of this.#tables) bytes += table.byteLength;
-    return bytes;
+  /** Bytes of the table and the key column, slots below `high` written. */
+  bytes(high: number): Bytes {
+    let tables = this.#sizes.byteLength;
+    for (const table of this.#tables) tables += table.byteLength;
+    return sumBytes({ held: tables, used: tables }, columnBytes(high * this.words, this.#keys));
   }
 
   /** The slot whose key equals probe[at .. at + words), or -1. */

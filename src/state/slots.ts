@@ -58,6 +58,38 @@ export function grown<T extends Column>(array: T, length: number): T {
 }
 
 /**
+ * Memory of a part of the hot state: `held`, the arrays as allocated (a doubled column is held
+ * whole); `used`, the part written so far (slots below the high-water mark, index tables, arena
+ * bytes): what is resident, since untouched pages of a column are never committed.
+ */
+export interface Bytes {
+  readonly held: number;
+  readonly used: number;
+}
+
+/** The bytes of `columns` (parallel, indexed by slot) with slots below `high` written. */
+export function columnBytes(high: number, ...columns: Column[]): Bytes {
+  let held = 0;
+  let used = 0;
+  for (const array of columns) {
+    held += array.byteLength;
+    used += Math.min(array.byteLength, high * array.BYTES_PER_ELEMENT);
+  }
+  return { held, used };
+}
+
+/** The sum of some Bytes. */
+export function sumBytes(...parts: Bytes[]): Bytes {
+  let held = 0;
+  let used = 0;
+  for (const part of parts) {
+    held += part.held;
+    used += part.used;
+  }
+  return { held, used };
+}
+
+/**
  * Hands out slot numbers: freed ones first (a stack, so a slot erased a moment ago is reused before
  * the columns grow), then the next never-used one. `high` is the number of slots ever used: the
  * columns must have room for slots below it.
@@ -99,7 +131,7 @@ export class SlotAllocator {
     return this.#next;
   }
 
-  get bytes(): number {
-    return this.#free.byteLength;
+  get bytes(): Bytes {
+    return { held: this.#free.byteLength, used: this.#free.byteLength };
   }
 }

@@ -12,7 +12,7 @@
 // and counted as garbage; an owner copies its live strings into a fresh arena when garbage
 // dominates (see `wasteful`). Pure.
 
-import { kMaxColumnBytes, resizableBuffer, resizeInPlace } from './slots.js';
+import { kMaxColumnBytes, resizableBuffer, resizeInPlace, type Bytes } from './slots.js';
 
 const kMinBytes = 64 * 1024;
 /** Longest string kept: three LEB128 bytes of length. */
@@ -75,9 +75,9 @@ export class StringArena {
     return this.#garbage;
   }
 
-  /** Bytes held (the buffer's size). */
-  get bytes(): number {
-    return this.#buffer.length;
+  /** The buffer's size, and the bytes written (garbage included). */
+  get bytes(): Bytes {
+    return { held: this.#buffer.length, used: this.#used };
   }
 
   /** Room for a string of `length` bytes; writes its header and returns its offset. */

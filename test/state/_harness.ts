@@ -75,7 +75,7 @@ export class Pair {
         const resolved = this.hot.resolve(space, project, id);
         if (resolved !== (used ? account : -1)) return `${space}/${externalId} resolve(${project}, ${id}) = ${resolved}, used: ${used}`;
       }
-      const routeFailure = differs(`route for project ${project}`, JSON.parse(this.hot.linksJson(account, project)), this.model.route(accountId, project));
+      const routeFailure = differs(`route for project ${project}`, JSON.parse(this.hot.linksJson(account, project) ?? 'null'), this.model.route(accountId, project));
       if (routeFailure !== null) return routeFailure;
     }
     return null;

@@ -3,6 +3,7 @@
 import test from 'ava';
 import fc from 'fast-check';
 import { isoMs } from '../../src/state/iso-time.js';
+import { jsonString } from '../../src/state/json-string.js';
 import { comparePacked, packPublicId, unpackPublicId } from '../../src/state/public-id.js';
 import { StringArena } from '../../src/state/string-arena.js';
 
@@ -57,13 +58,21 @@ test('public ids: anything else is refused and leaves the output alone', (t) => 
   t.deepEqual([...words], [1, 2, 3, 4]);
 });
 
-test('isoMs writes what Date#toISOString writes', (t) => {
+test('isoMs writes what Date#toISOString writes (times far apart and days in a row)', (t) => {
   fc.assert(
-    fc.property(fc.oneof(fc.integer({ min: -62_167_219_200_000, max: 253_402_300_799_999 }), fc.integer({ min: 1.6e12, max: 2.0e12 }), fc.double()), (ms) => {
+    fc.property(fc.oneof(fc.integer({ min: -62_167_219_200_000, max: 253_402_300_799_999 }), fc.integer({ min: 1.6e12, max: 2.0e12 }), fc.integer({ min: 1.7e12, max: 1.7e12 + 4 * 86_400_000 }), fc.double()), (ms) => {
       const expected = Number.isFinite(ms) && Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : null;
       return expected === null || isoMs(ms) === expected;
     }),
     { seed: 3, numRuns: 20_000 },
   );
   for (const ms of [0, -1, 951_782_400_000 /* 2000-02-29 */, 4_107_542_400_000 /* 2100-03-01 */, 253_402_300_799_999]) t.is(isoMs(ms), new Date(ms).toISOString());
+});
+
+test('jsonString writes what JSON.stringify writes', (t) => {
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constantFrom('a"b', 'a\\b', '\u2028', '\ud800x', 'é\u0001')), (value) => jsonString(value) === JSON.stringify(value)),
+    { seed: 5, numRuns: 5000 },
+  );
+  t.pass();
 });
