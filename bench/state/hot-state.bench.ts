@@ -12,6 +12,7 @@
 // with 7 others (within 24 hours), so each value is linked as the store links it: 5 links per
 // account on average (a device: 6 per 4 accounts, an IP: 28 per 8).
 import { Bench } from 'tinybench';
+import { newId } from '../../src/shared/ids.js';
 import { EventIndex } from '../../src/state/event-index.js';
 import { EventSignals, HotState, SignalType } from '../../src/state/hot-state.js';
 import { KeyHasher } from '../../src/state/keys.js';
@@ -22,25 +23,9 @@ const kEventIds = Number(process.env.BENCH_EVENT_IDS ?? 10_000_000);
 /** New accounts prepared for the "new account" task (it stops early if it runs out). */
 const kNewAccounts = 300_000;
 const kT0 = Date.UTC(2026, 10, 23, 8);
-const kBase62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 const mib = (bytes: number): string => `${(bytes / 1048576).toFixed(0)} MiB`;
 const count = (n: number): string => n.toLocaleString('en-US');
-
-/** Public ids from xorshift32, as random-looking as newId's and the same for every run. */
-function publicIds(): () => string {
-  let state = 0x2545f491;
-  return () => {
-    let id = 'acc_';
-    for (let i = 0; i < 20; i++) {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      id += kBase62[(state >>> 0) % 62];
-    }
-    return id;
-  };
-}
 
 /** The values of account `i` (its own email, phone, card; a device shared by 4, an IP by 8). */
 function fill(signals: EventSignals, hasher: KeyHasher, i: number): void {
@@ -57,7 +42,7 @@ const eventId = (i: number): string => `${(i >>> 0).toString(16).padStart(8, '0'
 export async function runHotStateBenchmark(): Promise<void> {
   const hasher = new KeyHasher(Buffer.alloc(32, 7));
   const rssAtStart = process.memoryUsage().rss;
-  const hot = new HotState({ hasher, newPublicId: publicIds() });
+  const hot = new HotState({ hasher, newPublicId: () => newId('acc') });
   const signals = new EventSignals();
 
   let started = performance.now();

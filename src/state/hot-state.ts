@@ -12,6 +12,7 @@
 // numbers, valid until the account is erased. Pure: time is passed in, public ids come from the
 // caller's function, nothing is read or written outside memory.
 import { Accounts, kMaxProject, type Decision } from './accounts.js';
+import type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
 import { isoMs } from './iso-time.js';
 import { jsonString } from './json-string.js';
 import { KeyDomain, type KeyHasher } from './keys.js';
@@ -24,6 +25,8 @@ import { kMaxStringBytes } from './string-arena.js';
 
 export { SignalType } from './signal-index.js';
 export type { Decision } from './accounts.js';
+/** What the rules read: the same shapes as the SQL version's (src/signals/stored-signals.ts). */
+export type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
 
 /** Other accounts linked per value when it is first used or refreshed (event-store.ts kMaxLinksPerSignal). */
 export const kMaxLinksPerValue = 100;
@@ -83,29 +86,6 @@ export class EventSignals {
     }
     return this.count++;
   }
-}
-
-/** The `links` signal (the shape of stored-signals.ts LinkSignals). */
-export interface LinkCounts {
-  email: number;
-  phone: number;
-  fp: number;
-  ip_24h: number;
-  card: number;
-  /** Distinct other accounts linked by any signal. */
-  total: number;
-  /** Of those, accounts with confirmed fraud or a block. */
-  fraud: number;
-}
-
-/** The `account` signal (the shape of stored-signals.ts AccountSignals). */
-export interface AccountSignals {
-  known: boolean;
-  age_days?: number;
-  events?: number;
-  blocks?: number;
-  reviews?: number;
-  fraud_confirmed?: boolean;
 }
 
 export type RecordOutcome =
@@ -227,7 +207,7 @@ export class HotState {
    * type and in total, distinct, and how many of them are flagged (fraud or a block). An account
    * that is not live (erased since the caller found it) counts as unknown.
    */
-  linkSignals(space: number, account: number, signals: EventSignals, now: number): LinkCounts {
+  linkSignals(space: number, account: number, signals: EventSignals, now: number): LinkSignals {
     if (!this.#accounts.isLive(account)) account = -1;
     this.#startCount();
     const others = this.#holders;

@@ -13,7 +13,7 @@
 // seen are ms (the route shows them to the millisecond). Lists are doubly linked so that erasing an
 // account unlinks each of its links from the other end's list at once. Pure: time is passed in.
 import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes } from './slots.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes } from './slots.js';
 
 const kInitialLinks = 1024;
 
@@ -102,7 +102,7 @@ export class Links {
     while (half >= 0) {
       const following = this.#next[half]! - 1;
       const link = half >>> 1;
-      this.#unlink(this.other(half), half ^ 1);
+      unlink(this.#head, this.other(half), this.#next, this.#prev, half ^ 1);
       this.#byEnds.remove(link);
       this.#byEnds.keys[link * 2] = 0;
       this.#byEnds.keys[link * 2 + 1] = 0;
@@ -146,16 +146,6 @@ export class Links {
     this.#prev[half] = 0;
     if (first !== 0) this.#prev[first - 1] = half + 1;
     this.#head[account] = half + 1;
-  }
-
-  #unlink(account: number, half: number): void {
-    const before = this.#prev[half]! - 1;
-    const after = this.#next[half]! - 1;
-    if (before < 0) this.#head[account] = after + 1;
-    else this.#next[before] = after + 1;
-    if (after >= 0) this.#prev[after] = before + 1;
-    this.#next[half] = 0;
-    this.#prev[half] = 0;
   }
 
   #grow(): void {

@@ -16,7 +16,7 @@
 // their own key column, which is also where their account and value are read from. A value no one
 // holds any more is dropped. Pure: time is passed in.
 import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes } from './slots.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes } from './slots.js';
 import { StringArena } from './string-arena.js';
 
 export const enum SignalType {
@@ -108,7 +108,7 @@ export class SignalIndex {
       this.#placeByRecency(value, holder, now);
     } else if (now - this.#lastSeen[holder]! >= kRefreshMs) {
       this.#lastSeen[holder] = now;
-      this.#unlink(value, holder);
+      unlink(this.#head, value, this.#next, this.#prev, holder);
       this.#placeByRecency(value, holder, now);
     } else {
       return -1;
@@ -153,7 +153,7 @@ export class SignalIndex {
     while (holder >= 0) {
       const following = this.#accountNext[holder]! - 1;
       const value = pairs[holder * 2 + 1]!;
-      this.#unlink(value, holder);
+      unlink(this.#head, value, this.#next, this.#prev, holder);
       this.#byPair.remove(holder);
       pairs[holder * 2] = 0;
       pairs[holder * 2 + 1] = 0;
@@ -248,16 +248,6 @@ export class SignalIndex {
     if (before < 0) this.#head[value] = holder + 1;
     else this.#next[before] = holder + 1;
     if (after >= 0) this.#prev[after] = holder + 1;
-  }
-
-  #unlink(value: number, holder: number): void {
-    const before = this.#prev[holder]! - 1;
-    const after = this.#next[holder]! - 1;
-    if (before < 0) this.#head[value] = after + 1;
-    else this.#next[before] = after + 1;
-    if (after >= 0) this.#prev[after] = before + 1;
-    this.#prev[holder] = 0;
-    this.#next[holder] = 0;
   }
 
   #growValues(): void {

@@ -90,6 +90,21 @@ export function sumBytes(...parts: Bytes[]): Bytes {
 }
 
 /**
+ * Takes `node` off a doubly linked list kept in typed arrays: heads[owner] is the first node + 1,
+ * next/prev[node] its neighbours + 1 (0: none) — the holder lists of a value and the link lists of
+ * an account.
+ */
+export function unlink(heads: Uint32Array, owner: number, next: Uint32Array, prev: Uint32Array, node: number): void {
+  const before = prev[node]! - 1;
+  const after = next[node]! - 1;
+  if (before < 0) heads[owner] = after + 1;
+  else next[before] = after + 1;
+  if (after >= 0) prev[after] = before + 1;
+  next[node] = 0;
+  prev[node] = 0;
+}
+
+/**
  * Hands out slot numbers: freed ones first (a stack, so a slot erased a moment ago is reused before
  * the columns grow), then the next never-used one. `high` is the number of slots ever used: the
  * columns must have room for slots below it.

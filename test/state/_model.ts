@@ -10,6 +10,8 @@
 //   - the `links` signal examines the 1000 most recent holders of a value (SQL: LIMIT 1000 with
 //     no ORDER BY, the first 1000 by account id) — see docs/pipeline.md.
 
+import type { LinkSignals } from '../../src/signals/stored-signals.js';
+
 export type ModelType = 'email' | 'phone' | 'fp' | 'ip' | 'card';
 export type ModelDecision = 'allow' | 'review' | 'block';
 
@@ -45,16 +47,6 @@ interface LinkRow {
   masked: string;
   readonly firstSeen: number;
   lastSeen: number;
-}
-
-export interface ModelLinkCounts {
-  email: number;
-  phone: number;
-  fp: number;
-  ip_24h: number;
-  card: number;
-  total: number;
-  fraud: number;
 }
 
 export interface ModelRouteEntry {
@@ -160,7 +152,7 @@ export class Model {
   }
 
   /** StoredSignals.links. */
-  linkSignals(space: number, accountId: string | null, signals: readonly ModelSignal[], now: number): ModelLinkCounts {
+  linkSignals(space: number, accountId: string | null, signals: readonly ModelSignal[], now: number): LinkSignals {
     const self = accountId ?? '';
     const byType = new Map<string, Set<string>>(['email', 'phone', 'fp', 'ip_24h', 'card'].map((type) => [type, new Set()]));
     const all = new Map<string, boolean>();
