@@ -161,7 +161,7 @@ export async function runHotStateBenchmark(): Promise<void> {
     return { task: task.name, 'µs/op (mean)': (result.latency.mean * 1000).toFixed(2), 'µs/op (p99)': (result.latency.p99 * 1000).toFixed(2), 'ops/s': Math.round(result.throughput.mean) };
   }));
   if (fresh === kNewAccounts) console.log(`(the new-account task ran out of its ${count(kNewAccounts)} prepared accounts: its figures include empty calls)`);
-  console.log(`RSS at the end: ${mib(process.memoryUsage().rss)}`);
+  console.log(`RSS at the end: ${mib(process.memoryUsage().rss)} (with the ${count(fresh)} accounts the new-account task added and the inputs prepared for it)`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
