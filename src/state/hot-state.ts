@@ -295,15 +295,17 @@ export class HotState {
     if (this.#accounts.isLive(account)) this.#accounts.setFraud(account, confirmed);
   }
 
-  /** The projects that used the account (more than one: shared across projects). */
+  /** The projects that used a live account (more than one: shared across projects). */
   projectsOf(account: number): number[] {
     return this.#accounts.projectsOf(account);
   }
 
+  /** The acc_ id of a live account. */
   publicId(account: number): string {
     return this.#accounts.publicId(account);
   }
 
+  /** The caller's id of a live account. */
   externalId(account: number): string {
     return this.#accounts.externalId(account);
   }
