@@ -1,0 +1,289 @@
+// Accounts of the hot state (DESIGN §8): one slot per account, its fields in typed arrays.
+//
+//   by external id:  SlotIndex over keyed 128-bit hashes of (space, external id) — a space is a
+//                    (tenant, environment) pair, numbered by the caller; one account per key
+//   by public id:    SlotIndex over the packed acc_ id (public-id.ts), exact
+//   columns:         space, created/last seen (ms), events, blocks, reviews, flags (live, fraud),
+//                    the projects that used it, the external id (an offset into a string arena)
+//
+// An account is nearly always used by one project: the projects column holds it (project + 1);
+// the few accounts several projects used hold a chain of (project, next) nodes instead, tagged by
+// the top bit. The semantics are those of accounts, account_projects and the account upsert of
+// src/scoring/event-store.ts. Pure: time is passed in, ids come from the caller's function.
+import { KeyDomain, type KeyHasher } from './keys.js';
+import { comparePacked, packPublicId, unpackPublicId } from './public-id.js';
+import { kMaxSlot, SlotIndex } from './slot-index.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes } from './slots.js';
+import { StringArena } from './string-arena.js';
+import { stateError, type StateError } from './state-error.js';
+
+export type Decision = 'allow' | 'review' | 'block';
+
+const kInitialAccounts = 1024;
+const kLive = 1;
+const kFraud = 2;
+/** In the projects column: the rest is the head of a chain of projects, not a project + 1. */
+const kChained = 0x80000000;
+/** Project numbers are below this (the top bit of the projects column is a tag). */
+export const kMaxProject = 0x7ffffffe;
+/** Tries at an unused public id before giving up (a collision of 119 random bits: never, in practice). */
+const kIdTries = 3;
+
+export class Accounts {
+  readonly #hasher: KeyHasher;
+  readonly #newPublicId: () => string;
+  readonly #slots = new SlotAllocator(kMaxSlot + 1);
+  readonly #byExternal = new SlotIndex(4, kInitialAccounts);
+  readonly #byPublic = new SlotIndex(4, kInitialAccounts);
+  #strings = new StringArena();
+  #space = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #externalId = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #createdAt = column(Float64Array, kInitialAccounts, kMaxSlot + 1);
+  #lastSeenAt = column(Float64Array, kInitialAccounts, kMaxSlot + 1);
+  #events = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #blocks = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #reviews = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #flags = column(Uint8Array, kInitialAccounts, kMaxSlot + 1);
+  #projects = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  readonly #chainSlots = new SlotAllocator(kChained - 1);
+  #chainProject = new Uint32Array(64);
+  #chainNext = new Uint32Array(64);
+  readonly #probe = new Uint32Array(4);
+
+  constructor(hasher: KeyHasher, newPublicId: () => string) {
+    this.#hasher = hasher;
+    this.#newPublicId = newPublicId;
+  }
+
+  /** The account of (space, external id), or -1. */
+  find(space: number, externalId: string): number {
+    this.#hasher.key128(KeyDomain.ExternalAccountId, space, externalId, this.#probe, 0);
+    return this.#byExternal.find(this.#probe, 0);
+  }
+
+  /** The account with this acc_ id (in any space), or -1. */
+  findByPublicId(publicId: string): number {
+    return packPublicId(publicId, this.#probe, 0) ? this.#byPublic.find(this.#probe, 0) : -1;
+  }
+
+  /**
+   * The account of (space, external id), created at `now` with a new public id if there is none
+   * (created and last seen `now`, no events yet). Nothing changes when it fails.
+   */
+  findOrCreate(space: number, externalId: string, now: number): number | StateError {
+    const found = this.find(space, externalId);
+    if (found >= 0) return found;
+    const publicKey = this.#unusedPublicId();
+    if (publicKey === null) return stateError('INVALID_PUBLIC_ID', 'the public id function gave no unused acc_ id of 20 base62 characters');
+    if (this.#slots.available === 0) return stateError('STATE_FULL', 'no room for another account');
+    const offset = this.#strings.add(externalId);
+    if (offset < 0) return stateError('STRING_TOO_LONG', 'the external id is too long to keep');
+    const account = this.#slots.allocate();
+    if (account >= this.#flags.length) this.#grow();
+    this.#byExternal.reserve(account + 1);
+    this.#byExternal.keys.set(this.#probe, account * 4);
+    this.#byExternal.insert(account);
+    this.#byPublic.reserve(account + 1);
+    this.#byPublic.keys.set(publicKey, account * 4);
+    this.#byPublic.insert(account);
+    this.#space[account] = space;
+    this.#externalId[account] = offset;
+    this.#createdAt[account] = now;
+    this.#lastSeenAt[account] = now;
+    this.#flags[account] = kLive;
+    return account;
+  }
+
+  /** One more scored event of the account (the upsert of accounts in event-store.ts). */
+  recordOutcome(account: number, decision: Decision, now: number): void {
+    this.#events[account]!++;
+    if (decision === 'block') this.#blocks[account]!++;
+    else if (decision === 'review') this.#reviews[account]!++;
+    if (now > this.#lastSeenAt[account]!) this.#lastSeenAt[account] = now;
+  }
+
+  /** Notes that `project` (0 ≤ project ≤ kMaxProject) used the account; true the first time. */
+  addProject(account: number, project: number): boolean {
+    const held = this.#projects[account]!;
+    if (held === 0) {
+      this.#projects[account] = project + 1;
+      return true;
+    }
+    if (this.usedBy(account, project)) return false;
+    let head = held >= kChained ? held - kChained : this.#chainNode(held - 1, -1);
+    head = this.#chainNode(project, head);
+    this.#projects[account] = kChained + head;
+    return true;
+  }
+
+  /** True when `project` used the account. */
+  usedBy(account: number, project: number): boolean {
+    const held = this.#projects[account]!;
+    if (held < kChained) return held === project + 1;
+    for (let node = held - kChained; node >= 0; node = this.#chainNext[node]! - 1) {
+      if (this.#chainProject[node] === project) return true;
+    }
+    return false;
+  }
+
+  /** The projects that used the account, most recent first. */
+  projectsOf(account: number): number[] {
+    const held = this.#projects[account]!;
+    if (held < kChained) return held === 0 ? [] : [held - 1];
+    const projects: number[] = [];
+    for (let node = held - kChained; node >= 0; node = this.#chainNext[node]! - 1) projects.push(this.#chainProject[node]!);
+    return projects;
+  }
+
+  setFraud(account: number, confirmed: boolean): void {
+    this.#flags[account] = confirmed ? this.#flags[account]! | kFraud : this.#flags[account]! & ~kFraud;
+  }
+
+  /** True when `account` is a live slot (not erased, not never used). */
+  isLive(account: number): boolean {
+    return account >= 0 && account < this.#flags.length && (this.#flags[account]! & kLive) !== 0;
+  }
+
+  space(account: number): number {
+    return this.#space[account]!;
+  }
+
+  createdAt(account: number): number {
+    return this.#createdAt[account]!;
+  }
+
+  lastSeenAt(account: number): number {
+    return this.#lastSeenAt[account]!;
+  }
+
+  events(account: number): number {
+    return this.#events[account]!;
+  }
+
+  blocks(account: number): number {
+    return this.#blocks[account]!;
+  }
+
+  reviews(account: number): number {
+    return this.#reviews[account]!;
+  }
+
+  fraudConfirmed(account: number): boolean {
+    return (this.#flags[account]! & kFraud) !== 0;
+  }
+
+  /** What the `links` signal counts as fraud: confirmed fraud or a block. */
+  flagged(account: number): boolean {
+    return (this.#flags[account]! & kFraud) !== 0 || this.#blocks[account]! > 0;
+  }
+
+  publicId(account: number): string {
+    return unpackPublicId(this.#byPublic.keys, account * 4);
+  }
+
+  externalId(account: number): string {
+    return this.#strings.get(this.#externalId[account]!);
+  }
+
+  /** Orders two accounts by public id, as the strings compare. */
+  comparePublicIds(a: number, b: number): number {
+    const keys = this.#byPublic.keys;
+    return comparePacked(keys, a * 4, keys, b * 4);
+  }
+
+  /** Forgets the account: its id mappings, its external id (zeroed), its fields. */
+  remove(account: number): void {
+    this.#byExternal.remove(account);
+    this.#byExternal.keys.fill(0, account * 4, account * 4 + 4);
+    this.#byPublic.remove(account);
+    this.#byPublic.keys.fill(0, account * 4, account * 4 + 4);
+    this.#strings.release(this.#externalId[account]!);
+    const held = this.#projects[account]!;
+    if (held >= kChained) {
+      for (let node = held - kChained; node >= 0;) {
+        const next = this.#chainNext[node]! - 1;
+        this.#chainSlots.release(node);
+        node = next;
+      }
+    }
+    this.#space[account] = 0;
+    this.#externalId[account] = 0;
+    this.#createdAt[account] = 0;
+    this.#lastSeenAt[account] = 0;
+    this.#events[account] = 0;
+    this.#blocks[account] = 0;
+    this.#reviews[account] = 0;
+    this.#flags[account] = 0;
+    this.#projects[account] = 0;
+    this.#slots.release(account);
+    if (this.#strings.wasteful) this.#compactStrings();
+  }
+
+  /** Accounts held. */
+  get count(): number {
+    return this.#slots.live;
+  }
+
+  /** Accounts that can still be created. */
+  get available(): number {
+    return this.#slots.available;
+  }
+
+  /** Account numbers are below this (for arrays indexed by account). */
+  get capacity(): number {
+    return this.#flags.length;
+  }
+
+  /** Memory of every array, string arena and index. */
+  get bytes(): Bytes {
+    const high = this.#slots.high;
+    return sumBytes(
+      this.#byExternal.bytes(high), this.#byPublic.bytes(high), this.#strings.bytes, this.#slots.bytes, this.#chainSlots.bytes,
+      columnBytes(high, this.#space, this.#externalId, this.#createdAt, this.#lastSeenAt, this.#events, this.#blocks, this.#reviews, this.#flags, this.#projects),
+      columnBytes(this.#chainSlots.high, this.#chainProject, this.#chainNext),
+    );
+  }
+
+  /** A packed public id from the caller's function that no account has, or null. */
+  #unusedPublicId(): Uint32Array | null {
+    const packed = new Uint32Array(4);
+    for (let i = 0; i < kIdTries; i++) {
+      if (packPublicId(this.#newPublicId(), packed, 0) && this.#byPublic.find(packed, 0) < 0) return packed;
+    }
+    return null;
+  }
+
+  /** A chain node holding `project` before node `next` (-1: none); its number. */
+  #chainNode(project: number, next: number): number {
+    const node = this.#chainSlots.allocate();
+    if (node >= this.#chainProject.length) {
+      this.#chainProject = grown(this.#chainProject, this.#chainProject.length * 2);
+      this.#chainNext = grown(this.#chainNext, this.#chainNext.length * 2);
+    }
+    this.#chainProject[node] = project;
+    this.#chainNext[node] = next + 1;
+    return node;
+  }
+
+  #grow(): void {
+    const length = this.#flags.length * 2;
+    this.#space = grown(this.#space, length);
+    this.#externalId = grown(this.#externalId, length);
+    this.#createdAt = grown(this.#createdAt, length);
+    this.#lastSeenAt = grown(this.#lastSeenAt, length);
+    this.#events = grown(this.#events, length);
+    this.#blocks = grown(this.#blocks, length);
+    this.#reviews = grown(this.#reviews, length);
+    this.#flags = grown(this.#flags, length);
+    this.#projects = grown(this.#projects, length);
+  }
+
+  /** Copies the live external ids into a fresh arena (the released ones are already zeroes). */
+  #compactStrings(): void {
+    const fresh = new StringArena(this.#strings.used - this.#strings.garbage);
+    for (let account = 0; account < this.#slots.high; account++) {
+      if ((this.#flags[account]! & kLive) !== 0) this.#externalId[account] = fresh.copyFrom(this.#strings, this.#externalId[account]!);
+    }
+    this.#strings = fresh;
+  }
+}

@@ -1,0 +1,356 @@
+// The hot state's facade (DESIGN §8, docs/pipeline.md "Hot state"): records a scored event of an
+// account, and answers what the rules read (the `links` and `account` signals), the links route
+// and erasure — what src/scoring/event-store.ts, src/signals/stored-signals.ts and
+// src/accounts/accounts-service.ts do in SQL today, with the same results (the exceptions are
+// listed in docs/pipeline.md). Owned by one thread; every call runs to completion.
+//
+//   Accounts     (accounts.ts)      space + external id → account; columns; projects
+//   SignalIndex  (signal-index.ts)  space + value key → value → holders, most recent first
+//   Links        (links.ts)         (account, account, type) → link, on both accounts' lists
+//
+// Spaces (tenant, environment) and projects are numbers the caller assigns; accounts are slot
+// numbers, valid until the account is erased. Pure: time is passed in, public ids come from the
+// caller's function, nothing is read or written outside memory.
+import { Accounts, kMaxProject, type Decision } from './accounts.js';
+import type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
+import { isoMs } from './iso-time.js';
+import { jsonString } from './json-string.js';
+import { KeyDomain, type KeyHasher } from './keys.js';
+import { Links } from './links.js';
+import { SignalIndex, SignalType } from './signal-index.js';
+import { column, columnBytes, grown, type Bytes } from './slots.js';
+import { kMaxSlot } from './slot-index.js';
+import { stateError, type StateError } from './state-error.js';
+import { kMaxStringBytes } from './string-arena.js';
+
+export { SignalType } from './signal-index.js';
+export type { Decision } from './accounts.js';
+/** What the rules read: the same shapes as the SQL version's (src/signals/stored-signals.ts). */
+export type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
+
+/** Other accounts linked per value when it is first used or refreshed (event-store.ts kMaxLinksPerSignal). */
+export const kMaxLinksPerValue = 100;
+/** Other holders the `links` signal examines per value (stored-signals.ts kMaxLinkedPerSignal). */
+export const kMaxExamined = 1000;
+/** An IP links accounts only within this window (`ip_24h`). */
+export const kIpWindowMs = 86_400_000;
+const kDayMs = 86_400_000;
+
+/** Signal types by SignalType. */
+export const kSignalTypeNames = ['email', 'phone', 'fp', 'ip', 'card'] as const;
+/** Link types by SignalType: an IP links as `ip_24h`. */
+export const kLinkTypeNames = ['email', 'phone', 'fp', 'ip_24h', 'card'] as const;
+/** Where each link type sorts in the route (SQL's ORDER BY signal_type: card, email, fp, ip_24h, phone). */
+const kLinkTypeRank = [1, 4, 2, 3, 0];
+const kDomains = [KeyDomain.Email, KeyDomain.Phone, KeyDomain.Fp, KeyDomain.Ip, KeyDomain.Card];
+
+/**
+ * The signal values of one event: type, 128-bit key (KeyHasher.key128 of the normalised value,
+ * with the space as scope) and masked form. Reused from event to event: clear(), then add().
+ */
+export class EventSignals {
+  count = 0;
+  types = new Uint8Array(8);
+  keys = new Uint32Array(32);
+  masks: string[] = [];
+
+  clear(): void {
+    this.count = 0;
+    this.masks.length = 0;
+  }
+
+  /** Adds a value by its key at key[at .. at + 4). */
+  add(type: SignalType, key: Uint32Array, at: number, mask: string): void {
+    const i = this.#next();
+    this.types[i] = type;
+    const keys = this.keys;
+    keys[i * 4] = key[at]!;
+    keys[i * 4 + 1] = key[at + 1]!;
+    keys[i * 4 + 2] = key[at + 2]!;
+    keys[i * 4 + 3] = key[at + 3]!;
+    this.masks[i] = mask;
+  }
+
+  /** Adds a value by its normalised form, hashed here. */
+  addValue(hasher: KeyHasher, space: number, type: SignalType, normalized: string, mask: string): void {
+    const i = this.#next();
+    this.types[i] = type;
+    hasher.key128(kDomains[type]!, space, normalized, this.keys, i * 4);
+    this.masks[i] = mask;
+  }
+
+  #next(): number {
+    if (this.count === this.types.length) {
+      this.types = grown(this.types, this.count * 2);
+      this.keys = grown(this.keys, this.count * 8);
+    }
+    return this.count++;
+  }
+}
+
+export type RecordOutcome =
+  | { readonly ok: true; readonly account: number; readonly created: boolean }
+  | { readonly ok: false; readonly error: StateError };
+
+/** What an erasure removed, for the caller to tell the store (and to answer the DELETE). */
+export interface ErasedAccount {
+  readonly publicId: string;
+  readonly externalId: string;
+  readonly space: number;
+  readonly projects: readonly number[];
+  readonly events: number;
+  readonly blocks: number;
+  readonly reviews: number;
+  readonly fraudConfirmed: boolean;
+  /** (account, value) entries removed: the account's rows of account_signals. */
+  readonly signals: number;
+  /** Links removed; each was two rows of account_links, so this is also the account's own rows. */
+  readonly links: number;
+  /** Type and key (as the caller gave it, 4 words) of each value the account held. */
+  readonly signalTypes: Uint8Array;
+  readonly signalKeys: Uint32Array;
+  /** Values no other account holds, dropped from memory. */
+  readonly droppedSignals: number;
+}
+
+export interface HotStateOptions {
+  readonly hasher: KeyHasher;
+  /** Makes a public account id: `acc_` + 20 characters of [0-9A-Za-z] (src/shared/ids.ts newId('acc')). */
+  readonly newPublicId: () => string;
+}
+
+export interface HotStateStats {
+  readonly accounts: number;
+  readonly values: number;
+  readonly holders: number;
+  readonly links: number;
+  /** Memory by part (slots.ts Bytes: as allocated, and as written); `scratch`: the per-account query marks. */
+  readonly bytes: { readonly accounts: Bytes; readonly values: Bytes; readonly holders: Bytes; readonly links: Bytes; readonly scratch: Bytes };
+}
+
+export class HotState {
+  readonly #accounts: Accounts;
+  readonly #signals = new SignalIndex();
+  readonly #links = new Links();
+  readonly #holders = new Uint32Array(kMaxExamined);
+  // The `links` signal counts distinct accounts without a Set: an account is counted once per
+  // query (#seenQuery = this query's number) and once per type (#seenTypes, a bit per type).
+  #seenQuery = column(Uint32Array, 1024, kMaxSlot + 1);
+  #seenTypes = column(Uint8Array, 1024, kMaxSlot + 1);
+  #query = 0;
+  readonly #counts = new Uint32Array(5);
+  #total = 0;
+  #fraud = 0;
+  #route = new Uint32Array(64);
+
+  constructor(options: HotStateOptions) {
+    this.#accounts = new Accounts(options.hasher, options.newPublicId);
+  }
+
+  /** The account of (space, external id), or -1. */
+  findAccount(space: number, externalId: string): number {
+    return this.#accounts.find(space, externalId);
+  }
+
+  /**
+   * The account a path id names for a project (accounts-service.ts #resolve): an acc_ id of the
+   * space, else an external id; only accounts the project used. -1 when none. (Which external ids
+   * may be written in a path is the route's business.)
+   */
+  resolve(space: number, project: number, id: string): number {
+    if (id.startsWith('acc_')) {
+      const account = this.#accounts.findByPublicId(id);
+      if (account >= 0 && this.#accounts.space(account) === space && this.#accounts.usedBy(account, project)) return account;
+    }
+    const account = this.#accounts.find(space, id);
+    return account >= 0 && this.#accounts.usedBy(account, project) ? account : -1;
+  }
+
+  /**
+   * Records a scored event of (space, external id) used from `project` (persistScoredEvent): the
+   * account (created if new) counts the event and its decision, notes the project, and each
+   * signal value is recorded; a value new to the account, or refreshed an hour or more after the
+   * account last used it, links the account with up to 100 of its most recent other holders (an
+   * IP: those seen within 24 hours). Nothing changes when it fails.
+   */
+  recordEvent(space: number, project: number, externalId: string, decision: Decision, now: number, signals: EventSignals): RecordOutcome {
+    if (!Number.isInteger(project) || project < 0 || project > kMaxProject) return { ok: false, error: stateError('INVALID_PROJECT', `project ${project} is not a number in 0..${kMaxProject}`) };
+    if (this.#signals.available < signals.count || this.#links.available < signals.count * kMaxLinksPerValue) {
+      return { ok: false, error: stateError('STATE_FULL', 'no room for the signal values or links of another event') };
+    }
+    // A UTF-16 unit is at most 3 UTF-8 bytes: a mask that passes fits the arena.
+    for (let i = 0; i < signals.count; i++) {
+      if (signals.masks[i]!.length * 3 > kMaxStringBytes) return { ok: false, error: stateError('STRING_TOO_LONG', 'a mask is too long to keep') };
+    }
+    const before = this.#accounts.count;
+    const found = this.#accounts.findOrCreate(space, externalId, now);
+    if (typeof found !== 'number') return { ok: false, error: found };
+    const account = found;
+    this.#accounts.recordOutcome(account, decision, now);
+    this.#accounts.addProject(account, project);
+    const others = this.#holders;
+    for (let i = 0; i < signals.count; i++) {
+      const type = signals.types[i]!;
+      const value = this.#signals.use(space, account, type, signals.keys, i * 4, signals.masks[i]!, now);
+      if (value < 0) continue;
+      const since = type === SignalType.Ip ? now - kIpWindowMs : -Infinity;
+      const n = this.#signals.recentHolders(value, account, since, kMaxLinksPerValue, others);
+      for (let j = 0; j < n; j++) this.#links.upsert(account, others[j]!, type, value, now);
+    }
+    return { ok: true, account, created: this.#accounts.count > before };
+  }
+
+  /**
+   * The `links` signal of an event of `account` (-1: unknown yet) before it is recorded
+   * (StoredSignals.links): the other accounts holding each of its values — the 1000 most recent
+   * per value; an IP only if seen within 24 hours — and the account's stored links, counted per
+   * type and in total, distinct, and how many of them are flagged (fraud or a block). An account
+   * that is not live (erased since the caller found it) counts as unknown.
+   */
+  linkSignals(space: number, account: number, signals: EventSignals, now: number): LinkSignals {
+    if (!this.#accounts.isLive(account)) account = -1;
+    this.#startCount();
+    const others = this.#holders;
+    for (let i = 0; i < signals.count; i++) {
+      const value = this.#signals.find(space, signals.keys, i * 4);
+      if (value < 0) continue;
+      const type = signals.types[i]!;
+      const since = type === SignalType.Ip ? now - kIpWindowMs : -Infinity;
+      const n = this.#signals.recentHolders(value, account, since, kMaxExamined, others);
+      for (let j = 0; j < n; j++) this.#count(others[j]!, type);
+    }
+    if (account >= 0) {
+      for (let half = this.#links.first(account); half >= 0; half = this.#links.next(half)) this.#count(this.#links.other(half), this.#links.type(half));
+    }
+    const counts = this.#counts;
+    return {
+      email: counts[SignalType.Email]!, phone: counts[SignalType.Phone]!, fp: counts[SignalType.Fp]!, ip_24h: counts[SignalType.Ip]!, card: counts[SignalType.Card]!,
+      total: this.#total, fraud: this.#fraud,
+    };
+  }
+
+  /** The `account` signal (StoredSignals.account); -1 or an erased account is unknown. */
+  accountSignals(account: number, now: number): AccountSignals {
+    const accounts = this.#accounts;
+    if (!accounts.isLive(account)) return { known: false };
+    return {
+      known: true,
+      age_days: Math.max(0, (now - accounts.createdAt(account)) / kDayMs),
+      events: accounts.events(account),
+      blocks: accounts.blocks(account),
+      reviews: accounts.reviews(account),
+      fraud_confirmed: accounts.fraudConfirmed(account),
+    };
+  }
+
+  /**
+   * The data of GET /v1/accounts/{id}/links as JSON text, as accounts-service.ts writes it:
+   * `{"account_public_id","external_account_id","links":[...]}`, the links whose other account
+   * `project` used, ordered by signal type, then the other account's public id. Null when
+   * `account` is not live.
+   */
+  linksJson(account: number, project: number): string | null {
+    const accounts = this.#accounts;
+    if (!accounts.isLive(account)) return null;
+    const links = this.#links;
+    let n = 0;
+    for (let half = links.first(account); half >= 0; half = links.next(half)) {
+      if (!accounts.usedBy(links.other(half), project)) continue;
+      if (n === this.#route.length) this.#route = grown(this.#route, n * 2);
+      this.#route[n++] = half;
+    }
+    const ordered = this.#route.subarray(0, n).sort(this.#byTypeThenId);
+    let json = `{"account_public_id":"${accounts.publicId(account)}","external_account_id":${jsonString(accounts.externalId(account))},"links":[`;
+    for (let i = 0; i < n; i++) {
+      const half = ordered[i]!;
+      const other = links.other(half);
+      json += `${i === 0 ? '' : ','}{"signal_type":"${kLinkTypeNames[links.type(half)]}","account_public_id":"${accounts.publicId(other)}",`
+        + `"external_account_id":${jsonString(accounts.externalId(other))},"masked_signal":${jsonString(this.#signals.maskOf(links.value(half)))},`
+        + `"first_seen":"${isoMs(links.firstSeen(half))}","last_seen":"${isoMs(links.lastSeen(half))}"}`;
+    }
+    return `${json}]}`;
+  }
+
+  /**
+   * Erases the account: its holder entries (values no one else holds are dropped), its links in
+   * both directions, its id mappings and fields; returns what it held, or null if `account` is not
+   * a live account. Its slot number may name a new account afterwards.
+   */
+  erase(account: number): ErasedAccount | null {
+    const accounts = this.#accounts;
+    if (!accounts.isLive(account)) return null;
+    const space = accounts.space(account);
+    const held = {
+      publicId: accounts.publicId(account), externalId: accounts.externalId(account), space, projects: accounts.projectsOf(account),
+      events: accounts.events(account), blocks: accounts.blocks(account), reviews: accounts.reviews(account), fraudConfirmed: accounts.fraudConfirmed(account),
+    };
+    const signals = this.#signals.removeAccount(account, space);
+    const links = this.#links.removeAccount(account);
+    accounts.remove(account);
+    return { ...held, signals: signals.holders, links, signalTypes: signals.types, signalKeys: signals.keys, droppedSignals: signals.dropped };
+  }
+
+  /** Sets or clears the account's fraud mark (a case resolved as fraud sets it). */
+  setFraud(account: number, confirmed: boolean): void {
+    if (this.#accounts.isLive(account)) this.#accounts.setFraud(account, confirmed);
+  }
+
+  /** The projects that used a live account (more than one: shared across projects). */
+  projectsOf(account: number): number[] {
+    return this.#accounts.projectsOf(account);
+  }
+
+  /** The acc_ id of a live account. */
+  publicId(account: number): string {
+    return this.#accounts.publicId(account);
+  }
+
+  /** The caller's id of a live account. */
+  externalId(account: number): string {
+    return this.#accounts.externalId(account);
+  }
+
+  get stats(): HotStateStats {
+    return {
+      accounts: this.#accounts.count, values: this.#signals.values, holders: this.#signals.holders, links: this.#links.count,
+      bytes: {
+        accounts: this.#accounts.bytes, values: this.#signals.valueBytes, holders: this.#signals.holderBytes, links: this.#links.bytes,
+        scratch: columnBytes(this.#seenQuery.length, this.#seenQuery, this.#seenTypes, this.#holders, this.#route),
+      },
+    };
+  }
+
+  readonly #byTypeThenId = (a: number, b: number): number =>
+    kLinkTypeRank[this.#links.type(a)]! - kLinkTypeRank[this.#links.type(b)]! || this.#accounts.comparePublicIds(this.#links.other(a), this.#links.other(b));
+
+  #startCount(): void {
+    const capacity = this.#accounts.capacity;
+    // Marks of earlier queries stay: they hold older query numbers, never this one.
+    if (this.#seenQuery.length < capacity) {
+      this.#seenQuery = grown(this.#seenQuery, capacity);
+      this.#seenTypes = grown(this.#seenTypes, capacity);
+    }
+    // Query numbers wrap after 2^32 - 1 queries: start the marks afresh then.
+    if (++this.#query === 0x1_0000_0000) {
+      this.#seenQuery.fill(0);
+      this.#query = 1;
+    }
+    this.#counts.fill(0);
+    this.#total = 0;
+    this.#fraud = 0;
+  }
+
+  #count(other: number, type: number): void {
+    if (this.#seenQuery[other] !== this.#query) {
+      this.#seenQuery[other] = this.#query;
+      this.#seenTypes[other] = 0;
+      this.#total++;
+      if (this.#accounts.flagged(other)) this.#fraud++;
+    }
+    const bit = 1 << type;
+    if ((this.#seenTypes[other]! & bit) === 0) {
+      this.#seenTypes[other] = this.#seenTypes[other]! | bit;
+      this.#counts[type]!++;
+    }
+  }
+}

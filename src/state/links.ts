@@ -1,0 +1,159 @@
+// Links between accounts that used the same signal value (the account_links table of
+// event-store.ts). SQL keeps two rows per link, one per direction, always written together with
+// the same times and mask; here a link is one entry with two half-edges, one on each account's
+// list:
+//
+//   link 6 = (account 3, account 9, email) ── half 12 on account 3's list (its other end: 9)
+//                                          └─ half 13 on account 9's list (its other end: 3)
+//
+// A link is found by (lower account, higher account, type) through an index over its own key
+// column, which is also where its ends and type are read from: [low, high << 3 | type]. Its mask
+// is that of the value it was last written from (the value is held by both ends as long as the
+// link exists: only erasure removes holders, and it removes the links with them). First and last
+// seen are ms (the route shows them to the millisecond). Lists are doubly linked so that erasing an
+// account unlinks each of its links from the other end's list at once. Pure: time is passed in.
+import { kMaxSlot, SlotIndex } from './slot-index.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes } from './slots.js';
+
+const kInitialLinks = 1024;
+
+export class Links {
+  readonly #slots = new SlotAllocator(kMaxSlot + 1);
+  readonly #byEnds = new SlotIndex(2, kInitialLinks);
+  /** Per half-edge (link × 2 + side), along its account's list: half + 1 (0: none). */
+  #next = column(Uint32Array, kInitialLinks * 2, (kMaxSlot + 1) * 2);
+  #prev = column(Uint32Array, kInitialLinks * 2, (kMaxSlot + 1) * 2);
+  #firstSeen = column(Float64Array, kInitialLinks, kMaxSlot + 1);
+  #lastSeen = column(Float64Array, kInitialLinks, kMaxSlot + 1);
+  /** The signal value whose mask the link shows. */
+  #value = column(Uint32Array, kInitialLinks, kMaxSlot + 1);
+  /** Per account: its first half-edge + 1. */
+  #head = column(Uint32Array, 1024, kMaxSlot + 1);
+  readonly #probe = new Uint32Array(2);
+
+  /**
+   * Links accounts `a` and `b` (a ≠ b, both < 2^28) by `type`, written from signal `value` at
+   * `now`: a new link is first = last seen = now; an existing one gets last seen = max(last, now)
+   * and shows this value's mask (the upsert of account_links). The caller has checked there is
+   * room (`available`).
+   */
+  upsert(a: number, b: number, type: number, value: number, now: number): void {
+    const low = a < b ? a : b;
+    const high = a < b ? b : a;
+    const probe = this.#probe;
+    probe[0] = low;
+    probe[1] = ((high << 3) | type) >>> 0;
+    let link = this.#byEnds.find(probe, 0);
+    if (link >= 0) {
+      if (now > this.#lastSeen[link]!) this.#lastSeen[link] = now;
+      this.#value[link] = value;
+      return;
+    }
+    link = this.#slots.allocate();
+    if (link >= this.#value.length) this.#grow();
+    this.#byEnds.reserve(link + 1);
+    this.#byEnds.keys.set(probe, link * 2);
+    this.#byEnds.insert(link);
+    this.#firstSeen[link] = now;
+    this.#lastSeen[link] = now;
+    this.#value[link] = value;
+    this.#push(low, link * 2);
+    this.#push(high, link * 2 + 1);
+  }
+
+  /** The account's first half-edge, or -1. Walk on with next(). */
+  first(account: number): number {
+    return account < this.#head.length ? this.#head[account]! - 1 : -1;
+  }
+
+  /** The half-edge after `half` on its account's list, or -1. */
+  next(half: number): number {
+    return this.#next[half]! - 1;
+  }
+
+  /** The account at the other end of `half`. */
+  other(half: number): number {
+    const keys = this.#byEnds.keys;
+    return (half & 1) === 0 ? keys[half | 1]! >>> 3 : keys[half - 1]!;
+  }
+
+  /** The link's type (a SignalType: ip is the ip_24h link). */
+  type(half: number): number {
+    return this.#byEnds.keys[half | 1]! & 7;
+  }
+
+  firstSeen(half: number): number {
+    return this.#firstSeen[half >>> 1]!;
+  }
+
+  lastSeen(half: number): number {
+    return this.#lastSeen[half >>> 1]!;
+  }
+
+  /** The signal value the link was last written from (its mask is the link's). */
+  value(half: number): number {
+    return this.#value[half >>> 1]!;
+  }
+
+  /** Removes every link of `account`, from both ends' lists; how many there were. */
+  removeAccount(account: number): number {
+    let count = 0;
+    let half = this.first(account);
+    while (half >= 0) {
+      const following = this.#next[half]! - 1;
+      const link = half >>> 1;
+      unlink(this.#head, this.other(half), this.#next, this.#prev, half ^ 1);
+      this.#byEnds.remove(link);
+      this.#byEnds.keys[link * 2] = 0;
+      this.#byEnds.keys[link * 2 + 1] = 0;
+      this.#next[half] = 0;
+      this.#prev[half] = 0;
+      this.#firstSeen[link] = 0;
+      this.#lastSeen[link] = 0;
+      this.#value[link] = 0;
+      this.#slots.release(link);
+      count++;
+      half = following;
+    }
+    if (account < this.#head.length) this.#head[account] = 0;
+    return count;
+  }
+
+  /** Links held (each stands for two rows of account_links). */
+  get count(): number {
+    return this.#slots.live;
+  }
+
+  /** How many more links there is room for. */
+  get available(): number {
+    return this.#slots.available;
+  }
+
+  /** Memory of the links, the per-account list heads included (counted as written). */
+  get bytes(): Bytes {
+    const high = this.#slots.high;
+    return sumBytes(
+      this.#byEnds.bytes(high), this.#slots.bytes, columnBytes(high * 2, this.#next, this.#prev),
+      columnBytes(high, this.#firstSeen, this.#lastSeen, this.#value), columnBytes(this.#head.length, this.#head),
+    );
+  }
+
+  /** Puts `half` first on `account`'s list. */
+  #push(account: number, half: number): void {
+    if (account >= this.#head.length) this.#head = grown(this.#head, Math.max(account + 1, this.#head.length * 2));
+    const first = this.#head[account]!;
+    this.#next[half] = first;
+    this.#prev[half] = 0;
+    if (first !== 0) this.#prev[first - 1] = half + 1;
+    this.#head[account] = half + 1;
+  }
+
+  #grow(): void {
+    const length = this.#value.length * 2;
+    this.#next = grown(this.#next, length * 2);
+    this.#prev = grown(this.#prev, length * 2);
+    this.#firstSeen = grown(this.#firstSeen, length);
+    this.#lastSeen = grown(this.#lastSeen, length);
+    this.#value = grown(this.#value, length);
+  }
+}

@@ -1,0 +1,277 @@
+// Signal values and their holders (DESIGN §8; the account_signals table of event-store.ts).
+//
+//   value:   a signal value of one space (email, phone, fp, ip or card), by its caller-given
+//            128-bit keyed hash; its type, its mask (for the links route), its holder list
+//   holder:  (account, value), first seen (seconds) and last seen (ms), on two lists:
+//              the value's list, doubly linked, most recent first: "the 100 most recent other
+//              holders" and "holders seen within 24 hours" read from the head and stop early
+//              the account's list, singly linked: erasure walks it
+//
+//   value 17 ── head ─► holder 4 (acc 9, 12:00) ◄─► holder 1 (acc 3, 11:40) ◄─► holder 7 (acc 5, 09:02)
+//   account 9 ─ head ─► holder 4 ──► holder 2 (value 30) ──► …
+//
+// A holder list stays ordered by last seen, newest first, ties by the latest write first: an
+// insert or refresh puts the holder at the head, past any holders seen later (those exist only if
+// the caller's clock stepped back). Holders are found by (account, value) through an index over
+// their own key column, which is also where their account and value are read from. A value no one
+// holds any more is dropped. Pure: time is passed in.
+import { kMaxSlot, SlotIndex } from './slot-index.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes } from './slots.js';
+import { StringArena } from './string-arena.js';
+
+export const enum SignalType {
+  Email = 0,
+  Phone = 1,
+  Fp = 2,
+  Ip = 3,
+  Card = 4,
+}
+
+/** An account's use of a value is re-written (last seen, links) at most this often (event-store.ts kSignalRefreshMs). */
+export const kRefreshMs = 60 * 60_000;
+
+const kInitialValues = 1024;
+const kInitialHolders = 1024;
+
+/** What erasure took from the index, for the caller to tell the store. */
+export interface ErasedSignals {
+  /** Holder entries removed (rows of account_signals). */
+  readonly holders: number;
+  /** Values no one holds any more, dropped. */
+  readonly dropped: number;
+  /** The type of each value the account held. */
+  readonly types: Uint8Array;
+  /** Each value's key as the caller gave it, 4 words per value, in the order of `types`. */
+  readonly keys: Uint32Array;
+}
+
+export class SignalIndex {
+  // Values. The index key is the caller's key with the space folded into its first word, so two
+  // spaces never share a value even if a caller hashed without the space.
+  readonly #values = new SlotAllocator(kMaxSlot + 1);
+  readonly #byKey = new SlotIndex(4, kInitialValues);
+  #type = column(Uint8Array, kInitialValues, kMaxSlot + 1);
+  /** First holder + 1 (0: none). */
+  #head = column(Uint32Array, kInitialValues, kMaxSlot + 1);
+  /** Offset of the value's mask in #masks. */
+  #mask = column(Uint32Array, kInitialValues, kMaxSlot + 1);
+  #masks = new StringArena();
+  // Holders. The index key column holds (account, value) per holder.
+  readonly #holders = new SlotAllocator(kMaxSlot + 1);
+  readonly #byPair = new SlotIndex(2, kInitialHolders);
+  /** Along the value's list, holder + 1 (0: none). */
+  #next = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
+  #prev = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
+  /** Along the account's list, holder + 1. */
+  #accountNext = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
+  #lastSeen = column(Float64Array, kInitialHolders, kMaxSlot + 1);
+  /** Seconds: shown nowhere and compared with nothing; kept for the derived table. */
+  #firstSeen = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
+  /** Per account: its first holder + 1. */
+  #accountHead = column(Uint32Array, 1024, kMaxSlot + 1);
+  readonly #probe = new Uint32Array(4);
+
+  /** The value of (space, key at keys[at..at + 4)), or -1. */
+  find(space: number, keys: Uint32Array, at: number): number {
+    this.#probeFor(space, keys, at);
+    return this.#byKey.find(this.#probe, 0);
+  }
+
+  /**
+   * `account` used a value at `now` (recordSignal in event-store.ts): a new (account, value) pair
+   * is added with first = last seen = now; a pair last seen kRefreshMs or more ago is refreshed
+   * (last seen = now, moved to the head). Returns the value when either happened — the caller then
+   * links the account with the value's other holders — and -1 when nothing was written. The caller
+   * has checked there is room (`available`). A write also makes `mask` the value's mask.
+   */
+  use(space: number, account: number, type: SignalType, keys: Uint32Array, at: number, mask: string, now: number): number {
+    this.#probeFor(space, keys, at);
+    let value = this.#byKey.find(this.#probe, 0);
+    const known = value >= 0;
+    if (!known) value = this.#addValue(type, mask);
+    const probe = this.#probe;
+    probe[0] = account;
+    probe[1] = value;
+    let holder = this.#byPair.find(probe, 0);
+    if (holder < 0) {
+      holder = this.#holders.allocate();
+      if (holder >= this.#lastSeen.length) this.#growHolders();
+      this.#byPair.reserve(holder + 1);
+      this.#byPair.keys[holder * 2] = account;
+      this.#byPair.keys[holder * 2 + 1] = value;
+      this.#byPair.insert(holder);
+      this.#firstSeen[holder] = Math.floor(now / 1000);
+      this.#lastSeen[holder] = now;
+      if (account >= this.#accountHead.length) this.#accountHead = grown(this.#accountHead, Math.max(account + 1, this.#accountHead.length * 2));
+      this.#accountNext[holder] = this.#accountHead[account]!;
+      this.#accountHead[account] = holder + 1;
+      this.#placeByRecency(value, holder, now);
+    } else if (now - this.#lastSeen[holder]! >= kRefreshMs) {
+      this.#lastSeen[holder] = now;
+      unlink(this.#head, value, this.#next, this.#prev, holder);
+      this.#placeByRecency(value, holder, now);
+    } else {
+      return -1;
+    }
+    if (known && this.#masks.get(this.#mask[value]!) !== mask) {
+      this.#masks.release(this.#mask[value]!);
+      this.#mask[value] = this.#masks.add(mask);
+    }
+    return value;
+  }
+
+  /**
+   * Writes to out[0..n) the accounts holding `value` other than `except`, most recent first, last
+   * seen at or after `since`, at most `limit` of them; returns n.
+   */
+  recentHolders(value: number, except: number, since: number, limit: number, out: Uint32Array): number {
+    const pairs = this.#byPair.keys;
+    let n = 0;
+    for (let holder = this.#head[value]! - 1; holder >= 0 && n < limit; holder = this.#next[holder]! - 1) {
+      if (this.#lastSeen[holder]! < since) break;
+      const account = pairs[holder * 2]!;
+      if (account !== except) out[n++] = account;
+    }
+    return n;
+  }
+
+  typeOf(value: number): SignalType {
+    return this.#type[value]!;
+  }
+
+  maskOf(value: number): string {
+    return this.#masks.get(this.#mask[value]!);
+  }
+
+  /** Removes every holder entry of `account` (of `space`) and the values no one holds any more. */
+  removeAccount(account: number, space: number): ErasedSignals {
+    const types: number[] = [];
+    const keys: number[] = [];
+    let dropped = 0;
+    const pairs = this.#byPair.keys;
+    let holder = account < this.#accountHead.length ? this.#accountHead[account]! - 1 : -1;
+    while (holder >= 0) {
+      const following = this.#accountNext[holder]! - 1;
+      const value = pairs[holder * 2 + 1]!;
+      unlink(this.#head, value, this.#next, this.#prev, holder);
+      this.#byPair.remove(holder);
+      pairs[holder * 2] = 0;
+      pairs[holder * 2 + 1] = 0;
+      this.#accountNext[holder] = 0;
+      this.#lastSeen[holder] = 0;
+      this.#firstSeen[holder] = 0;
+      this.#holders.release(holder);
+      const valueKeys = this.#byKey.keys;
+      types.push(this.#type[value]!);
+      keys.push((valueKeys[value * 4]! ^ space) >>> 0, valueKeys[value * 4 + 1]!, valueKeys[value * 4 + 2]!, valueKeys[value * 4 + 3]!);
+      if (this.#head[value] === 0) {
+        this.#dropValue(value);
+        dropped++;
+      }
+      holder = following;
+    }
+    if (account < this.#accountHead.length) this.#accountHead[account] = 0;
+    if (this.#masks.wasteful) this.#compactMasks();
+    return { holders: types.length, dropped, types: Uint8Array.from(types), keys: Uint32Array.from(keys) };
+  }
+
+  /** Values held. */
+  get values(): number {
+    return this.#values.live;
+  }
+
+  /** Holder entries. */
+  get holders(): number {
+    return this.#holders.live;
+  }
+
+  /** How many more values, and how many more holders, there is room for (the lesser). */
+  get available(): number {
+    return Math.min(this.#values.available, this.#holders.available);
+  }
+
+  /** Memory of the values: index and key column, type, head, mask offset, mask arena. */
+  get valueBytes(): Bytes {
+    const high = this.#values.high;
+    return sumBytes(this.#byKey.bytes(high), this.#values.bytes, columnBytes(high, this.#type, this.#head, this.#mask), this.#masks.bytes);
+  }
+
+  /** Memory of the holders, the per-account list heads included (counted as written). */
+  get holderBytes(): Bytes {
+    const high = this.#holders.high;
+    return sumBytes(
+      this.#byPair.bytes(high), this.#holders.bytes, columnBytes(high, this.#next, this.#prev, this.#accountNext, this.#lastSeen, this.#firstSeen),
+      columnBytes(this.#accountHead.length, this.#accountHead),
+    );
+  }
+
+  #probeFor(space: number, keys: Uint32Array, at: number): void {
+    const probe = this.#probe;
+    probe[0] = keys[at]! ^ space;
+    probe[1] = keys[at + 1]!;
+    probe[2] = keys[at + 2]!;
+    probe[3] = keys[at + 3]!;
+  }
+
+  /** A new value under the key in #probe. */
+  #addValue(type: SignalType, mask: string): number {
+    const value = this.#values.allocate();
+    if (value >= this.#type.length) this.#growValues();
+    this.#byKey.reserve(value + 1);
+    this.#byKey.keys.set(this.#probe, value * 4);
+    this.#byKey.insert(value);
+    this.#type[value] = type;
+    this.#head[value] = 0;
+    this.#mask[value] = this.#masks.add(mask);
+    return value;
+  }
+
+  #dropValue(value: number): void {
+    this.#byKey.remove(value);
+    this.#byKey.keys.fill(0, value * 4, value * 4 + 4);
+    this.#masks.release(this.#mask[value]!);
+    this.#mask[value] = 0;
+    this.#type[value] = 0;
+    this.#values.release(value);
+  }
+
+  /** Puts `holder` (last seen `now`, on no list) first among the value's holders not seen after `now`. */
+  #placeByRecency(value: number, holder: number, now: number): void {
+    let before = -1;
+    let after = this.#head[value]! - 1;
+    while (after >= 0 && this.#lastSeen[after]! > now) {
+      before = after;
+      after = this.#next[after]! - 1;
+    }
+    this.#prev[holder] = before + 1;
+    this.#next[holder] = after + 1;
+    if (before < 0) this.#head[value] = holder + 1;
+    else this.#next[before] = holder + 1;
+    if (after >= 0) this.#prev[after] = holder + 1;
+  }
+
+  #growValues(): void {
+    const length = this.#type.length * 2;
+    this.#type = grown(this.#type, length);
+    this.#head = grown(this.#head, length);
+    this.#mask = grown(this.#mask, length);
+  }
+
+  #growHolders(): void {
+    const length = this.#lastSeen.length * 2;
+    this.#next = grown(this.#next, length);
+    this.#prev = grown(this.#prev, length);
+    this.#accountNext = grown(this.#accountNext, length);
+    this.#lastSeen = grown(this.#lastSeen, length);
+    this.#firstSeen = grown(this.#firstSeen, length);
+  }
+
+  /** Copies the masks of live values (every live value has a holder) into a fresh arena. */
+  #compactMasks(): void {
+    const fresh = new StringArena(this.#masks.used - this.#masks.garbage);
+    for (let value = 0; value < this.#values.high; value++) {
+      if (this.#head[value] !== 0) this.#mask[value] = fresh.copyFrom(this.#masks, this.#mask[value]!);
+    }
+    this.#masks = fresh;
+  }
+}
