@@ -13,7 +13,9 @@ create  prints the new key once (with --json: one JSON object with key, key_id, 
         environment, scopes). Secret keys get every scope unless --scopes is given; publishable
         keys hold only fp:write, and --origins restricts the web pages that may use them.
         A running server accepts the key at once.
-list    shows keys without the key itself (only its SHA-256 hash is stored).
+list    shows keys without the key itself (only its SHA-256 hash is stored), with when each was
+        created and last used. A running server records use in memory and writes it every
+        minute and when it stops, so "last used" may lag by up to a minute ("never": not yet).
 revoke  stops a key; a running server refuses it within a second.
 
 --project live / sandbox name the first tenant's live project / its sandbox project.`;
@@ -93,7 +95,8 @@ function revoke(args: string[]): number {
 
 function describeKey(key: ApiKeyInfo): string {
   const state = key.revoked_at === null ? 'active' : `revoked ${formatTime(key.revoked_at)}`;
-  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  scopes=${key.scopes.join(',')}${key.label ? `  "${key.label}"` : ''}`;
+  const lastUsed = key.last_used_at === null ? 'never' : formatTime(key.last_used_at);
+  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  created ${formatTime(key.created_at)}  last used ${lastUsed}  scopes=${key.scopes.join(',')}${key.label ? `  "${key.label}"` : ''}`;
 }
 
 function splitList(value: string): string[] {

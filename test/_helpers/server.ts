@@ -1,5 +1,6 @@
 // Starts the real server (the compiled command line) on a free loopback port with a fresh data dir,
 // and talks to it over real HTTP. Every HTTP test goes through here.
+import Database from 'better-sqlite3';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -164,6 +165,16 @@ export interface CliResult {
 export function runCli(args: readonly string[], env: Readonly<Record<string, string>> = {}): CliResult {
   const result = spawnSync(process.execPath, [kCliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** How many events with this event_id the data dir's database holds (read-only look). */
+export function storedEventCount(dataDir: string, eventId: string): number {
+  const db = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM events WHERE event_id = ?').get(eventId) as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
 
 export function sleep(ms: number): Promise<void> {
