@@ -30,6 +30,10 @@ export function parse<O extends Options>(args: string[], options: O, allowPositi
 
 export const kDataDirOption = { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
+/** The --data-dir line of every command's help but serve's. */
+export const kDataDirHelp = `--data-dir D  the data dir (default: DATA_DIR, else ./data); it must hold a database: only
+              fraud-scorer serve creates one`;
+
 export function dataDirOf(values: { 'data-dir'?: string | undefined }): string {
   return values['data-dir'] ?? (process.env.DATA_DIR || './data');
 }

@@ -14,7 +14,7 @@ import {
   type DeliveryFilter,
   type WebhookConfig,
 } from '../webhooks/webhook-store.js';
-import { actionCommand, withDataDir, formatTime, kDataDirOption, parse, print, printJson, required, UsageError, CliError } from './args.js';
+import { actionCommand, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError, CliError } from './args.js';
 
 const kHelp = `Usage:
   fraud-scorer webhook set    --project live|sandbox|<prj_id> --url https://... [--secret whsec_...] [--data-dir D] [--json]
@@ -38,7 +38,8 @@ deliveries     lists the project's messages, newest first: pending (not tried ye
 redeliver      makes a message due again now, with a fresh retry window (same webhook-id, so
                receivers still de-duplicate); --all-abandoned does it for every abandoned one.
 
-A running server uses changed settings and redeliveries within a second or so.`;
+A running server uses changed settings and redeliveries within a second or so.
+${kDataDirHelp}`;
 
 const kProjectOptions = { ...kDataDirOption, project: { type: 'string' }, json: { type: 'boolean' } } as const;
 const kMaxOverlapMs = 30 * 86_400_000;
