@@ -4,19 +4,11 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { api, startServer, type TestServer } from './_helpers/server.js';
+import { api, serverForFile } from './_helpers/server.js';
 
 const kReadme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
 
-let server: TestServer;
-
-test.before(async () => {
-  server = await startServer();
-});
-
-test.after.always(async () => {
-  await server?.stop();
-});
+const file = serverForFile(test);
 
 /** The fenced blocks of the README, with their language. */
 function codeBlocks(): Array<{ language: string; text: string }> {
@@ -49,7 +41,7 @@ function claimedValue(text: string, name: string): unknown {
 test('the first-start output is what the README shows, line by line', (t) => {
   const block = codeBlocks().find((candidate) => candidate.text.startsWith('First start:'));
   t.truthy(block);
-  const printed = server.output().split('\n');
+  const printed = file.server.output().split('\n');
   let at = 0;
   for (const line of block!.text.trimEnd().split('\n')) {
     const pattern = linePattern(line);
@@ -71,7 +63,7 @@ test('the README\'s example request gets the answer the README shows', async (t)
   const eventId = randomUUID();
   const body = JSON.parse(argument.replace(substitution, eventId)) as Record<string, unknown>;
 
-  const answer = await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body });
+  const answer = await api(file.server, 'POST', '/v1/events', { key: file.key, body });
   t.is(answer.status, 200, answer.text);
   const claimed = codeBlocks().find((candidate) => candidate.language === 'json' && candidate.text.includes('"decision"'))!.text;
   const data = answer.body.data as Record<string, unknown>;

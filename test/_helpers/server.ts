@@ -129,6 +129,29 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   };
 }
 
+/**
+ * One server for every test of a file: started before the first test, stopped after the last.
+ * Read `server` (and `key`, its live secret key) inside tests, once the server runs.
+ */
+export function serverForFile(test: { before(run: () => Promise<void>): void; after: { always(run: () => Promise<void>): void } }, options: StartOptions = {}): { readonly server: TestServer; readonly key: string } {
+  let running: TestServer | null = null;
+  test.before(async () => {
+    running = await startServer(options);
+  });
+  test.after.always(async () => {
+    await running?.stop();
+  });
+  return {
+    get server(): TestServer {
+      if (running === null) throw new Error('the file\'s server is not running yet');
+      return running;
+    },
+    get key(): string {
+      return this.server.bootstrap.keys.live_secret.key;
+    },
+  };
+}
+
 export interface ApiResponse<T = any> {
   readonly status: number;
   readonly headers: Headers;

@@ -3,21 +3,11 @@
 // uWebSockets.js gives before our code runs are pinned here and listed in docs/operations.md.
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { api, startServer, storedEventCount, type TestServer } from '../_helpers/server.js';
+import { api, serverForFile, storedEventCount } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { exchangeRaw, parseResponses } from '../_helpers/raw-http.js';
 
-let server: TestServer;
-let key: string;
-
-test.before(async () => {
-  server = await startServer();
-  key = server.bootstrap.keys.live_secret.key;
-});
-
-test.after.always(async () => {
-  await server?.stop();
-});
+const file = serverForFile(test);
 
 /** A raw request: request line, headers, blank line, then `body` as given. */
 function raw(requestLine: string, headers: readonly string[], body = ''): string {
@@ -34,7 +24,7 @@ function eventBody(): { body: string; eventId: string } {
 const refusedFraming = test.macro(async (t, framing: (body: string) => { headers: string[]; body: string }, parameter: string) => {
   const { body, eventId } = eventBody();
   const request = framing(body);
-  const { bytes, closed } = await exchangeRaw(server.port, raw('POST /v1/events HTTP/1.1', [`Authorization: Bearer ${key}`, 'Content-Type: application/json', 'x-request-id: framing-1', ...request.headers], request.body));
+  const { bytes, closed } = await exchangeRaw(file.server.port, raw('POST /v1/events HTTP/1.1', [`Authorization: Bearer ${file.key}`, 'Content-Type: application/json', 'x-request-id: framing-1', ...request.headers], request.body));
   const responses = parseResponses(bytes);
   t.is(responses.length, 1, bytes.toString('latin1'));
   t.is(responses[0]!.status, 400);
@@ -44,7 +34,7 @@ const refusedFraming = test.macro(async (t, framing: (body: string) => { headers
   t.is(answer.errors[0].code, 'VALIDATION_ERROR');
   t.is(answer.errors[0].parameter, parameter);
   t.true(closed, 'the connection is closed');
-  t.is(storedEventCount(server.dataDir, eventId), 0);
+  t.is(storedEventCount(file.server.dataDir, eventId), 0);
 });
 
 test('two equal Content-Length headers: 400 on Content-Length', refusedFraming, (body) => ({ headers: [`Content-Length: ${Buffer.byteLength(body)}`, `Content-Length: ${Buffer.byteLength(body)}`], body }), 'Content-Length');
@@ -55,8 +45,8 @@ test('two Transfer-Encoding: chunked headers: 400 on Transfer-Encoding', refused
 test('conflicting Content-Length headers with a request hidden behind: the hidden request is never served', async (t) => {
   // Framed by the first header the body is empty and "GET /v1/scores/..." would be a second
   // request; framed by the second (as a proxy may) it is the body. Neither reading is served.
-  const hidden = `GET /v1/scores/${randomUUID()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n\r\n`;
-  const { bytes, closed } = await exchangeRaw(server.port, raw('POST /v1/events HTTP/1.1', [`Authorization: Bearer ${key}`, 'Content-Type: application/json', 'Content-Length: 0', `Content-Length: ${Buffer.byteLength(hidden)}`], hidden));
+  const hidden = `GET /v1/scores/${randomUUID()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${file.key}\r\n\r\n`;
+  const { bytes, closed } = await exchangeRaw(file.server.port, raw('POST /v1/events HTTP/1.1', [`Authorization: Bearer ${file.key}`, 'Content-Type: application/json', 'Content-Length: 0', `Content-Length: ${Buffer.byteLength(hidden)}`], hidden));
   t.true(closed);
   t.deepEqual(parseResponses(bytes).map((response) => response.status).filter((status) => status !== 400), [], 'no answer but the refusal');
   t.false(bytes.toString('latin1').includes('NOT_FOUND'), 'the hidden GET was not routed');
@@ -67,18 +57,18 @@ test('conflicting Content-Length headers with a request hidden behind: the hidde
 /** `request()` is called once the server runs (the key is known then). */
 const answeredByTheLibrary = test.macro(async (t, request: () => string, status: number) => {
   const eventId = randomUUID();
-  const { bytes, closed } = await exchangeRaw(server.port, request().replaceAll('EVENT_ID', eventId));
+  const { bytes, closed } = await exchangeRaw(file.server.port, request().replaceAll('EVENT_ID', eventId));
   const responses = parseResponses(bytes);
   t.is(responses[0]?.status, status, bytes.toString('latin1'));
   t.false('x-request-id' in (responses[0]?.headers ?? {}), 'answered before our code ran');
   t.true(closed, 'the connection is closed');
-  t.is(storedEventCount(server.dataDir, eventId), 0);
+  t.is(storedEventCount(file.server.dataDir, eventId), 0);
 });
 
 const kEvent = '{"event_id":"EVENT_ID","event_type":"payment"}';
 const kChunk = `${Buffer.byteLength(kEvent).toString(16)}\r\n${kEvent}\r\n`;
 const kPostLine = 'POST /v1/events HTTP/1.1';
-const auth = (): string => `Authorization: Bearer ${key}`;
+const auth = (): string => `Authorization: Bearer ${file.key}`;
 
 test('Content-Length with Transfer-Encoding: 400', answeredByTheLibrary, () => raw(kPostLine, [auth(), 'Content-Type: application/json', 'Content-Length: 4', 'Transfer-Encoding: chunked'], `${kChunk}0\r\n\r\n`), 400);
 test('Content-Length as a list: 400', answeredByTheLibrary, () => raw(kPostLine, [auth(), 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(kEvent)}, ${Buffer.byteLength(kEvent)}`], kEvent), 400);
@@ -104,7 +94,7 @@ test('requests the library cannot parse get no answer, and their connection is c
   ];
   // uWS waits for the rest of a request it cannot make sense of, then closes the connection after
   // its idle timeout (10 s); all cases wait at once.
-  const outcomes = await Promise.all(cases.map(([, request]) => exchangeRaw(server.port, `${request}`)));
+  const outcomes = await Promise.all(cases.map(([, request]) => exchangeRaw(file.server.port, `${request}`)));
   outcomes.forEach(({ bytes, closed }, i) => {
     t.true(closed, cases[i]![0]);
     t.is(bytes.length, 0, `${cases[i]![0]}: ${bytes.toString('latin1')}`);
@@ -116,21 +106,21 @@ test('a chunked trailer section is read as the next request, which the library r
   // trailer line, which it refuses (400 or 505 by the line's shape) before closing. The event
   // itself was complete: it may be stored, and the retry the interface prescribes is safe.
   const eventId = randomUUID();
-  const { bytes, closed } = await exchangeRaw(server.port, raw(kPostLine, [auth(), 'Content-Type: application/json', 'Transfer-Encoding: chunked'], `${kChunk}0\r\nX-Trailer: 1\r\n\r\n`).replaceAll('EVENT_ID', eventId));
+  const { bytes, closed } = await exchangeRaw(file.server.port, raw(kPostLine, [auth(), 'Content-Type: application/json', 'Transfer-Encoding: chunked'], `${kChunk}0\r\nX-Trailer: 1\r\n\r\n`).replaceAll('EVENT_ID', eventId));
   t.true(closed);
   const statuses = parseResponses(bytes).map((response) => response.status);
   t.true(statuses.length === 1 && (statuses[0] === 400 || statuses[0] === 505), bytes.toString('latin1'));
-  const retry = await api(server, 'POST', '/v1/events', { key, rawBody: kEvent.replace('EVENT_ID', eventId) });
+  const retry = await api(file.server, 'POST', '/v1/events', { key: file.key, rawBody: kEvent.replace('EVENT_ID', eventId) });
   t.is(retry.status, 200, retry.text);
-  t.is(storedEventCount(server.dataDir, eventId), 1);
+  t.is(storedEventCount(file.server.dataDir, eventId), 1);
 });
 
 test('a request hidden where a chunked trailer goes is never served, even behind an answer given at once', async (t) => {
   // The 401 is answered before the body is read; uWS then reads the chunked body to its last
   // chunk and would parse the "trailer" as a request. Answers to chunked requests wait a turn and
   // close the connection, so uWS drops the connection instead.
-  const hidden = `GET /v1/scores/${randomUUID()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n\r\n`;
-  const { bytes, closed } = await exchangeRaw(server.port, raw(kPostLine, ['Content-Type: application/json', 'Transfer-Encoding: chunked'], `2\r\n{}\r\n0\r\n${hidden}`));
+  const hidden = `GET /v1/scores/${randomUUID()} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${file.key}\r\n\r\n`;
+  const { bytes, closed } = await exchangeRaw(file.server.port, raw(kPostLine, ['Content-Type: application/json', 'Transfer-Encoding: chunked'], `2\r\n{}\r\n0\r\n${hidden}`));
   t.true(closed);
   t.false(bytes.toString('latin1').includes('NOT_FOUND'), bytes.toString('latin1'));
   t.deepEqual(parseResponses(bytes).map((response) => response.status).filter((status) => status !== 401), []);
@@ -138,12 +128,12 @@ test('a request hidden where a chunked trailer goes is never served, even behind
 
 test('a chunked request is answered, then its connection closed', async (t) => {
   const { body, eventId } = eventBody();
-  const { bytes, closed } = await exchangeRaw(server.port, raw(kPostLine, [auth(), 'Content-Type: application/json', 'Transfer-Encoding: chunked'], `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`));
+  const { bytes, closed } = await exchangeRaw(file.server.port, raw(kPostLine, [auth(), 'Content-Type: application/json', 'Transfer-Encoding: chunked'], `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`));
   const responses = parseResponses(bytes);
   t.is(responses[0]?.status, 200, bytes.toString('latin1'));
   t.is(responses[0]?.headers.connection, 'close');
   t.true(closed);
-  t.is(storedEventCount(server.dataDir, eventId), 1);
+  t.is(storedEventCount(file.server.dataDir, eventId), 1);
 });
 
 // ---- Pipelining ---------------------------------------------------------------------------------
@@ -159,7 +149,7 @@ test('pipelined requests answered at once come back in order on one connection',
     raw('GET /nope HTTP/1.1', ['x-request-id: p5']),
   ];
   const methods = ['GET', 'HEAD', 'GET', 'POST', 'GET'];
-  const { bytes } = await exchangeRaw(server.port, requests.join(''), requests.length, methods);
+  const { bytes } = await exchangeRaw(file.server.port, requests.join(''), requests.length, methods);
   const responses = parseResponses(bytes, methods);
   t.deepEqual(responses.map((response) => response.headers['x-request-id']), ['p1', 'p2', 'p3', 'p4', 'p5']);
   t.deepEqual(responses.map((response) => response.status), [200, 200, 404, 401, 404]);
@@ -172,10 +162,10 @@ test('a request pipelined behind POST /v1/events ends the connection; the event 
   // the connection close, and the retry the interface prescribes gets the stored result.
   const { body, eventId } = eventBody();
   const post = raw('POST /v1/events HTTP/1.1', [auth(), 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`], body);
-  const { closed } = await exchangeRaw(server.port, `${post}${raw('GET /healthz HTTP/1.1', [])}`);
+  const { closed } = await exchangeRaw(file.server.port, `${post}${raw('GET /healthz HTTP/1.1', [])}`);
   t.true(closed);
-  const retry = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+  const retry = await api(file.server, 'POST', '/v1/events', { key: file.key, rawBody: body });
   t.is(retry.status, 200, retry.text);
   t.is(retry.body.data.event_id, eventId);
-  t.is(storedEventCount(server.dataDir, eventId), 1);
+  t.is(storedEventCount(file.server.dataDir, eventId), 1);
 });
