@@ -33,7 +33,7 @@ import {
 import { parseApiKey } from '../auth/api-keys.js';
 import type { AuthenticatedKey, KeyRegistry } from '../auth/key-registry.js';
 import { apiError, isApiError, type ApiError } from '../shared/errors.js';
-import type { AccessLog, Logger } from '../shared/log.js';
+import { LogBudget, type AccessLog, type Logger } from '../shared/log.js';
 import type { Metrics } from '../shared/metrics.js';
 import { parseJsonObjectBody, type JsonObject } from '../validation/json-body.js';
 import { failureBody, isWellFormedRequestId, serializedSuccessBody, statusLine, successBody } from './envelope.js';
@@ -79,6 +79,7 @@ const kNoHeaders: ExtraHeaders = [];
 // declarations only name it inside an enum the module does not export.
 const kListenExclusivePort = 1;
 const kUnmatchedLabel = 'unmatched';
+const kUnavailableLinesPerSecond = 20;
 // RFC 6750 §3: the scheme a 401 asks for; error="invalid_token" when a key was sent but refused.
 const kMissingKeyHeaders: ExtraHeaders = [['WWW-Authenticate', 'Bearer realm="fraud-scorer"']];
 const kRefusedKeyHeaders: ExtraHeaders = [['WWW-Authenticate', 'Bearer realm="fraud-scorer", error="invalid_token"']];
@@ -131,6 +132,8 @@ export class HttpServer {
   readonly #failedLookups: FixedWindowCounter;
   readonly #now: () => number;
   readonly #rateLimiterReady: () => boolean;
+  /** 503 lines per error code and second (every 503 is counted in /metrics all the same). */
+  readonly #unavailableLog = new LogBudget(kUnavailableLinesPerSecond, 1000);
   #app: TemplatedApp | null = null;
   #listenSocket: us_listen_socket | null = null;
   #inFlight = 0;
@@ -481,15 +484,21 @@ export class HttpServer {
     this.#send(exchange, error.status, kJson, failureBody([error]), headers);
   }
 
-  /** Every 5xx, with what caused it: 500 as an error, 503 (a refusal that protects the service) as a warning. */
+  /**
+   * Every 5xx, with what caused it: a 500 as an error, always; a 503 (a refusal that protects the
+   * service) as a warning, up to kUnavailableLinesPerSecond per code and second. Past that, under
+   * overload, the next line that is written says how many were left out (`left_out`).
+   */
   #logServerError(exchange: Exchange, error: ApiError): void {
     const fields = { request_id: exchange.requestId, route: exchange.routeLabel, status: error.status, code: error.code, cause: error.cause ?? error.message };
-    if (error.status === 503) {
-      this.#options.metrics.recordUnavailable(error.code);
-      this.#options.log.warn('request refused: service unavailable', fields);
-    } else {
+    if (error.status !== 503) {
       this.#options.log.error('request failed', fields);
+      return;
     }
+    this.#options.metrics.recordUnavailable(error.code);
+    const leftOut = this.#unavailableLog.take(error.code, this.#now());
+    if (leftOut === null) return;
+    this.#options.log.warn('request refused: service unavailable', leftOut === 0 ? fields : { ...fields, left_out: leftOut });
   }
 
   #answerPreflight(exchange: Exchange, origin: string, allowed: readonly HttpMethod[]): void {

@@ -47,3 +47,40 @@ export type AccessLog = (entry: AccessEntry) => void;
 export function createAccessLog(write: (line: string) => void = (line) => process.stderr.write(line)): AccessLog {
   return (entry) => write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', message: 'request', ...entry })}\n`);
 }
+
+/**
+ * At most `perWindow` lines per key in each window of `windowMs`; the rest are counted, not
+ * written. Under overload thousands of requests a second can be refused, and writing a line for
+ * each (stderr to a pipe is synchronous) would make the refusals themselves slow. Pure: the clock
+ * is passed in.
+ */
+export class LogBudget {
+  readonly #perWindow: number;
+  readonly #windowMs: number;
+  readonly #windows = new Map<string, { start: number; used: number; leftOut: number }>();
+
+  constructor(perWindow: number, windowMs: number) {
+    this.#perWindow = perWindow;
+    this.#windowMs = windowMs;
+  }
+
+  /** null: leave this line out; else write it, with the number of lines left out since the last. */
+  take(key: string, now: number): number | null {
+    let window = this.#windows.get(key);
+    if (window === undefined) {
+      window = { start: now, used: 0, leftOut: 0 };
+      this.#windows.set(key, window);
+    } else if (now - window.start >= this.#windowMs) {
+      window.start = now;
+      window.used = 0;
+    }
+    if (window.used >= this.#perWindow) {
+      window.leftOut++;
+      return null;
+    }
+    window.used++;
+    const leftOut = window.leftOut;
+    window.leftOut = 0;
+    return leftOut;
+  }
+}
