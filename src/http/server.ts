@@ -311,8 +311,8 @@ export class HttpServer {
       return;
     }
     // JSON routes take JSON: a form or text body is refused before it is read (nothing stored).
-    // The publish route's body is optional; only a body that is there must be JSON.
-    const hasBody = route.body === 'json' || transferEncoding !== '' || (contentLength !== '' && contentLength !== '0');
+    // Without any body the body check below says so (400 on body), which tells the client more.
+    const hasBody = transferEncoding !== '' || (contentLength !== '' && contentLength !== '0');
     if (hasBody && !isJsonMediaType(contentType)) {
       const error = apiError('VALIDATION_ERROR', `Content-Type must be application/json${contentType === '' ? '; none was sent' : `, not ${JSON.stringify(contentType)}`}.`, 'Content-Type');
       this.#send(exchange, error.status, kJson, failureBody([error]), kNoHeaders);
@@ -571,9 +571,9 @@ export class HttpServer {
   }
 }
 
-/** An Allow list with HEAD beside GET (HEAD is served wherever GET is). */
+/** An Allow list with HEAD right after GET (HEAD is served wherever GET is). */
 function withHead(allowed: readonly HttpMethod[]): string[] {
-  return allowed.includes('GET') ? [...allowed, 'HEAD'] : [...allowed];
+  return allowed.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
 }
 
 function limitExceeded(verdict: LimitVerdict): { error: ApiError; headers: ExtraHeaders } | null {
