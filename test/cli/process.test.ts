@@ -66,6 +66,7 @@ test('a port held by another program: exit 1 at once, one line, no stack', async
 test('a second server on the same data dir exits 1 with one line; after the first is killed, a new one starts', async (t) => {
   const dataDir = makeDataDir();
   const first = await startServer({ dataDir });
+  t.teardown(() => first.kill());
   const second = await failedStart(['--port', '0', '--data-dir', dataDir]);
   assertOneLineRefusal(t, second, /^fraud-scorer serve: the data dir .* is in use by another fraud-scorer server \(it holds .*server\.lock\)$/);
   t.is((await api(first, 'GET', '/healthz')).status, 200);
