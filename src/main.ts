@@ -17,6 +17,7 @@ import { LiveRulesets } from './rulesets/live-rulesets.js';
 import { RulesCompiler } from './rulesets/rules-compiler.js';
 import { RulesService } from './rulesets/rules-service.js';
 import { createRulesHandlers } from './http/handlers/rules.js';
+import { createWebhookHandlers } from './http/handlers/webhooks.js';
 import { AsyncScorer } from './scoring/async-scorer.js';
 import { EventService } from './scoring/event-service.js';
 import { EventReader } from './scoring/event-store.js';
@@ -24,27 +25,43 @@ import { Scorer } from './scoring/scorer.js';
 import { rebuildVelocity } from './scoring/velocity-rebuild.js';
 import { VelocityWindows } from './signals/velocity.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
+import { DeliveriesService } from './webhooks/deliveries.js';
 import { installSecret } from './store/install-secret.js';
 import { Checkpointer } from './store/checkpointer.js';
 import { announceThread } from './shared/threads.js';
 import { createAgentHandler, createCollectHandler } from './http/handlers/fingerprint.js';
 import { loadAgentScript } from './fingerprint/agent-asset.js';
 import { buildRouteTable } from './http/routes.js';
-import { HttpServer } from './http/server.js';
-import type { Logger } from './shared/log.js';
+import { HttpServer, ListenError } from './http/server.js';
+import type { AccessLog, Logger } from './shared/log.js';
+import { kVersion } from './shared/version.js';
+import { OutcomeCounts } from './pool/outcome-tally.js';
+import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from './store/data-dir-lock.js';
 import { Metrics } from './shared/metrics.js';
 import { closeCleanly, openDatabase, secureDataDir } from './store/database.js';
 import { AccountGate } from './accounts/account-gate.js';
 import { FaultLatch } from './shared/fault-latch.js';
-import { migrate } from './store/migrate.js';
+import { migrate, SchemaTooNewError } from './store/migrate.js';
 import { Writer } from './store/writer.js';
 import { kWriterThreadScript, type AppWriter } from './write-commands.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/provision.js';
 
-export const kVersion = '0.1.0';
 export const kBootstrapKeysFile = 'bootstrap-keys.json';
 const kDrainTimeoutMs = 10_000;
 const kVelocitySweepIntervalMs = 10 * 60_000;
+/** How often the last use of keys, counted in memory, is written (and at every stop). */
+const kKeyUseFlushIntervalMs = 60_000;
+
+/**
+ * A start that cannot go on, for a reason the operator must fix (the data dir or the port in use,
+ * a database of a newer build): the command line prints the message as one line and exits 1.
+ */
+export class StartupError extends Error {}
+
+export interface ServiceOptions {
+  /** ACCESS_LOG on: one line per request. */
+  readonly accessLog?: AccessLog | null;
+}
 
 export interface RunningService {
   readonly port: number;
@@ -53,14 +70,29 @@ export interface RunningService {
   shutdown(): Promise<void>;
 }
 
-export async function startService(config: Config, log: Logger): Promise<RunningService> {
+export async function startService(config: Config, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   announceThread('http');
   const now = Date.now;
   secureDataDir(config.dataDir);
+  // One server per data dir, held until the process ends (store/data-dir-lock.ts).
+  let lock: DataDirLock;
+  try {
+    lock = acquireDataDirLock(config.dataDir);
+  } catch (error) {
+    if (error instanceof DataDirLockedError) throw new StartupError(error.message);
+    throw error;
+  }
   // Setting up (schema, first-start bootstrap, install secret) uses a connection of its own that
   // is closed before the writer thread opens the one connection that writes while serving.
   const setupDb = openDatabase(config.dataDir, { busyTimeoutMs: config.sqliteBusyTimeoutMs });
-  migrate(setupDb);
+  try {
+    migrate(setupDb);
+  } catch (error) {
+    setupDb.close();
+    lock.release();
+    if (error instanceof SchemaTooNewError) throw new StartupError(`${config.dataDir}: ${error.message}`);
+    throw error;
+  }
   const bootstrap = bootstrapIfEmpty(setupDb, now());
   if (bootstrap !== null) writeBootstrapKeys(config.dataDir, bootstrap);
   const secret = installSecret(setupDb);
@@ -70,14 +102,15 @@ export async function startService(config: Config, log: Logger): Promise<Running
 
   const writer: AppWriter = new Writer(kWriterThreadScript, { dataDir: config.dataDir, busyTimeoutMs: config.sqliteBusyTimeoutMs });
   await writer.ready();
-  const keys = new KeyRegistry(readDb);
+  const keys = new KeyRegistry(readDb, now);
   keys.start();
   const rulesets = new LiveRulesets(readDb);
   rulesets.start();
   const faults = kFaults.filter((fault) => hasFault(config, fault));
+  const outcomes = new OutcomeCounts();
   const pool = new RulesPool(
     { dataDir: config.dataDir, installSecret: secret.toString('base64'), faults },
-    { threads: config.workers, maxHeapMb: config.workerMaxHeapMb, taskTimeoutMs: config.workerTaskTimeoutMs, log },
+    { threads: config.workers, maxHeapMb: config.workerMaxHeapMb, taskTimeoutMs: config.workerTaskTimeoutMs, log, onTally: (tally) => outcomes.add(tally) },
   );
   const velocity = new VelocityWindows();
   const rebuilt = rebuildVelocity(readDb, velocity, now());
@@ -102,7 +135,20 @@ export async function startService(config: Config, log: Logger): Promise<Running
   const pending = asyncScorer.loadPending(readDb);
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
   deliverer.start();
-  log.info('store ready', { velocity_events_rebuilt: rebuilt, pending_async_events: pending });
+  const deliveries = new DeliveriesService(readDb, writer, () => deliverer.poke(), now);
+  // Key use is counted in memory by the registry and written now and then, never per request.
+  const flushKeyUses = async (): Promise<void> => {
+    const uses = keys.takeUses();
+    if (uses.length === 0) return;
+    try {
+      await writer.call('recordKeyUse', uses);
+    } catch (error) {
+      log.warn('the last use of keys could not be recorded', { keys: uses.length, error });
+    }
+  };
+  const keyUseFlush = setInterval(() => void flushKeyUses(), kKeyUseFlushIntervalMs);
+  keyUseFlush.unref();
+  log.info('store ready', { velocity_events_rebuilt: rebuilt, pending_async_events: pending, pid: process.pid });
   if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
 
   const metrics = new Metrics();
@@ -122,6 +168,10 @@ export async function startService(config: Config, log: Logger): Promise<Running
   metrics.gauge('fraud_scorer_events_in_flight_limit', 'MAX_EVENTS_IN_FLIGHT: past it, POST /v1/events answers 503.', () => config.maxEventsInFlight);
   metrics.counter('fraud_scorer_events_refused_total', 'POST /v1/events refused at the door with 503 (over MAX_EVENTS_IN_FLIGHT).', () => events.refused);
   metrics.counter('fraud_scorer_events_dropped_total', 'Sync events not scored because their client had gone.', () => scorer.dropped);
+  metrics.gauge('fraud_scorer_async_queue_limit', 'Bound of the async queue (ASYNC_QUEUE_LIMIT): past it, async answers 503.', () => config.asyncQueueLimit);
+  metrics.counter('fraud_scorer_rule_worker_restarts_total', 'Rule workers started to replace one that died.', () => pool.restarts);
+  metrics.labeledCounter('fraud_scorer_decisions_total', 'Events scored, by project and decision.', ['project_id', 'decision'], () => outcomes.decisions());
+  metrics.labeledCounter('fraud_scorer_rule_hits_total', 'Matches of published rules, by project, rule id and status (active or shadow).', ['project_id', 'rule_id', 'status'], () => outcomes.ruleHits());
 
   let draining = false;
   const routes = buildRouteTable({
@@ -137,6 +187,7 @@ export async function startService(config: Config, log: Logger): Promise<Running
     fpCollect: createCollectHandler({ installSecret: secret, writer }),
     fpAgent: createAgentHandler(loadAgentScript()),
     ...createRulesHandlers(rules),
+    ...createWebhookHandlers(deliveries),
   });
   const server = new HttpServer({
     host: config.host,
@@ -155,8 +206,9 @@ export async function startService(config: Config, log: Logger): Promise<Running
     log,
     now,
     rateLimiterReady: hasFault(config, 'rate_limiter_unready') ? () => false : () => true,
+    accessLog: options.accessLog ?? null,
   });
-  const port = await server.listen();
+  metrics.gauge('fraud_scorer_http_in_flight', 'Requests received and not yet answered.', () => server.inFlight);
 
   let shutdownPromise: Promise<void> | null = null;
   const shutdown = (): Promise<void> => {
@@ -164,6 +216,8 @@ export async function startService(config: Config, log: Logger): Promise<Running
       draining = true;
       await server.drain(kDrainTimeoutMs);
       server.close();
+      clearInterval(keyUseFlush);
+      await flushKeyUses();
       // Pending async events stay pending in the store; the next start scores them.
       await asyncScorer.pause();
       await deliverer.stop();
@@ -177,9 +231,19 @@ export async function startService(config: Config, log: Logger): Promise<Running
       readDb.close();
       // Last: no connection is left, so the WAL is emptied and removed (nothing lingers in it).
       closeCleanly(config.dataDir);
+      lock.release();
     })();
     return shutdownPromise;
   };
+  let port: number;
+  try {
+    port = await server.listen();
+  } catch (error) {
+    // Nothing was served: stop what was started, so that the process can end at once.
+    await shutdown();
+    if (error instanceof ListenError) throw new StartupError(error.message);
+    throw error;
+  }
   return { port, bootstrap, shutdown };
 }
 

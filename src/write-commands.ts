@@ -8,7 +8,8 @@ import { recordFingerprintSighting } from './fingerprint/fingerprint-store.js';
 import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset } from './rulesets/ruleset-store.js';
 import { insertPendingEvent, persistScoredEvent } from './scoring/event-store.js';
 import type { Writer } from './store/writer.js';
-import { markDelivered, markFailed, pruneFinished } from './webhooks/webhook-store.js';
+import { recordKeyUse } from './tenancy/tenancy-store.js';
+import { markDelivered, markFailed, pruneFinished, redeliver } from './webhooks/webhook-store.js';
 
 export const kWriteCommands = {
   insertPendingEvent,
@@ -20,6 +21,8 @@ export const kWriteCommands = {
   markDelivered,
   markFailed,
   pruneFinished,
+  redeliver,
+  recordKeyUse,
   createDraftRule,
   replaceDraftRule,
   replaceDraftPolicy,

@@ -1,7 +1,7 @@
 // GET /v1/accounts/{id}/links and DELETE /v1/accounts/{id} (interface: Account link, the two
 // routes; DESIGN: accounts belong to a tenant, a project sees the accounts it used).
 import type { Statement } from 'better-sqlite3';
-import { apiError, type ApiError } from '../shared/errors.js';
+import { apiError, causedBy, type ApiError } from '../shared/errors.js';
 import { keyedHash } from '../signals/keyed-hash.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
 import type { VelocityKeys, VelocityWindows } from '../signals/velocity.js';
@@ -155,8 +155,7 @@ export class AccountsService {
       try {
         outcome = await writer.call('eraseAccount', request, secret);
       } catch (error) {
-        this.#deps.log.error('erasure failed', { error });
-        return { ok: false, error: apiError('INTERNAL_ERROR', 'The account could not be erased; nothing was changed. Retry the request.') };
+        return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The account could not be erased; nothing was changed. Retry the request.'), error) };
       }
       if (outcome.kind === 'not_found') return this.#answerPrevious(scope, id);
       if (outcome.kind === 'shared') {

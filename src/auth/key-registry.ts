@@ -4,6 +4,9 @@
 // command line while the server runs works on its first request. Keys changed in another process
 // bump meta.keys_generation (a trigger); a GenerationWatcher drops the cache when it moves, so a
 // revoked key stops working within one poll interval (well under a second).
+//
+// Use is counted here too, in memory (a map of key id to the last time): the request path never
+// writes to the database for it; the server flushes the map now and then (`takeUses`).
 import type { Statement } from 'better-sqlite3';
 import type { Db } from '../store/database.js';
 import { GenerationWatcher } from '../store/generation-watcher.js';
@@ -35,8 +38,11 @@ export class KeyRegistry {
   readonly #byHash: Statement<[string], KeyRow>;
   readonly #watcher: GenerationWatcher;
   #cache = new Map<string, AuthenticatedKey>();
+  #uses = new Map<string, number>();
+  readonly #now: () => number;
 
-  constructor(db: Db) {
+  constructor(db: Db, now: () => number = Date.now) {
+    this.#now = now;
     this.#byHash = db.prepare(
       `SELECT k.key_id, k.project_id, p.tenant_id, k.kind, k.environment, k.scopes, k.allowed_origins, k.revoked_at
        FROM api_keys k JOIN projects p ON p.project_id = k.project_id WHERE k.key_hash = ?`,
@@ -53,11 +59,14 @@ export class KeyRegistry {
     this.#watcher.stop();
   }
 
-  /** The active key behind `key`, or null when it is unknown or revoked. */
+  /** The active key behind `key`, or null when it is unknown or revoked; a found key counts as used. */
   lookup(key: string): AuthenticatedKey | null {
     const hash = hashApiKey(key);
     const cached = this.#cache.get(hash);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      this.#uses.set(cached.keyId, this.#now());
+      return cached;
+    }
     const row = this.#byHash.get(hash);
     if (row === undefined || row.revoked_at !== null) return null;
     const resolved: AuthenticatedKey = Object.freeze({
@@ -70,6 +79,14 @@ export class KeyRegistry {
       allowedOrigins: row.allowed_origins === null ? null : (JSON.parse(row.allowed_origins) as string[]),
     });
     this.#cache.set(hash, resolved);
+    this.#uses.set(resolved.keyId, this.#now());
     return resolved;
+  }
+
+  /** The keys used since the last call, each with the time of its last use; starts counting afresh. */
+  takeUses(): Array<[keyId: string, at: number]> {
+    const uses = [...this.#uses];
+    this.#uses = new Map();
+    return uses;
   }
 }

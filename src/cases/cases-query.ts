@@ -1,9 +1,8 @@
 // The query strings and the PATCH body of the cases routes, checked into values or a
 // VALIDATION_ERROR naming the parameter. Pure.
 import { apiError, type ApiError } from '../shared/errors.js';
+import { decodeCursor as decodePosition, encodeCursor as encodePosition, parsePageSize, unknownOrRepeatedParameter } from '../shared/query.js';
 
-export const kDefaultPageSize = 50;
-export const kMaxPageSize = 100;
 export const kMaxNoteLength = 4000;
 export const kMaxAssigneeLength = 128;
 
@@ -35,10 +34,8 @@ function invalid<T>(parameter: string, message: string): Checked<T> {
 
 /** project_id is required on every cases route and must be the key's project. */
 function checkProject(params: URLSearchParams, keyProjectId: string, allowed: ReadonlySet<string>): ApiError | null {
-  for (const name of new Set(params.keys())) {
-    if (!allowed.has(name)) return apiError('VALIDATION_ERROR', `${name} is not a known query parameter.`, name);
-    if (params.getAll(name).length > 1) return apiError('VALIDATION_ERROR', `${name} is given more than once.`, name);
-  }
+  const unknown = unknownOrRepeatedParameter(params, allowed);
+  if (unknown !== null) return unknown;
   const projectId = params.get('project_id');
   if (projectId === null || projectId === '') return apiError('VALIDATION_ERROR', 'project_id is required.', 'project_id');
   if (projectId !== keyProjectId) return apiError('SCOPE_ERROR', 'project_id is not the project of this key.', 'project_id');
@@ -62,14 +59,8 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   if (createdAfter === undefined) return invalid('created_after', 'created_after must be an RFC 3339 date-time.');
   const createdBefore = parseTime(params.get('created_before'));
   if (createdBefore === undefined) return invalid('created_before', 'created_before must be an RFC 3339 date-time.');
-  const rawLimit = params.get('limit');
-  let limit = kDefaultPageSize;
-  if (rawLimit !== null) {
-    if (!/^[0-9]{1,4}$/.test(rawLimit) || Number(rawLimit) < 1 || Number(rawLimit) > kMaxPageSize) {
-      return invalid('limit', `limit must be an integer from 1 to ${kMaxPageSize}.`);
-    }
-    limit = Number(rawLimit);
-  }
+  const limit = parsePageSize(params.get('limit'));
+  if (typeof limit !== 'number') return { ok: false, error: limit };
   const rawCursor = params.get('cursor');
   let cursor: CaseCursor | null = null;
   if (rawCursor !== null) {
@@ -93,19 +84,15 @@ function parseTime(value: string | null): number | null | undefined {
 }
 
 export function encodeCursor(cursor: CaseCursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.caseId])).toString('base64url');
+  return encodePosition([cursor.createdAt, cursor.caseId]);
 }
 
 function decodeCursor(text: string): CaseCursor | null {
-  try {
-    const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
-    if (!Array.isArray(value) || value.length !== 2) return null;
-    const [createdAt, caseId] = value as [unknown, unknown];
-    if (!Number.isSafeInteger(createdAt) || typeof caseId !== 'string' || !/^case_[A-Za-z0-9]{1,64}$/.test(caseId)) return null;
-    return { createdAt: createdAt as number, caseId };
-  } catch {
-    return null;
-  }
+  const position = decodePosition(text, 2);
+  if (position === null) return null;
+  const [createdAt, caseId] = position as [unknown, unknown];
+  if (!Number.isSafeInteger(createdAt) || typeof caseId !== 'string' || !/^case_[A-Za-z0-9]{1,64}$/.test(caseId)) return null;
+  return { createdAt: createdAt as number, caseId };
 }
 
 export interface CaseChange {

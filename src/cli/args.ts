@@ -1,10 +1,16 @@
 // Shared pieces of the command line: argument parsing with node:util parseArgs, usage errors,
 // and opening the data dir the way every command does.
+import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openDatabase, secureDataDir, type Db } from '../store/database.js';
-import { migrate } from '../store/migrate.js';
+import { acquireDataDirLock, DataDirLockedError } from '../store/data-dir-lock.js';
+import { databasePath, openDatabase, secureDataDir, type Db } from '../store/database.js';
+import { migrate, schemaStatus, type SchemaStatus } from '../store/migrate.js';
 
+/** Wrong arguments: the command prints the message and exits 2. */
 export class UsageError extends Error {}
+
+/** The command cannot be done as asked (no database, a server in the way): one line, exit 1. */
+export class CliError extends Error {}
 
 export interface Command {
   readonly summary: string;
@@ -24,16 +30,68 @@ export function parse<O extends Options>(args: string[], options: O, allowPositi
 
 export const kDataDirOption = { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
+/** The --data-dir line of every command's help but serve's. */
+export const kDataDirHelp = `--data-dir D  the data dir (default: DATA_DIR, else ./data); it must hold a database: only
+              fraud-scorer serve creates one`;
+
 export function dataDirOf(values: { 'data-dir'?: string | undefined }): string {
   return values['data-dir'] ?? (process.env.DATA_DIR || './data');
 }
 
-/** Opens (creating when missing) the database of a data dir, migrated to this build's schema. */
+/**
+ * Opens the database of a data dir for a command other than serve. Only serve creates a database,
+ * so a mistyped --data-dir fails here instead of leaving an empty database behind.
+ *
+ * What the command line writes while a server runs (keys, tenants, projects and their published
+ * presets, webhooks, redeliveries) is what the server reads back on its own: keys and rulesets
+ * through generation counters, webhook settings and the outbox on every delivery round. A schema
+ * migration is the exception: a server must never run on a schema it does not know, so a database
+ * older than this build is migrated here only while no server holds the data dir's lock.
+ */
 export function openDataDir(dataDir: string): Db {
+  const path = databasePath(dataDir);
+  if (!existsSync(path)) {
+    throw new CliError(`there is no database in ${dataDir} (no ${path}); check --data-dir or DATA_DIR (only fraud-scorer serve creates a database)`);
+  }
+  // Looked at read-only first: opening for writing sets WAL mode, which writes to the file.
+  let status: SchemaStatus;
+  try {
+    const probe = openDatabase(dataDir, { readonly: true });
+    try {
+      status = schemaStatus(probe);
+    } finally {
+      probe.close();
+    }
+  } catch (error) {
+    throw new CliError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  if (!status.initialised) throw new CliError(`${path} is not a fraud-scorer database (it has no schema); start fraud-scorer serve on a data dir to create one`);
+  if (status.unknown.length > 0) throw new CliError(`${path} was used by a newer build (schema migrations ${status.unknown.join(', ')} are unknown here); use that build`);
   secureDataDir(dataDir);
-  const db = openDatabase(dataDir);
-  migrate(db);
+  const db = openDatabase(dataDir, { mustExist: true });
+  try {
+    if (status.pending.length > 0) migrateUnlessServed(db, dataDir, status.pending);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   return db;
+}
+
+function migrateUnlessServed(db: Db, dataDir: string, pending: readonly number[]): void {
+  const path = databasePath(dataDir);
+  let lock;
+  try {
+    lock = acquireDataDirLock(dataDir);
+  } catch (error) {
+    if (!(error instanceof DataDirLockedError)) throw error;
+    throw new CliError(`${path} needs schema migrations ${pending.join(', ')} of this build, and a server of an older build is running on it; stop that server and start this build's (it migrates the database), then run this command again`);
+  }
+  try {
+    migrate(db);
+  } finally {
+    lock.release();
+  }
 }
 
 /** Opens the data dir of the parsed --data-dir, runs `work`, and closes the database whatever happens. */

@@ -1,6 +1,6 @@
 import { kDatabaseFileName } from '../store/database.js';
 import { BackupError, backupDatabase } from '../store/backup.js';
-import { dataDirOf, kDataDirOption, parse, print, required, type Command } from './args.js';
+import { dataDirOf, kDataDirHelp, kDataDirOption, parse, print, required, type Command } from './args.js';
 
 const kHelp = `Usage: fraud-scorer backup --to FILE [--data-dir D] [--force]
 
@@ -11,7 +11,7 @@ install secret. It appears at FILE only when complete and checked (PRAGMA quick_
 
 --to FILE     where to write the copy (its folder must exist)
 --force       replace FILE if it exists (refused otherwise)
---data-dir D  the data dir (default: DATA_DIR, else ./data)
+${kDataDirHelp}
 
 Restore: stop the server, put FILE into an empty data dir as ${kDatabaseFileName}, start the server
 (docs/operations.md).`;

@@ -1,6 +1,6 @@
 import { resolveScopes, type KeyKind } from '../auth/api-keys.js';
 import { createApiKey, findApiKey, listApiKeys, resolveProjectRef, revokeApiKey, type ApiKeyInfo } from '../tenancy/tenancy-store.js';
-import { actionCommand, withDataDir, formatTime, kDataDirOption, parse, print, printJson, required, UsageError } from './args.js';
+import { actionCommand, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError } from './args.js';
 
 const kHelp = `Usage:
   fraud-scorer keys create --project live|sandbox|<prj_id> --kind secret|publishable
@@ -10,13 +10,16 @@ const kHelp = `Usage:
   fraud-scorer keys revoke --key-id key_... [--data-dir D] [--json]
 
 create  prints the new key once (with --json: one JSON object with key, key_id, project_id,
-        environment, scopes). Secret keys get every scope unless --scopes is given; publishable
+        environment, kind, scopes, allowed_origins). Secret keys get every scope unless --scopes is given; publishable
         keys hold only fp:write, and --origins restricts the web pages that may use them.
         A running server accepts the key at once.
-list    shows keys without the key itself (only its SHA-256 hash is stored).
+list    shows keys without the key itself (only its SHA-256 hash is stored), with when each was
+        created and last used. A running server records use in memory and writes it every
+        minute and when it stops, so "last used" may lag by up to a minute ("never": not yet).
 revoke  stops a key; a running server refuses it within a second.
 
---project live / sandbox name the first tenant's live project / its sandbox project.`;
+--project live / sandbox name the first tenant's live project / its sandbox project.
+${kDataDirHelp}`;
 
 export const keysCommand = actionCommand('keys', 'create, list and revoke API keys', kHelp, { create, list, revoke });
 
@@ -93,7 +96,8 @@ function revoke(args: string[]): number {
 
 function describeKey(key: ApiKeyInfo): string {
   const state = key.revoked_at === null ? 'active' : `revoked ${formatTime(key.revoked_at)}`;
-  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  scopes=${key.scopes.join(',')}${key.label ? `  "${key.label}"` : ''}`;
+  const lastUsed = key.last_used_at === null ? 'never' : formatTime(key.last_used_at);
+  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  created ${formatTime(key.created_at)}  last used ${lastUsed}  scopes=${key.scopes.join(',')}${key.label ? `  "${key.label}"` : ''}`;
 }
 
 function splitList(value: string): string[] {

@@ -1,5 +1,6 @@
 // fraud-scorer: the command line (package bin). One module per command; this file only dispatches.
-import { UsageError, print, type Command } from './args.js';
+import { kVersion } from '../shared/version.js';
+import { CliError, UsageError, print, type Command } from './args.js';
 import { backupCommand } from './backup.js';
 import { keysCommand } from './keys.js';
 import { projectsCommand, tenantsCommand } from './projects.js';
@@ -17,7 +18,7 @@ const kCommands: Record<string, Command> = {
 
 function usage(): string {
   const lines = Object.entries(kCommands).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}`);
-  return `Usage: fraud-scorer <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nRun fraud-scorer <command> --help for the options of a command.`;
+  return `Usage: fraud-scorer <command> [options]\n       fraud-scorer --version\n\nCommands:\n${lines.join('\n')}\n\nRun fraud-scorer <command> --help for the options of a command.`;
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -26,7 +27,11 @@ async function main(argv: string[]): Promise<number> {
     print(usage());
     return name === undefined ? 2 : 0;
   }
-  const command = kCommands[name];
+  if (name === '--version' || name === '-v') {
+    print(`fraud-scorer ${kVersion}`);
+    return 0;
+  }
+  const command = Object.hasOwn(kCommands, name) ? kCommands[name] : undefined;
   if (command === undefined) {
     process.stderr.write(`fraud-scorer: unknown command ${JSON.stringify(name)}\n\n${usage()}\n`);
     return 2;
@@ -37,6 +42,10 @@ async function main(argv: string[]): Promise<number> {
     if (error instanceof UsageError) {
       process.stderr.write(`fraud-scorer ${name}: ${error.message}\n`);
       return 2;
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(`fraud-scorer ${name}: ${error.message}\n`);
+      return 1;
     }
     throw error;
   }

@@ -1,7 +1,7 @@
 import { listPresets } from '../../compiler/index.js';
 import { provisionProject, provisionTenant, kDefaultPreset, kNoPreset } from '../tenancy/provision.js';
 import { findTenant, listProjects, listTenants } from '../tenancy/tenancy-store.js';
-import { actionCommand, formatTime, kDataDirOption, parse, print, printJson, required, UsageError, withDataDir } from './args.js';
+import { actionCommand, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError, withDataDir } from './args.js';
 
 const kProjectsHelp = `Usage:
   fraud-scorer projects create --name NAME [--tenant ten_...] [--preset ${kDefaultPreset}] [--data-dir D] [--json]
@@ -10,13 +10,16 @@ const kProjectsHelp = `Usage:
 create  adds a live project to a tenant (default: the first tenant) and installs the preset's
         rules and policy as its first published ruleset. Presets: ${[...listPresets().map((preset) => preset.name), kNoPreset].join(', ')}
         (${kNoPreset}: no rules; the project scores nothing until rules are published).
-list    shows every project with its tenant and environment.`;
+list    shows every project with its tenant and environment.
+${kDataDirHelp}`;
 
 const kTenantsHelp = `Usage:
   fraud-scorer tenants create --name NAME [--data-dir D] [--json]
   fraud-scorer tenants list   [--data-dir D] [--json]
 
-create  adds a tenant with one live project and its sandbox project.`;
+create  adds a tenant with one live project and its sandbox project.
+list    shows every tenant.
+${kDataDirHelp}`;
 
 export const projectsCommand = actionCommand('projects', 'create and list projects', kProjectsHelp, {
   create(args) {

@@ -1,12 +1,14 @@
 import { ConfigError, describeSettings, kSettings, loadConfig } from '../config/settings.js';
-import { kBootstrapKeysFile, startService } from '../main.js';
-import { createLogger } from '../shared/log.js';
+import { kBootstrapKeysFile, StartupError, startService } from '../main.js';
+import { createAccessLog, createLogger, type LogLevel } from '../shared/log.js';
+import { kLockFileName } from '../store/data-dir-lock.js';
 import { join } from 'node:path';
 import { parse, print, UsageError, type Command } from './args.js';
 
 const kSettingOptions = Object.fromEntries(
   Object.values(kSettings).map((setting) => [setting.flag, { type: 'string' as const }]),
 );
+const kParentWatchIntervalMs = 1000;
 
 export const serveCommand: Command = {
   summary: 'start the server',
@@ -14,13 +16,17 @@ export const serveCommand: Command = {
 
 Starts the HTTP server. On an empty data dir the first start creates a default tenant, a live
 project, its sandbox project and three keys, prints them once and saves them to
-<data-dir>/${kBootstrapKeysFile} (mode 0600).
+<data-dir>/${kBootstrapKeysFile} (mode 0600). Only serve creates a database.
+
+One server per data dir and per port: it holds <data-dir>/${kLockFileName} while it runs, and listens
+on its port exclusively. A second server on either exits with status 1 and one line saying why;
+so does a start whose port cannot be bound.
 
 Every setting is a flag or an environment variable (flags win):
 ${describeSettings()}
 
 SIGTERM or SIGINT drains: stops listening, finishes requests in flight, flushes the writer and
-closes the database.`,
+closes the database. Started by npm start, the server also stops when npm goes away.`,
 
   async run(args) {
     const { values } = parse(args, { ...kSettingOptions, help: { type: 'boolean', short: 'h' } });
@@ -35,8 +41,16 @@ closes the database.`,
       if (error instanceof ConfigError) throw new UsageError(error.message);
       throw error;
     }
-    const log = createLogger('info');
-    const service = await startService(config, log);
+    const log = createLogger(config.logLevel as LogLevel);
+    let service;
+    try {
+      service = await startService(config, log, { accessLog: config.accessLog ? createAccessLog() : null });
+    } catch (error) {
+      if (!(error instanceof StartupError)) throw error;
+      // One line, and out at once: a supervisor (systemd Restart=on-failure) sees the failure.
+      process.stderr.write(`fraud-scorer serve: ${error.message}\n`);
+      process.exit(1);
+    }
     if (service.bootstrap !== null) {
       print('First start: created the default tenant, its live and sandbox projects, and these keys.');
       print('They are shown only this once; they are also saved, readable only by you, in');
@@ -63,8 +77,27 @@ closes the database.`,
       };
       process.on('SIGTERM', () => stop('SIGTERM'));
       process.on('SIGINT', () => stop('SIGINT'));
+      stopWhenNpmGoes(() => stop('npm exited'));
     });
     log.info('stopped');
     return 0;
   },
 };
+
+/**
+ * Under `npm start` the server is npm's child: the start script execs node, so the SIGTERM or
+ * SIGINT npm forwards reaches the server. An npm that is killed outright (SIGKILL) forwards
+ * nothing, and the server would go on as an orphan holding the port; it notices that it was
+ * re-parented and drains instead. Outside npm the parent is left alone (a shell may exit while the
+ * server it started goes on under nohup or a supervisor).
+ */
+function stopWhenNpmGoes(stop: () => void): void {
+  if (process.env.npm_lifecycle_event !== 'start') return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    stop();
+  }, kParentWatchIntervalMs);
+  timer.unref();
+}

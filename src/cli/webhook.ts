@@ -1,57 +1,166 @@
-import { resolveProjectRef } from '../tenancy/tenancy-store.js';
+import { resolveProjectRef, type Project } from '../tenancy/tenancy-store.js';
+import type { Db } from '../store/database.js';
 import { generateWebhookSecret, isWebhookSecret } from '../webhooks/signature.js';
-import { findWebhook, removeWebhook, setWebhook } from '../webhooks/webhook-store.js';
-import { actionCommand, withDataDir, kDataDirOption, parse, print, printJson, required, UsageError } from './args.js';
+import {
+  findWebhook,
+  kDeliveryFilters,
+  listDeliveries,
+  redeliver,
+  redeliverAbandoned,
+  removeWebhook,
+  rotateWebhookSecret,
+  setWebhook,
+  type Delivery,
+  type DeliveryFilter,
+  type WebhookConfig,
+} from '../webhooks/webhook-store.js';
+import { actionCommand, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError, CliError } from './args.js';
 
 const kHelp = `Usage:
   fraud-scorer webhook set    --project live|sandbox|<prj_id> --url https://... [--secret whsec_...] [--data-dir D] [--json]
   fraud-scorer webhook show   --project live|sandbox|<prj_id> [--data-dir D] [--json]
   fraud-scorer webhook remove --project live|sandbox|<prj_id> [--data-dir D]
+  fraud-scorer webhook rotate-secret --project live|sandbox|<prj_id> [--overlap 24h] [--secret whsec_...] [--data-dir D] [--json]
+  fraud-scorer webhook deliveries    --project live|sandbox|<prj_id> [--status ${kDeliveryFilters.join('|')}] [--limit N] [--data-dir D] [--json]
+  fraud-scorer webhook redeliver     --project live|sandbox|<prj_id> (--message-id msg_... | --all-abandoned) [--data-dir D] [--json]
 
 The decision webhook delivers the result of every event scored in the background (async) as a
 POST with the Standard Webhooks headers webhook-id, webhook-timestamp and webhook-signature
-(v1, HMAC-SHA256 with the secret). set prints the secret (a new one unless --secret is given);
-verify it with any Standard Webhooks library. A running server uses the new settings for the
-next delivery.`;
+(v1, HMAC-SHA256 with the secret); verify it with any Standard Webhooks library.
 
-export const webhookCommand = actionCommand('webhook', 'set, show or remove a project\'s decision webhook', kHelp, {
-  set: (args) => webhook('set', args),
-  show: (args) => webhook('show', args),
-  remove: (args) => webhook('remove', args),
+set            sets the URL and the secret and prints the secret (a new one unless --secret is
+               given). The new secret signs alone from the next delivery on.
+rotate-secret  replaces the secret and prints the new one. During --overlap (default 24h; units
+               s, m, h, d; 0 for none; at most 30d) every message carries two signatures, one per
+               secret, so receivers can switch to the new secret without losing a message.
+deliveries     lists the project's messages, newest first: pending (not tried yet), retrying,
+               delivered, abandoned (retries ran out); failed = retrying or abandoned.
+redeliver      makes a message due again now, with a fresh retry window (same webhook-id, so
+               receivers still de-duplicate); --all-abandoned does it for every abandoned one.
+
+A running server uses changed settings and redeliveries within a second or so.
+${kDataDirHelp}`;
+
+const kProjectOptions = { ...kDataDirOption, project: { type: 'string' }, json: { type: 'boolean' } } as const;
+const kMaxOverlapMs = 30 * 86_400_000;
+const kDefaultOverlap = '24h';
+
+export const webhookCommand = actionCommand('webhook', 'set, rotate, show or remove a project\'s decision webhook; see and redeliver its messages', kHelp, {
+  set(args) {
+    const { values } = parse(args, { ...kProjectOptions, url: { type: 'string' }, secret: { type: 'string' } });
+    if (values.help) return (print(kHelp), 0);
+    const url = required(values.url, 'url');
+    if (!isHttpUrl(url)) throw new UsageError(`--url: ${JSON.stringify(url)} is not an http(s) URL`);
+    const secret = checkedSecret(values.secret);
+    return withProject(values, (db, project) => printConfig(setWebhook(db, project.project_id, url, secret, Date.now()), values.json));
+  },
+  show(args) {
+    const { values } = parse(args, kProjectOptions);
+    if (values.help) return (print(kHelp), 0);
+    return withProject(values, (db, project) => printConfig(configOf(db, project), values.json));
+  },
+  remove(args) {
+    const { values } = parse(args, kProjectOptions);
+    if (values.help) return (print(kHelp), 0);
+    return withProject(values, (db, project) => {
+      if (!removeWebhook(db, project.project_id)) throw new CliError(`project ${project.project_id} has no webhook`);
+      print(`removed the webhook of ${project.project_id}`);
+      return 0;
+    });
+  },
+  'rotate-secret'(args) {
+    const { values } = parse(args, { ...kProjectOptions, overlap: { type: 'string' }, secret: { type: 'string' } });
+    if (values.help) return (print(kHelp), 0);
+    const overlapMs = parseDuration(values.overlap ?? kDefaultOverlap);
+    if (overlapMs === null || overlapMs > kMaxOverlapMs) throw new UsageError('--overlap must be a duration like 24h, 90m or 2d (s, m, h, d), 0 for none, at most 30d');
+    const secret = checkedSecret(values.secret);
+    return withProject(values, (db, project) => {
+      const config = rotateWebhookSecret(db, project.project_id, secret, overlapMs, Date.now());
+      if (config === null) throw new CliError(`project ${project.project_id} has no webhook; set one first`);
+      return printConfig(config, values.json);
+    });
+  },
+  deliveries(args) {
+    const { values } = parse(args, { ...kProjectOptions, status: { type: 'string' }, limit: { type: 'string' } });
+    if (values.help) return (print(kHelp), 0);
+    const status = values.status ?? null;
+    if (status !== null && !(kDeliveryFilters as readonly string[]).includes(status)) throw new UsageError(`--status must be one of ${kDeliveryFilters.join(', ')}`);
+    const limit = values.limit === undefined ? 50 : Number(values.limit);
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) throw new UsageError('--limit must be an integer from 1 to 10000');
+    return withProject(values, (db, project) => {
+      const { deliveries } = listDeliveries(db, project.project_id, status as DeliveryFilter | null, null, limit);
+      if (values.json) printJson(deliveries);
+      else for (const delivery of deliveries) print(describeDelivery(delivery));
+      return 0;
+    });
+  },
+  redeliver(args) {
+    const { values } = parse(args, { ...kProjectOptions, 'message-id': { type: 'string' }, 'all-abandoned': { type: 'boolean' } });
+    if (values.help) return (print(kHelp), 0);
+    const messageId = values['message-id'];
+    if ((messageId === undefined) === (values['all-abandoned'] !== true)) throw new UsageError('give either --message-id msg_... or --all-abandoned');
+    return withProject(values, (db, project) => {
+      configOf(db, project);
+      if (messageId === undefined) {
+        const count = redeliverAbandoned(db, project.project_id, Date.now());
+        if (values.json) printJson({ redelivered: count });
+        else print(`${count} abandoned message(s) of ${project.project_id} are due again`);
+        return 0;
+      }
+      const delivery = redeliver(db, project.project_id, messageId, Date.now());
+      if (delivery === null) throw new CliError(`project ${project.project_id} has no message ${messageId}`);
+      if (values.json) printJson(delivery);
+      else print(describeDelivery(delivery));
+      return 0;
+    });
+  },
 });
 
-function webhook(action: 'set' | 'show' | 'remove', rest: string[]): number {
-  const { values } = parse(rest, { ...kDataDirOption, project: { type: 'string' }, url: { type: 'string' }, secret: { type: 'string' }, json: { type: 'boolean' } });
-  if (values.help) return (print(kHelp), 0);
+function withProject(values: { 'data-dir'?: string | undefined; project?: string | undefined }, work: (db: Db, project: Project) => number): number {
   const projectRef = required(values.project, 'project');
-  let url = '';
-  if (action === 'set') {
-    url = required(values.url, 'url');
-    if (!isHttpUrl(url)) throw new UsageError(`--url: ${JSON.stringify(url)} is not an http(s) URL`);
-    if (values.secret !== undefined && !isWebhookSecret(values.secret)) throw new UsageError('--secret must be whsec_ followed by at least 16 base64-encoded bytes');
-  }
   return withDataDir(values, (db) => {
     const project = resolveProjectRef(db, projectRef);
     if (project === null) throw new UsageError(`no such project: ${projectRef}`);
-    if (action === 'remove') {
-      if (!removeWebhook(db, project.project_id)) {
-        process.stderr.write(`project ${project.project_id} has no webhook\n`);
-        return 1;
-      }
-      print(`removed the webhook of ${project.project_id}`);
-      return 0;
-    }
-    const config = action === 'set'
-      ? setWebhook(db, project.project_id, url, values.secret ?? generateWebhookSecret(), Date.now())
-      : findWebhook(db, project.project_id);
-    if (config === null) {
-      process.stderr.write(`project ${project.project_id} has no webhook\n`);
-      return 1;
-    }
-    if (values.json) printJson({ project_id: config.project_id, url: config.url, secret: config.secret });
-    else print(`${config.project_id}  ${config.url}\nsecret ${config.secret}`);
-    return 0;
+    return work(db, project);
   });
+}
+
+function configOf(db: Db, project: Project): WebhookConfig {
+  const config = findWebhook(db, project.project_id);
+  if (config === null) throw new CliError(`project ${project.project_id} has no webhook`);
+  return config;
+}
+
+function printConfig(config: WebhookConfig, json: boolean | undefined): number {
+  const overlapping = config.previous_secret_until !== null && config.previous_secret_until > Date.now() ? config.previous_secret_until : null;
+  if (json) {
+    printJson({ project_id: config.project_id, url: config.url, secret: config.secret, previous_secret_until: overlapping === null ? null : formatTime(overlapping) });
+  } else {
+    print(`${config.project_id}  ${config.url}\nsecret ${config.secret}`);
+    if (overlapping !== null) print(`the previous secret also signs until ${formatTime(overlapping)}`);
+  }
+  return 0;
+}
+
+function describeDelivery(delivery: Delivery): string {
+  const when = delivery.delivered_at ?? delivery.abandoned_at ?? (delivery.next_attempt_at === null ? '' : `next ${delivery.next_attempt_at}`);
+  const error = delivery.last_error === null ? '' : `  last error: ${delivery.last_error}`;
+  return `${delivery.message_id}  event ${delivery.event_id}  ${delivery.status.padEnd(9)} attempts ${delivery.attempts}  created ${delivery.created_at}  ${when}${error}`;
+}
+
+function checkedSecret(secret: string | undefined): string {
+  if (secret === undefined) return generateWebhookSecret();
+  if (!isWebhookSecret(secret)) throw new UsageError('--secret must be whsec_ followed by at least 16 base64-encoded bytes');
+  return secret;
+}
+
+const kDurationUnits: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "24h", "90m", "2d", "45s", "0" → milliseconds; null when not a duration. */
+export function parseDuration(text: string): number | null {
+  if (text === '0') return 0;
+  const match = /^(\d{1,6})([smhd])$/.exec(text);
+  return match === null ? null : Number(match[1]) * kDurationUnits[match[2]!]!;
 }
 
 function isHttpUrl(value: string): boolean {

@@ -11,6 +11,8 @@ interface SettingDefinition {
   readonly default: string | number | boolean;
   readonly minimum?: number;
   readonly maximum?: number;
+  /** For strings: the only values accepted. */
+  readonly choices?: readonly string[];
   readonly description: string;
 }
 
@@ -86,6 +88,14 @@ export const kSettings = {
     flag: 'sqlite-busy-timeout-ms', env: 'SQLITE_BUSY_TIMEOUT_MS', type: 'integer', default: 2000, minimum: 0, maximum: 60_000,
     description: 'How long the writer waits for a lock held by another process (a backup, the CLI).',
   },
+  logLevel: {
+    flag: 'log-level', env: 'LOG_LEVEL', type: 'string', default: 'info', choices: ['debug', 'info', 'warn', 'error'],
+    description: 'Least severe log lines written (JSON lines on stderr): debug, info, warn or error.',
+  },
+  accessLog: {
+    flag: 'access-log', env: 'ACCESS_LOG', type: 'boolean', default: false,
+    description: 'on: one JSON line per request on stderr (time, request id, method, route, status, duration, key id).',
+  },
   faultInjection: {
     flag: 'fault-injection', env: 'FAULT_INJECTION', type: 'string', default: 'none',
     description: 'Testing only: comma list of faults to simulate (rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang). Never set in production.',
@@ -139,7 +149,7 @@ const kSchema = {
       setting.type === 'integer'
         ? { type: 'integer', minimum: setting.minimum, maximum: setting.maximum }
         : setting.type === 'string'
-          ? { type: 'string', minLength: 1 }
+          ? setting.choices === undefined ? { type: 'string', minLength: 1 } : { type: 'string', enum: setting.choices }
           : { type: 'boolean' },
     ]),
   ),
@@ -159,7 +169,8 @@ export function loadConfig(flags: SettingFlags, env: NodeJS.ProcessEnv): Config 
     const problem = kValidate.errors![0]!;
     const name = problem.instancePath.slice(1) as SettingName;
     const setting: SettingDefinition | undefined = kSettings[name];
-    throw new ConfigError(`${setting ? `${setting.env} / --${setting.flag}` : name}: ${problem.message}`);
+    const message = problem.keyword === 'enum' ? `must be one of ${(problem.params as { allowedValues: string[] }).allowedValues.join(', ')}` : problem.message;
+    throw new ConfigError(`${setting ? `${setting.env} / --${setting.flag}` : name}: ${message}`);
   }
   for (const fault of faultList(resolved.faultInjection as string)) {
     if (!(kFaults as readonly string[]).includes(fault)) {

@@ -3,6 +3,7 @@
 // every route; nothing about a route is decided anywhere else.
 import type { Scope } from '../auth/api-keys.js';
 import type { RulesHandlers } from './handlers/rules.js';
+import type { WebhookHandlers } from './handlers/webhooks.js';
 import type { HttpMethod } from './router.js';
 import type { Handler, RateLimitClass, RouteDefinition } from './types.js';
 
@@ -11,7 +12,7 @@ export const kDefaultBodyLimit = 1024 * 1024;
 /** Body cap of POST /v1/fp/collect (interface, Limits). */
 export const kFingerprintBodyLimit = 64 * 1024;
 
-export interface RouteHandlers extends RulesHandlers {
+export interface RouteHandlers extends RulesHandlers, WebhookHandlers {
   readonly health: Handler;
   readonly metrics: Handler;
   readonly submitEvent: Handler;
@@ -68,5 +69,9 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('PUT',    '/v1/policy',              'key',  'rules:write',    'json', kMiB,                  'route', h.replacePolicy),
     row('GET',    '/v1/rulesets',            'key',  'rules:read',     'none', kMiB,                  'route', h.listRulesets),
     row('GET',    '/v1/rulesets/:version',   'key',  'rules:read',     'none', kMiB,                  'route', h.readRuleset),
+    // Webhook deliveries (docs/webhooks.md): a message carries a decision, which scores:read reads;
+    // sending one again is part of event intake, which events:write grants.
+    row('GET',    '/v1/webhooks/deliveries', 'key',  'scores:read',    'none', kMiB,                  'route', h.listDeliveries),
+    row('POST',   '/v1/webhooks/deliveries/:message_id/redeliver', 'key', 'events:write', 'optional-json', kMiB, 'route', h.redeliver),
   ];
 }

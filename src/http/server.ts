@@ -1,8 +1,19 @@
 // The uWebSockets.js front end: one catch-all uWS route feeds every request through the same
 // pipeline, in this order:
 //
-//   route match (404 / 405) → authentication (401, 429 failed lookups) → scope (403) →
-//   live-only (403) → rate limit (429, 503) → body (413, 400) → handler → envelope
+//   framing (400, connection closed) → route match (404 / 405) → authentication (401, 429 failed
+//   lookups) → scope (403) → live-only (403) → rate limit (429, 503) → Content-Type (400) →
+//   body (413, 400) → handler → envelope
+//
+// HEAD is served wherever GET is: the GET handler runs and only the head of its answer is sent.
+// Every 5xx is logged with its request id, route and cause; with ACCESS_LOG on, every request is
+// one line (never the key, only its id).
+//
+// What uWebSockets.js answers itself, before any of this runs (431 for big headers, 505 for
+// HTTP/1.0 and absolute-form targets, 400 for malformed framing), is listed in
+// docs/operations.md ("HTTP edge cases"). It also closes a connection on which a request arrives
+// while the previous one is still being answered asynchronously (it serves pipelined requests only
+// behind answers given at once), so a request pipelined behind POST /v1/events ends the connection.
 //
 // uWS rules this file keeps (uWS docs/index.d.ts): the HttpRequest is valid only inside the
 // synchronous callback, so every header is read before anything asynchronous; onAborted is
@@ -22,10 +33,12 @@ import {
 import { parseApiKey } from '../auth/api-keys.js';
 import type { AuthenticatedKey, KeyRegistry } from '../auth/key-registry.js';
 import { apiError, isApiError, type ApiError } from '../shared/errors.js';
-import type { Logger } from '../shared/log.js';
+import { LogBudget, type AccessLog, type Logger } from '../shared/log.js';
 import type { Metrics } from '../shared/metrics.js';
 import { parseJsonObjectBody, type JsonObject } from '../validation/json-body.js';
 import { failureBody, isWellFormedRequestId, serializedSuccessBody, statusLine, successBody } from './envelope.js';
+import { framingProblem, isJsonMediaType } from './framing.js';
+import { listenFailureReason } from './listen-error.js';
 import { FixedWindowCounter, type LimitVerdict } from './rate-limiter.js';
 import { Router, type HttpMethod } from './router.js';
 import type { ExtraHeaders, Reply, RequestContext, RouteDefinition } from './types.js';
@@ -50,14 +63,26 @@ export interface HttpServerOptions {
   readonly now?: () => number;
   /** False while the limiter cannot count (answers 503 RATE_LIMIT_UNAVAILABLE). */
   readonly rateLimiterReady?: () => boolean;
+  /** ACCESS_LOG on: called once per request when its answer is sent (or the client went away). */
+  readonly accessLog?: AccessLog | null;
 }
+
+/** The front end could not listen; `message` says where and why. */
+export class ListenError extends Error {}
 
 const kJson = 'application/json';
 const kCorsAllowHeaders = 'Authorization, Content-Type, x-request-id';
 const kCorsExposeHeaders = 'x-request-id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
 const kCorsMaxAgeSeconds = '600';
 const kNoHeaders: ExtraHeaders = [];
+// uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT: the module exports it at run time, but its type
+// declarations only name it inside an enum the module does not export.
+const kListenExclusivePort = 1;
 const kUnmatchedLabel = 'unmatched';
+const kUnavailableLinesPerSecond = 20;
+// RFC 6750 §3: the scheme a 401 asks for; error="invalid_token" when a key was sent but refused.
+const kMissingKeyHeaders: ExtraHeaders = [['WWW-Authenticate', 'Bearer realm="fraud-scorer"']];
+const kRefusedKeyHeaders: ExtraHeaders = [['WWW-Authenticate', 'Bearer realm="fraud-scorer", error="invalid_token"']];
 
 interface CompiledRoute extends RouteDefinition {
   /** "POST /v1/events": the metrics label and the rate-limit counter name. */
@@ -70,6 +95,19 @@ class Exchange {
   readonly started: number;
   requestId = '';
   routeLabel = kUnmatchedLabel;
+  /** The route pattern for the access log ('unmatched' when no route matched). */
+  routePattern = kUnmatchedLabel;
+  /** As sent (HEAD included); read only for the access log. */
+  method = '';
+  /** HEAD: the answer is sent without its body. */
+  head = false;
+  /** The authenticated key's id, for the access log ('' before authentication or without a key). */
+  keyId = '';
+  /**
+   * The answer waits one turn of the event loop and closes the connection (see #send): set for
+   * requests with a chunked body and for refused framing.
+   */
+  closeAfterAnswer = false;
   /** Origin to reflect in Access-Control-Allow-Origin ('' for none). */
   corsOrigin = '';
   aborted = false;
@@ -94,6 +132,8 @@ export class HttpServer {
   readonly #failedLookups: FixedWindowCounter;
   readonly #now: () => number;
   readonly #rateLimiterReady: () => boolean;
+  /** 503 lines per error code and second (every 503 is counted in /metrics all the same). */
+  readonly #unavailableLog = new LogBudget(kUnavailableLinesPerSecond, 1000);
   #app: TemplatedApp | null = null;
   #listenSocket: us_listen_socket | null = null;
   #inFlight = 0;
@@ -117,10 +157,15 @@ export class HttpServer {
     const app = App();
     app.any('/*', (res, req) => this.#onRequest(res, req));
     this.#app = app;
+    const { host, port } = this.#options;
     return new Promise((resolve, reject) => {
-      app.listen(this.#options.host, this.#options.port, (listenSocket) => {
+      // Exclusive: without it uWS sets SO_REUSEPORT, and a second server on the same port would
+      // listen too, with the kernel sharing connections between the two. The (host, port, options,
+      // callback) form is in the native module but not in its type declarations.
+      const listen = app.listen as unknown as (host: string, port: number, options: number, cb: (socket: us_listen_socket | false) => void) => void;
+      listen.call(app, host, port, kListenExclusivePort, (listenSocket) => {
         if (!listenSocket) {
-          reject(new Error(`cannot listen on ${this.#options.host}:${this.#options.port}`));
+          void listenFailureReason(host, port).then((reason) => reject(new ListenError(`cannot listen on ${host}:${port}: ${reason}`)));
           return;
         }
         this.#listenSocket = listenSocket;
@@ -164,12 +209,34 @@ export class HttpServer {
       exchange.aborted = true;
       this.#finish(exchange, 499);
     });
+    try {
+      this.#route(exchange, req);
+    } catch (error) {
+      this.#internalError(exchange, error);
+    }
+  }
 
+  #route(exchange: Exchange, req: HttpRequest): void {
     const incomingId = req.getHeader('x-request-id');
     exchange.requestId = incomingId !== '' && isWellFormedRequestId(incomingId) ? incomingId : randomUUID();
     const method = req.getCaseSensitiveMethod();
+    exchange.method = method;
+    exchange.head = method === 'HEAD';
     const path = req.getUrl();
-    const match = this.#router.match(method, path);
+    const contentLength = req.getHeader('content-length');
+    const transferEncoding = req.getHeader('transfer-encoding');
+    // getHeader sees only the first of repeated headers: count them only when framing headers are
+    // present at all (never on a plain GET).
+    if (contentLength !== '' || transferEncoding !== '') {
+      exchange.closeAfterAnswer = transferEncoding !== '';
+      const problem = this.#framingOf(req);
+      if (problem !== null) {
+        exchange.closeAfterAnswer = true;
+        this.#send(exchange, problem.status, kJson, failureBody([problem]), kNoHeaders);
+        return;
+      }
+    }
+    const match = this.#router.match(exchange.head ? 'GET' : method, path);
 
     if (match.kind !== 'found') {
       if (match.kind === 'method_not_allowed') {
@@ -177,7 +244,7 @@ export class HttpServer {
           this.#answerPreflight(exchange, req.getHeader('origin'), match.allowed);
           return;
         }
-        const allow = match.allowed.join(', ');
+        const allow = withHead(match.allowed).join(', ');
         this.#send(exchange, 405, kJson, failureBody([apiError('NOT_FOUND', `Method ${method} is not allowed here; allowed: ${allow}.`)]), [['Allow', allow]]);
         return;
       }
@@ -187,9 +254,10 @@ export class HttpServer {
 
     const route = match.route;
     exchange.routeLabel = route.label;
+    exchange.routePattern = route.pattern;
     // Everything needed from the request, read now: `req` dies when this callback returns.
     const authorization = route.auth === 'key' ? req.getHeader('authorization') : '';
-    const contentLength = route.body === 'none' ? '' : req.getHeader('content-length');
+    const contentType = route.body === 'none' ? '' : req.getHeader('content-type');
     const origin = route.cors ? req.getHeader('origin') : '';
     const forwardedFor = this.#options.trustProxy ? req.getHeader('x-forwarded-for') : '';
     const query = req.getQuery() ?? '';
@@ -206,6 +274,7 @@ export class HttpServer {
         return;
       }
       key = outcome.key;
+      exchange.keyId = key.keyId;
       const refusal = this.#authorize(route, key, origin);
       if (refusal !== null) {
         if (refusal.parameter === 'origin') exchange.corsOrigin = '';
@@ -241,7 +310,26 @@ export class HttpServer {
       start(null, '');
       return;
     }
+    // JSON routes take JSON: a form or text body is refused before it is read (nothing stored).
+    // Without any body the body check below says so (400 on body), which tells the client more.
+    const hasBody = transferEncoding !== '' || (contentLength !== '' && contentLength !== '0');
+    if (hasBody && !isJsonMediaType(contentType)) {
+      const error = apiError('VALIDATION_ERROR', `Content-Type must be application/json${contentType === '' ? '; none was sent' : `, not ${JSON.stringify(contentType)}`}.`, 'Content-Type');
+      this.#send(exchange, error.status, kJson, failureBody([error]), kNoHeaders);
+      return;
+    }
     this.#readBody(exchange, route, contentLength, start);
+  }
+
+  /** Counts the framing headers (getHeader sees only the first of each). */
+  #framingOf(req: HttpRequest): ApiError | null {
+    let contentLengths = 0;
+    const transferEncodings: string[] = [];
+    req.forEach((name, value) => {
+      if (name === 'content-length') contentLengths++;
+      else if (name === 'transfer-encoding') transferEncodings.push(value);
+    });
+    return framingProblem(contentLengths, transferEncodings);
   }
 
   #callerAddress(exchange: Exchange, forwardedFor: string): string {
@@ -258,13 +346,13 @@ export class HttpServer {
     addressOf: () => string,
   ): { ok: true; key: AuthenticatedKey } | { ok: false; error: ApiError; headers: ExtraHeaders } {
     if (authorization === '') {
-      return { ok: false, error: apiError('AUTH_ERROR', 'Missing Authorization header; send Authorization: Bearer <API key>.', 'authorization'), headers: kNoHeaders };
+      return { ok: false, error: apiError('AUTH_ERROR', 'Missing Authorization header; send Authorization: Bearer <API key>.', 'authorization'), headers: kMissingKeyHeaders };
     }
     const space = authorization.indexOf(' ');
     const scheme = space === -1 ? authorization : authorization.slice(0, space);
     const token = space === -1 ? '' : authorization.slice(space + 1).trim();
     if (scheme.toLowerCase() !== 'bearer' || parseApiKey(token) === null) {
-      return { ok: false, error: apiError('AUTH_ERROR', 'Malformed Authorization header; expected Bearer <kind>_<environment>_<22 characters>.', 'authorization'), headers: kNoHeaders };
+      return { ok: false, error: apiError('AUTH_ERROR', 'Malformed Authorization header; expected Bearer <kind>_<environment>_<22 characters>.', 'authorization'), headers: kRefusedKeyHeaders };
     }
     const key = this.#options.keys.lookup(token);
     if (key !== null) return { ok: true, key };
@@ -273,7 +361,7 @@ export class HttpServer {
       // Interface, Limits rule 3: only Retry-After, so the limit itself is not advertised.
       return { ok: false, error: apiError('RATE_LIMIT_EXCEEDED', 'Too many failed key lookups from this address.'), headers: [['Retry-After', String(verdict.resetSeconds)]] };
     }
-    return { ok: false, error: apiError('AUTH_ERROR', 'Unknown or revoked API key.', 'authorization'), headers: kNoHeaders };
+    return { ok: false, error: apiError('AUTH_ERROR', 'Unknown or revoked API key.', 'authorization'), headers: kRefusedKeyHeaders };
   }
 
   #authorize(route: CompiledRoute, key: AuthenticatedKey, origin: string): ApiError | null {
@@ -387,12 +475,30 @@ export class HttpServer {
       this.#sendError(exchange, error, kNoHeaders);
       return;
     }
-    this.#options.log.error('request failed', { request_id: exchange.requestId, route: exchange.routeLabel, error });
-    this.#sendError(exchange, apiError('INTERNAL_ERROR'), kNoHeaders);
+    this.#options.log.error('request failed', { request_id: exchange.requestId, route: exchange.routeLabel, status: 500, code: 'INTERNAL_ERROR', error });
+    this.#send(exchange, 500, kJson, failureBody([apiError('INTERNAL_ERROR')]), kNoHeaders);
   }
 
   #sendError(exchange: Exchange, error: ApiError, headers: ExtraHeaders): void {
+    if (error.status >= 500) this.#logServerError(exchange, error);
     this.#send(exchange, error.status, kJson, failureBody([error]), headers);
+  }
+
+  /**
+   * Every 5xx, with what caused it: a 500 as an error, always; a 503 (a refusal that protects the
+   * service) as a warning, up to kUnavailableLinesPerSecond per code and second. Past that, under
+   * overload, the next line that is written says how many were left out (`left_out`).
+   */
+  #logServerError(exchange: Exchange, error: ApiError): void {
+    const fields = { request_id: exchange.requestId, route: exchange.routeLabel, status: error.status, code: error.code, cause: error.cause ?? error.message };
+    if (error.status !== 503) {
+      this.#options.log.error('request failed', fields);
+      return;
+    }
+    this.#options.metrics.recordUnavailable(error.code);
+    const leftOut = this.#unavailableLog.take(error.code, this.#now());
+    if (leftOut === null) return;
+    this.#options.log.warn('request refused: service unavailable', leftOut === 0 ? fields : { ...fields, left_out: leftOut });
   }
 
   #answerPreflight(exchange: Exchange, origin: string, allowed: readonly HttpMethod[]): void {
@@ -410,6 +516,17 @@ export class HttpServer {
 
   #send(exchange: Exchange, status: number, contentType: string, body: string, headers: ExtraHeaders, closeConnection = false): void {
     if (exchange.finished) return;
+    if (exchange.closeAfterAnswer) {
+      // Nothing may follow on this connection: refused framing is ambiguous by definition, and at
+      // the end of a chunked body uWS reads a trailer section as the next request. uWS goes on
+      // parsing the bytes it already holds after this callback, so the answer waits one turn: a
+      // request that arrives while it is pending makes uWS drop the connection instead of serving
+      // the request. Without one the client reads the answer, and the connection closes.
+      exchange.closeAfterAnswer = false;
+      exchange.head = false; // a body on a connection that closes right after does no harm
+      setImmediate(() => this.#send(exchange, status, contentType, body, headers, true));
+      return;
+    }
     if (!exchange.aborted) {
       const res = exchange.res;
       res.cork(() => {
@@ -422,7 +539,15 @@ export class HttpServer {
           res.writeHeader('Vary', 'Origin');
         }
         for (let i = 0; i < headers.length; i++) res.writeHeader(headers[i]![0], headers[i]![1]);
-        res.end(body, closeConnection);
+        if (exchange.head) {
+          // The length GET would send, as a header of our own: this uWS build's
+          // endWithoutBody(length) leaves the response pending, and the next request on the
+          // connection would then close it.
+          res.writeHeader('Content-Length', String(Buffer.byteLength(body)));
+          res.endWithoutBody();
+        } else {
+          res.end(body, closeConnection);
+        }
       });
     }
     this.#finish(exchange, status);
@@ -431,7 +556,12 @@ export class HttpServer {
   #finish(exchange: Exchange, status: number): void {
     if (exchange.finished) return;
     exchange.finished = true;
-    this.#options.metrics.recordRequest(exchange.routeLabel, status, (performance.now() - exchange.started) / 1000);
+    const seconds = (performance.now() - exchange.started) / 1000;
+    this.#options.metrics.recordRequest(exchange.routeLabel, status, seconds);
+    const accessLog = this.#options.accessLog;
+    if (accessLog) {
+      accessLog({ request_id: exchange.requestId, method: exchange.method, route: exchange.routePattern, status, duration_ms: Math.round(seconds * 1e6) / 1000, key_id: exchange.keyId === '' ? null : exchange.keyId });
+    }
     this.#inFlight--;
     if (this.#inFlight === 0 && this.#idleWaiters.length > 0) {
       const waiters = this.#idleWaiters;
@@ -439,6 +569,11 @@ export class HttpServer {
       for (const wake of waiters) wake();
     }
   }
+}
+
+/** An Allow list with HEAD right after GET (HEAD is served wherever GET is). */
+function withHead(allowed: readonly HttpMethod[]): string[] {
+  return allowed.flatMap((method) => (method === 'GET' ? ['GET', 'HEAD'] : [method]));
 }
 
 function limitExceeded(verdict: LimitVerdict): { error: ApiError; headers: ExtraHeaders } | null {

@@ -4,6 +4,7 @@ import type { Environment } from '../auth/api-keys.js';
 import type { Decision, Thresholds } from '../scoring/score-result.js';
 import type { StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { VelocitySignals } from '../signals/velocity.js';
+import type { Tally } from './outcome-tally.js';
 
 export interface WorkerSetup {
   /** The data dir: workers open the database read-only for ruleset sources and stored signals. */
@@ -85,4 +86,6 @@ export type ItemResult =
 
 export interface EvaluateTaskResult {
   readonly results: ItemResult[];
+  /** Decisions and rule matches of the batch, for /metrics (pool/outcome-tally.ts). */
+  readonly tally?: Tally;
 }

@@ -15,6 +15,7 @@
 // so neither should happen; this is the guard behind those guards.
 import { Piscina } from 'piscina';
 import type { Logger } from '../shared/log.js';
+import type { Tally } from './outcome-tally.js';
 import type { EvaluateItem, EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
 
 export const kMaxBatch = 64;
@@ -33,6 +34,8 @@ export interface RulesPoolOptions {
    */
   readonly taskTimeoutMs: number;
   readonly log: Logger;
+  /** Each batch's decisions and rule matches, for /metrics (pool/outcome-tally.ts). */
+  readonly onTally?: (tally: Tally | undefined) => void;
 }
 
 interface Waiting {
@@ -57,9 +60,14 @@ export class RulesPool {
   batches = 0;
   /** Tasks that ended a worker (died or past their deadline), for /metrics. */
   workerFailures = 0;
+  /** Workers started to replace one that ended, for /metrics. */
+  restarts = 0;
+  #workersStarted = 0;
+  readonly #onTally: ((tally: Tally | undefined) => void) | null;
 
   constructor(setup: WorkerSetup, options: RulesPoolOptions) {
     this.#log = options.log;
+    this.#onTally = options.onTally ?? null;
     this.#taskTimeoutMs = options.taskTimeoutMs;
     this.#pool = new Piscina({
       filename: new URL('./worker.js', import.meta.url).href,
@@ -80,6 +88,15 @@ export class RulesPool {
       idleTimeout: kIsolationIdleMs,
       recordTiming: false,
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
+    });
+    // A worker that dies holding no task makes piscina emit 'error': without a listener that would
+    // throw on this thread.
+    for (const pool of [this.#pool, this.#isolation]) pool.on('error', (error: unknown) => this.#log.error('rule worker failed', { reason: describe(error) }));
+    this.#pool.on('workerCreate', () => {
+      this.#workersStarted++;
+      if (this.#workersStarted <= options.threads) return;
+      this.restarts++;
+      this.#log.warn('rule worker started to replace one that ended', { restarts: this.restarts });
     });
   }
 
@@ -134,6 +151,7 @@ export class RulesPool {
       (result: EvaluateTaskResult) => {
         clearTimeout(deadline);
         settled?.();
+        this.#onTally?.(result.tally);
         for (let i = 0; i < batch.length; i++) {
           const outcome = result.results[i]!;
           if (!outcome.ok && outcome.overBudget === true) {

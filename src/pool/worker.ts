@@ -10,6 +10,7 @@ import { workerData } from 'node:worker_threads';
 import { loadRuleset, type RulesetFunction } from '../../compiler/index.js';
 import { StoredSignals } from '../signals/stored-signals.js';
 import { databasePath } from '../store/database.js';
+import { countOutcome, newTally } from './outcome-tally.js';
 import { prepareEvent } from './prepare-event.js';
 import { decide, storedResultJson } from '../scoring/score-result.js';
 import type { EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
@@ -63,6 +64,7 @@ function simulateFault(payload: string): void {
 
 export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
   const results: ItemResult[] = new Array(task.items.length);
+  const tally = newTally();
   for (let i = 0; i < task.items.length; i++) {
     const item = task.items[i]!;
     if (setup.faults.length > 0) simulateFault(item.payload);
@@ -88,6 +90,7 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       continue;
     }
     const { decision, risk_score: riskScore } = decide(outcome, item.policy);
+    countOutcome(tally, item.projectId, decision, outcome);
     results[i] = {
       ok: true,
       decision,
@@ -99,5 +102,5 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       identifiers: prepared.identifiers,
     };
   }
-  return { results };
+  return { results, tally };
 }

@@ -10,7 +10,7 @@
 //
 // Concurrent requests for one event id are serialised through an in-flight map: the second waits
 // for the first to finish and then answers from what the first stored, so an event is scored once.
-import { apiError, type ApiError } from '../shared/errors.js';
+import { apiError, causedBy, type ApiError } from '../shared/errors.js';
 import { AccountGate } from '../accounts/account-gate.js';
 import type { Environment } from '../auth/api-keys.js';
 import { externalAccountIdOf } from '../signals/identifiers.js';
@@ -174,8 +174,8 @@ export class EventService {
     if (gateKey !== null) await this.#deps.gate.enter(gateKey);
     try {
       await writer.call('insertPendingEvent', { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload });
-    } catch {
-      return unavailable(apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.'));
+    } catch (error) {
+      return unavailable(causedBy(apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.'), error));
     } finally {
       if (gateKey !== null) this.#deps.gate.leave(gateKey);
     }

@@ -9,7 +9,7 @@ import type { FaultLatch } from '../shared/fault-latch.js';
 import type { AccountDirectory } from '../accounts/account-directory.js';
 import { Needs, type EvaluateItem } from '../pool/protocol.js';
 import type { RulesPool } from '../pool/rules-pool.js';
-import { apiError, type ApiError } from '../shared/errors.js';
+import { apiError, causedBy, type ApiError } from '../shared/errors.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
 import type { VelocityKeys, VelocityWindows } from '../signals/velocity.js';
 import type { AppWriter } from '../write-commands.js';
@@ -114,7 +114,7 @@ export class Scorer {
       requestId: job.requestId ?? null,
     };
     const evaluated = await pool.evaluate(item);
-    if (!evaluated.ok) return { ok: false, error: apiError(evaluated.code, evaluated.code === 'INTERNAL_ERROR' ? undefined : evaluated.message) };
+    if (!evaluated.ok) return { ok: false, error: causedBy(apiError(evaluated.code, evaluated.code === 'INTERNAL_ERROR' ? undefined : evaluated.message), evaluated.message) };
 
     const record: ScoredEventRecord = {
       projectId: job.projectId,
@@ -138,8 +138,8 @@ export class Scorer {
     let persisted;
     try {
       persisted = await writer.call('persistScoredEvent', record, pending);
-    } catch {
-      return { ok: false, error: apiError('INTERNAL_ERROR', 'The score could not be stored; retry the same request.') };
+    } catch (error) {
+      return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The score could not be stored; retry the same request.'), error) };
     }
     if (persisted.kind === 'already_scored') return { ok: true, result: null };
     if (persisted.accountId !== null) {

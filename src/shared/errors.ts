@@ -49,6 +49,11 @@ export interface ApiError {
   readonly message: string;
   /** Names the offending field or header when the error is about one; '' otherwise. */
   readonly parameter: string;
+  /**
+   * For the operator's log only, never sent: what went wrong underneath (a SQLite error, a worker
+   * that died). The front end logs it with every 5xx.
+   */
+  readonly cause?: string;
 }
 
 export function apiError(code: ErrorCode, message?: string, parameter?: string): ApiError {
@@ -59,6 +64,17 @@ export function apiError(code: ErrorCode, message?: string, parameter?: string):
     message: message ?? definition.message,
     parameter: parameter ?? '',
   };
+}
+
+/** `error` with the underlying cause attached for the log (an Error, or a description). */
+export function causedBy(error: ApiError, cause: unknown): ApiError {
+  return { ...error, cause: describeCause(cause) };
+}
+
+function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error)) return String(cause);
+  const code = (cause as { code?: unknown }).code;
+  return typeof code === 'string' ? `${code}: ${cause.message}` : cause.message;
 }
 
 export function isApiError(value: unknown): value is ApiError {

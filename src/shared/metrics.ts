@@ -22,6 +22,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly #unavailable = new Counter({
+    name: 'fraud_scorer_http_unavailable_total',
+    help: '503 answers by cause (the error code: ASYNC_UNAVAILABLE, COMPILED_RULES_UNAVAILABLE, ...).',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'fraud_scorer_' });
   }
@@ -30,6 +37,11 @@ export class Metrics {
   recordRequest(route: string, status: number, seconds: number): void {
     this.#requests.inc({ route, status });
     this.#duration.observe({ route }, seconds);
+  }
+
+  /** A 503 answer; `code` is one of the registry's 503 codes (bounded label values). */
+  recordUnavailable(code: string): void {
+    this.#unavailable.inc({ code });
   }
 
   /** A gauge read at scrape time. */
@@ -53,6 +65,23 @@ export class Metrics {
       collect() {
         this.reset();
         this.inc(read());
+      },
+    });
+  }
+
+  /**
+   * Counters with labels, kept by their owner and read at scrape time as (labels, value) pairs.
+   * The owner bounds the label values.
+   */
+  labeledCounter(name: string, help: string, labelNames: readonly string[], read: () => Iterable<readonly [Record<string, string>, number]>): void {
+    new Counter({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [labels, value] of read()) this.inc(labels, value);
       },
     });
   }

@@ -49,10 +49,12 @@ export interface OpenOptions {
   readonly busyTimeoutMs?: number;
   /** The server's writer: checkpoints are left to the checkpointer thread (store/checkpointer.ts). */
   readonly checkpointElsewhere?: boolean;
+  /** Fail rather than create the file (read-only connections always do). */
+  readonly mustExist?: boolean;
 }
 
 export function openDatabase(dataDir: string, options: OpenOptions = {}): Db {
-  const db = new Database(databasePath(dataDir), { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  const db = new Database(databasePath(dataDir), { readonly: options.readonly ?? false, fileMustExist: (options.readonly ?? false) || (options.mustExist ?? false) });
   // better-sqlite3 waits on the calling thread: on the HTTP thread this is a pause of the server,
   // so it is short, and a write that cannot get the lock in time fails (500 / 503) instead.
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? kDefaultBusyTimeoutMs}`);

@@ -32,3 +32,25 @@ export function migrate(db: Db, migrations: readonly Migration[] = kMigrations):
   db.pragma(`user_version = ${newest}`);
   return newest;
 }
+
+export interface SchemaStatus {
+  /** False when the file has no schema_migrations table: nothing ever set it up. */
+  readonly initialised: boolean;
+  /** Versions this build has and the database has not applied yet. */
+  readonly pending: readonly number[];
+  /** Versions the database has applied that this build does not know (a newer build's). */
+  readonly unknown: readonly number[];
+}
+
+/** Where the database's schema stands against this build's migrations, without changing anything. */
+export function schemaStatus(db: Db, migrations: readonly Migration[] = kMigrations): SchemaStatus {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+  if (table === undefined) return { initialised: false, pending: migrations.map((migration) => migration.version), unknown: [] };
+  const applied = new Set((db.prepare('SELECT version FROM schema_migrations').all() as Array<{ version: number }>).map((row) => row.version));
+  const known = new Set(migrations.map((migration) => migration.version));
+  return {
+    initialised: true,
+    pending: migrations.map((migration) => migration.version).filter((version) => !applied.has(version)).sort((a, b) => a - b),
+    unknown: [...applied].filter((version) => !known.has(version)).sort((a, b) => a - b),
+  };
+}

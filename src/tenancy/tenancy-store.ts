@@ -32,6 +32,8 @@ export interface ApiKeyInfo {
   readonly label: string;
   readonly created_at: number;
   readonly revoked_at: number | null;
+  /** When a server last accepted it, to within the server's flush interval; null: never. */
+  readonly last_used_at: number | null;
 }
 
 interface ApiKeyRow {
@@ -45,6 +47,7 @@ interface ApiKeyRow {
   label: string;
   created_at: number;
   revoked_at: number | null;
+  last_used_at: number | null;
 }
 
 export function createTenant(db: Db, name: string, now: number): { tenant: Tenant; sandbox: Project } {
@@ -134,7 +137,8 @@ export function createApiKey(db: Db, spec: NewApiKey, now: number): { key: strin
 }
 
 const kKeyColumns = `k.key_id, k.project_id, p.tenant_id, k.kind, k.environment, k.scopes, k.allowed_origins, k.label,
-  k.created_at, k.revoked_at FROM api_keys k JOIN projects p ON p.project_id = k.project_id`;
+  k.created_at, k.revoked_at, u.last_used_at FROM api_keys k JOIN projects p ON p.project_id = k.project_id
+  LEFT JOIN api_key_usage u ON u.key_id = k.key_id`;
 
 export function findApiKey(db: Db, keyId: string): ApiKeyInfo | null {
   const row = db.prepare(`SELECT ${kKeyColumns} WHERE k.key_id = ?`).get(keyId) as ApiKeyRow | undefined;
@@ -146,6 +150,18 @@ export function listApiKeys(db: Db, projectId?: string): ApiKeyInfo[] {
     ? db.prepare(`SELECT ${kKeyColumns} ORDER BY k.created_at, k.key_id`).all()
     : db.prepare(`SELECT ${kKeyColumns} WHERE k.project_id = ? ORDER BY k.created_at, k.key_id`).all(projectId)) as ApiKeyRow[];
   return rows.map(toKeyInfo);
+}
+
+/**
+ * Records when keys were last used (a write command of the server's writer, batched: the server
+ * counts uses in memory and flushes them now and then). A time never moves backwards.
+ */
+export function recordKeyUse(db: Db, uses: ReadonlyArray<readonly [keyId: string, at: number]>): void {
+  const upsert = db.prepare(
+    `INSERT INTO api_key_usage (key_id, last_used_at) VALUES (?, ?)
+     ON CONFLICT (key_id) DO UPDATE SET last_used_at = max(last_used_at, excluded.last_used_at)`,
+  );
+  for (const [keyId, at] of uses) upsert.run(keyId, at);
 }
 
 /** Revokes a key; false when there is no such key. Revoking twice keeps the first time. */
@@ -166,5 +182,6 @@ function toKeyInfo(row: ApiKeyRow): ApiKeyInfo {
     label: row.label,
     created_at: row.created_at,
     revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
   };
 }

@@ -7,7 +7,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
-import { retryDelayMs, signWebhook } from './signature.js';
+import { retryDelayMs, signingSecrets, signWebhook, type SecretsOfWebhook } from './signature.js';
 import { dueMessages, type OutboxMessage } from './webhook-store.js';
 
 export interface DeliveryOptions {
@@ -29,7 +29,7 @@ export class WebhookDeliverer {
   readonly #options: DeliveryOptions;
   readonly #log: Logger;
   readonly #now: () => number;
-  readonly #config: Statement<[string], { url: string; secret: string }>;
+  readonly #config: Statement<[string], SecretsOfWebhook & { url: string }>;
   readonly #pendingCount: Statement<[], { n: number }>;
   readonly #inFlight = new Map<number, Promise<void>>();
   #timer: NodeJS.Timeout | null = null;
@@ -45,7 +45,7 @@ export class WebhookDeliverer {
     this.#options = options;
     this.#log = log;
     this.#now = now;
-    this.#config = readDb.prepare('SELECT url, secret FROM webhooks WHERE project_id = ?');
+    this.#config = readDb.prepare('SELECT url, secret, previous_secret, previous_secret_until FROM webhooks WHERE project_id = ?');
     this.#pendingCount = readDb.prepare('SELECT count(*) AS n FROM webhook_outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL');
   }
 
@@ -101,7 +101,7 @@ export class WebhookDeliverer {
     if (config === undefined) {
       error = 'the project has no webhook any more';
     } else {
-      error = await this.#post(config.url, config.secret, message, attemptedAt);
+      error = await this.#post(config.url, signingSecrets(config, attemptedAt), message, attemptedAt);
       if (error === '') {
         this.delivered++;
         await this.#record(() => this.#writer.call('markDelivered', message.seq, this.#now()));
@@ -111,14 +111,14 @@ export class WebhookDeliverer {
     this.failures++;
     const attempt = message.attempts + 1;
     const next = attemptedAt + retryDelayMs(attempt, this.#options.retryBaseMs, this.#options.retryMaxDelayMs);
-    const giveUp = config === undefined || next - message.created_at > this.#options.retryHours * 3_600_000;
+    const giveUp = config === undefined || next - message.retry_from > this.#options.retryHours * 3_600_000;
     if (giveUp) this.#log.warn('webhook abandoned', { message_id: message.message_id, project_id: message.project_id, attempts: attempt, error });
     await this.#record(() => this.#writer.call('markFailed', message.seq, error, giveUp ? null : next, this.#now()));
   }
 
   /** '' on a 2xx answer, else what went wrong. */
-  async #post(url: string, secret: string, message: OutboxMessage, at: number): Promise<string> {
-    const headers = signWebhook(secret, message.message_id, Math.floor(at / 1000), message.payload);
+  async #post(url: string, secrets: readonly string[], message: OutboxMessage, at: number): Promise<string> {
+    const headers = signWebhook(secrets, message.message_id, Math.floor(at / 1000), message.payload);
     try {
       const response = await fetch(url, {
         method: 'POST',

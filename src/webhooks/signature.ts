@@ -1,6 +1,8 @@
 // Standard Webhooks signatures (https://www.standardwebhooks.com): the receiver checks
 //   webhook-signature: v1,<base64 HMAC-SHA256 over "<webhook-id>.<webhook-timestamp>.<body>">
-// with the secret's bytes (the base64 after "whsec_"). Pure.
+// with the secret's bytes (the base64 after "whsec_"). While a rotated secret overlaps the new one,
+// the header carries one signature per secret, separated by spaces (the spec's way to rotate): a
+// receiver holding either secret accepts the message. Pure.
 import { createHmac, randomBytes } from 'node:crypto';
 
 const kSecretPrefix = 'whsec_';
@@ -23,10 +25,27 @@ export interface SignedHeaders {
   readonly 'webhook-signature': string;
 }
 
-export function signWebhook(secret: string, messageId: string, timestampSeconds: number, body: string): SignedHeaders {
-  const key = Buffer.from(secret.slice(kSecretPrefix.length), 'base64');
-  const signature = createHmac('sha256', key).update(`${messageId}.${timestampSeconds}.${body}`).digest('base64');
-  return { 'webhook-id': messageId, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': `v1,${signature}` };
+/** Signs with every secret in `secrets` (the current one first). */
+export function signWebhook(secrets: readonly string[], messageId: string, timestampSeconds: number, body: string): SignedHeaders {
+  const signed = `${messageId}.${timestampSeconds}.${body}`;
+  const signatures = secrets.map((secret) => {
+    const key = Buffer.from(secret.slice(kSecretPrefix.length), 'base64');
+    return `v1,${createHmac('sha256', key).update(signed).digest('base64')}`;
+  });
+  return { 'webhook-id': messageId, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': signatures.join(' ') };
+}
+
+export interface SecretsOfWebhook {
+  readonly secret: string;
+  readonly previous_secret: string | null;
+  /** Epoch ms until which the previous secret still signs. */
+  readonly previous_secret_until: number | null;
+}
+
+/** The secrets that sign at `now`: the current one, and the previous one during its overlap. */
+export function signingSecrets(config: SecretsOfWebhook, now: number): string[] {
+  const overlapping = config.previous_secret !== null && config.previous_secret_until !== null && now < config.previous_secret_until;
+  return overlapping ? [config.secret, config.previous_secret!] : [config.secret];
 }
 
 /**

@@ -1,24 +1,45 @@
-// Per-project webhook configuration and the delivery outbox (schema: migrations/003-events.ts).
+// Per-project webhook configuration and the delivery outbox (schema: migrations/003-events.ts,
+// 008-operations.ts).
 import type { Db } from '../store/database.js';
 
 export interface WebhookConfig {
   readonly project_id: string;
   readonly url: string;
   readonly secret: string;
+  /** The secret replaced by the last rotation, still signing until previous_secret_until. */
+  readonly previous_secret: string | null;
+  readonly previous_secret_until: number | null;
   readonly created_at: number;
   readonly updated_at: number;
 }
 
+const kConfigColumns = 'project_id, url, secret, previous_secret, previous_secret_until, created_at, updated_at';
+
+/** Sets the URL and the secret; the new secret alone signs from now on (no overlap). */
 export function setWebhook(db: Db, projectId: string, url: string, secret: string, now: number): WebhookConfig {
   db.prepare(
     `INSERT INTO webhooks (project_id, url, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (project_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at`,
+     ON CONFLICT (project_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at,
+       previous_secret = NULL, previous_secret_until = NULL`,
   ).run(projectId, url, secret, now, now);
   return findWebhook(db, projectId)!;
 }
 
+/**
+ * Replaces the secret. The old one goes on signing beside the new one for `overlapMs` (0: not at
+ * all), so receivers can switch without dropping a message. A secret that was still overlapping
+ * from an earlier rotation stops signing now. null when the project has no webhook.
+ */
+export function rotateWebhookSecret(db: Db, projectId: string, secret: string, overlapMs: number, now: number): WebhookConfig | null {
+  const changed = db.prepare(
+    `UPDATE webhooks SET previous_secret = CASE WHEN ? > 0 THEN secret END, previous_secret_until = CASE WHEN ? > 0 THEN ? END,
+       secret = ?, updated_at = ? WHERE project_id = ?`,
+  ).run(overlapMs, overlapMs, now + overlapMs, secret, now, projectId).changes;
+  return changed === 0 ? null : findWebhook(db, projectId);
+}
+
 export function findWebhook(db: Db, projectId: string): WebhookConfig | null {
-  return (db.prepare('SELECT project_id, url, secret, created_at, updated_at FROM webhooks WHERE project_id = ?').get(projectId) as WebhookConfig | undefined) ?? null;
+  return (db.prepare(`SELECT ${kConfigColumns} FROM webhooks WHERE project_id = ?`).get(projectId) as WebhookConfig | undefined) ?? null;
 }
 
 export function removeWebhook(db: Db, projectId: string): boolean {
@@ -31,12 +52,14 @@ export interface OutboxMessage {
   readonly project_id: string;
   readonly payload: string;
   readonly created_at: number;
+  /** Start of the retry window: the decision, or the last redelivery request. */
+  readonly retry_from: number;
   readonly attempts: number;
 }
 
 export function dueMessages(db: Db, now: number, limit: number): OutboxMessage[] {
   return db.prepare(
-    `SELECT seq, message_id, project_id, payload, created_at, attempts FROM webhook_outbox
+    `SELECT seq, message_id, project_id, payload, created_at, coalesce(retry_from, created_at) AS retry_from, attempts FROM webhook_outbox
      WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
   ).all(now, limit) as OutboxMessage[];
 }
@@ -56,4 +79,107 @@ export function markFailed(db: Db, seq: number, error: string, nextAttemptAt: nu
 /** Drops finished messages older than `before`. */
 export function pruneFinished(db: Db, before: number): number {
   return db.prepare('DELETE FROM webhook_outbox WHERE (delivered_at IS NOT NULL OR abandoned_at IS NOT NULL) AND created_at < ?').run(before).changes;
+}
+
+// ---- Deliveries as the operator and the API see them -------------------------------------------
+
+/**
+ * pending: not tried yet; retrying: tried, failed, to be tried again; delivered: the receiver
+ * answered 2xx; abandoned: retries ran out (or the project's webhook was removed).
+ */
+export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'abandoned';
+/** The statuses a listing can ask for; `failed` is retrying or abandoned. */
+export const kDeliveryFilters = ['pending', 'retrying', 'delivered', 'abandoned', 'failed'] as const;
+export type DeliveryFilter = (typeof kDeliveryFilters)[number];
+
+const kFilterSql: Record<DeliveryFilter, string> = {
+  pending: 'delivered_at IS NULL AND abandoned_at IS NULL AND attempts = 0',
+  retrying: 'delivered_at IS NULL AND abandoned_at IS NULL AND attempts > 0',
+  delivered: 'delivered_at IS NOT NULL',
+  abandoned: 'abandoned_at IS NOT NULL',
+  failed: 'delivered_at IS NULL AND (abandoned_at IS NOT NULL OR attempts > 0)',
+};
+
+export interface Delivery {
+  readonly message_id: string;
+  readonly event_id: string;
+  readonly status: DeliveryStatus;
+  readonly attempts: number;
+  readonly last_error: string | null;
+  readonly created_at: string;
+  /** When the next attempt is due; null once delivered or abandoned. */
+  readonly next_attempt_at: string | null;
+  readonly delivered_at: string | null;
+  readonly abandoned_at: string | null;
+}
+
+interface DeliveryRow {
+  seq: number;
+  message_id: string;
+  event_id: string;
+  attempts: number;
+  last_error: string | null;
+  created_at: number;
+  next_attempt_at: number;
+  delivered_at: number | null;
+  abandoned_at: number | null;
+}
+
+const kDeliveryColumns = 'seq, message_id, event_id, attempts, last_error, created_at, next_attempt_at, delivered_at, abandoned_at';
+
+function toDelivery(row: DeliveryRow): Delivery {
+  const status: DeliveryStatus = row.delivered_at !== null ? 'delivered' : row.abandoned_at !== null ? 'abandoned' : row.attempts > 0 ? 'retrying' : 'pending';
+  const iso = (time: number | null): string | null => (time === null ? null : new Date(time).toISOString());
+  return {
+    message_id: row.message_id,
+    event_id: row.event_id,
+    status,
+    attempts: row.attempts,
+    last_error: row.last_error,
+    created_at: iso(row.created_at)!,
+    next_attempt_at: status === 'pending' || status === 'retrying' ? iso(row.next_attempt_at) : null,
+    delivered_at: iso(row.delivered_at),
+    abandoned_at: iso(row.abandoned_at),
+  };
+}
+
+export interface DeliveryPage {
+  readonly deliveries: Delivery[];
+  /** Pass as `before` for the next page (older messages); null on the last page. */
+  readonly next: number | null;
+}
+
+/** A project's messages, newest first; `before` is a position from an earlier page. */
+export function listDeliveries(db: Db, projectId: string, filter: DeliveryFilter | null, before: number | null, limit: number): DeliveryPage {
+  const where = ['project_id = ?', 'seq < ?'];
+  if (filter !== null) where.push(`(${kFilterSql[filter]})`);
+  const rows = db.prepare(`SELECT ${kDeliveryColumns} FROM webhook_outbox WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`)
+    .all(projectId, before ?? Number.MAX_SAFE_INTEGER, limit + 1) as DeliveryRow[];
+  const more = rows.length > limit;
+  const page = more ? rows.slice(0, limit) : rows;
+  return { deliveries: page.map(toDelivery), next: more ? page[page.length - 1]!.seq : null };
+}
+
+export function findDelivery(db: Db, projectId: string, messageId: string): Delivery | null {
+  const row = db.prepare(`SELECT ${kDeliveryColumns} FROM webhook_outbox WHERE project_id = ? AND message_id = ?`).get(projectId, messageId) as DeliveryRow | undefined;
+  return row === undefined ? null : toDelivery(row);
+}
+
+/**
+ * Makes a message due now, whatever its state, with a new retry window from now: delivered
+ * messages are sent again (same webhook-id, so receivers still de-duplicate), abandoned ones get
+ * WEBHOOK_RETRY_HOURS of retries afresh. null when the project has no such message.
+ */
+export function redeliver(db: Db, projectId: string, messageId: string, now: number): Delivery | null {
+  const changed = db.prepare(
+    'UPDATE webhook_outbox SET delivered_at = NULL, abandoned_at = NULL, next_attempt_at = ?, retry_from = ? WHERE project_id = ? AND message_id = ?',
+  ).run(now, now, projectId, messageId).changes;
+  return changed === 0 ? null : findDelivery(db, projectId, messageId);
+}
+
+/** Redelivers every abandoned message of a project (after a receiver outage); returns how many. */
+export function redeliverAbandoned(db: Db, projectId: string, now: number): number {
+  return db.prepare(
+    'UPDATE webhook_outbox SET abandoned_at = NULL, next_attempt_at = ?, retry_from = ? WHERE project_id = ? AND abandoned_at IS NOT NULL',
+  ).run(now, now, projectId).changes;
 }

@@ -1,6 +1,7 @@
 // Starts the real server (the compiled command line) on a free loopback port with a fresh data dir,
 // and talks to it over real HTTP. Every HTTP test goes through here.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import Database from 'better-sqlite3';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,8 +45,11 @@ export interface StartOptions {
 }
 
 const madeDataDirs: string[] = [];
-// Test processes make their data dirs under the OS temp dir; none outlives the test file.
+const liveServers = new Set<ChildProcess>();
+// Test processes make their data dirs under the OS temp dir; none outlives the test file, and
+// neither does a server a test left running (a failed or timed-out test does not stop its own).
 process.once('exit', () => {
+  for (const child of liveServers) child.kill('SIGKILL');
   for (const dir of madeDataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -64,8 +68,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  liveServers.add(child);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('exit', (code, signal) => {
+      liveServers.delete(child);
+      resolve({ code, signal });
+    }),
   );
 
   const port = await new Promise<number>((resolve, reject) => {
@@ -122,6 +130,29 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   };
 }
 
+/**
+ * One server for every test of a file: started before the first test, stopped after the last.
+ * Read `server` (and `key`, its live secret key) inside tests, once the server runs.
+ */
+export function serverForFile(test: { before(run: () => Promise<void>): void; after: { always(run: () => Promise<void>): void } }, options: StartOptions = {}): { readonly server: TestServer; readonly key: string } {
+  let running: TestServer | null = null;
+  test.before(async () => {
+    running = await startServer(options);
+  });
+  test.after.always(async () => {
+    await running?.stop();
+  });
+  return {
+    get server(): TestServer {
+      if (running === null) throw new Error('the file\'s server is not running yet');
+      return running;
+    },
+    get key(): string {
+      return this.server.bootstrap.keys.live_secret.key;
+    },
+  };
+}
+
 export interface ApiResponse<T = any> {
   readonly status: number;
   readonly headers: Headers;
@@ -174,9 +205,32 @@ export interface CliResult {
   readonly stderr: string;
 }
 
+/**
+ * The command line, without blocking this process meanwhile: for tests whose own servers (webhook
+ * receivers) must keep answering while the command runs.
+ */
+export function runCliAsync(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [kCliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env } }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 export function runCli(args: readonly string[], env: Readonly<Record<string, string>> = {}): CliResult {
   const result = spawnSync(process.execPath, [kCliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** How many events with this event_id the data dir's database holds (read-only look). */
+export function storedEventCount(dataDir: string, eventId: string): number {
+  const db = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT count(*) AS n FROM events WHERE event_id = ?').get(eventId) as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -1,32 +1,122 @@
-// The command line: help on every command, the first-start bootstrap, keys and projects.
+// The command line: help on every command and action, --version, the first-start bootstrap, keys
+// and projects, and the rule that only serve creates a database.
 import test from 'ava';
-import { statSync, readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeDataDir, runCli, startServer } from '../_helpers/server.js';
+import { fileURLToPath } from 'node:url';
+import { api, makeDataDir, runCliAsync, startServer, waitFor } from '../_helpers/server.js';
+import { minimalEvent } from '../_helpers/events.js';
 
-for (const args of [['--help'], ['serve', '--help'], ['keys', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '--help'], ['keys', 'revoke', '--help'], ['projects', '--help'], ['projects', 'create', '--help'], ['tenants', '--help']]) {
-  test(`fraud-scorer ${args.join(' ')} prints help`, (t) => {
-    const result = runCli(args);
+const kPackage = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };
+const kLockModule = fileURLToPath(new URL('../../src/store/data-dir-lock.js', import.meta.url));
+
+/** A data dir with a database, made the only way there is: a server started on it once. */
+async function servedDataDir(): Promise<string> {
+  const dataDir = makeDataDir();
+  const server = await startServer({ dataDir });
+  await server.stop();
+  return dataDir;
+}
+
+const kHelpRuns = [
+  ['--help'], ['serve', '--help'], ['backup', '--help'],
+  ['keys', '--help'], ['keys', 'create', '--help'], ['keys', 'list', '--help'], ['keys', 'revoke', '--help'],
+  ['projects', '--help'], ['projects', 'create', '--help'], ['projects', 'list', '--help'],
+  ['tenants', '--help'], ['tenants', 'create', '--help'], ['tenants', 'list', '--help'],
+  ['webhook', '--help'], ['webhook', 'set', '--help'], ['webhook', 'show', '--help'], ['webhook', 'remove', '--help'],
+  ['webhook', 'rotate-secret', '--help'], ['webhook', 'deliveries', '--help'], ['webhook', 'redeliver', '--help'],
+];
+
+for (const args of kHelpRuns) {
+  test(`fraud-scorer ${args.join(' ')} prints help`, async (t) => {
+    const result = (await runCliAsync(args));
     t.is(result.code, 0, result.stderr);
     t.regex(result.stdout, /Usage:/);
   });
 }
 
-test('serve --help lists every setting with its environment variable', (t) => {
-  const help = runCli(['serve', '--help']).stdout;
-  for (const env of ['HOST', 'PORT', 'DATA_DIR', 'WORKERS', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_PER_ROUTE', 'RATE_LIMIT_FP_PER_KEY', 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', 'RATE_LIMIT_FAILED_KEY_LOOKUPS', 'TRUST_PROXY', 'ASYNC_QUEUE_LIMIT']) {
+test('every command the top-level help lists has help of its own, and names every action it takes', async (t) => {
+  const listed = [...(await runCliAsync(['--help'])).stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((match) => match[1]!);
+  t.deepEqual(listed.sort(), ['backup', 'keys', 'projects', 'serve', 'tenants', 'webhook']);
+  for (const command of listed) {
+    const help = (await runCliAsync([command, '--help'])).stdout;
+    for (const run of kHelpRuns.filter((args) => args[0] === command && args.length === 3)) {
+      t.regex(help, new RegExp(`fraud-scorer ${command} ${run[1]} `), `${command} --help names ${run[1]}`);
+    }
+  }
+});
+
+test('--version prints the package version', async (t) => {
+  const result = (await runCliAsync(['--version']));
+  t.is(result.code, 0);
+  t.is(result.stdout.trim(), `fraud-scorer ${kPackage.version}`);
+});
+
+test('serve --help lists every setting with its environment variable', async (t) => {
+  const help = (await runCliAsync(['serve', '--help'])).stdout;
+  for (const env of ['HOST', 'PORT', 'DATA_DIR', 'WORKERS', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_PER_ROUTE', 'RATE_LIMIT_FP_PER_KEY', 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', 'RATE_LIMIT_FAILED_KEY_LOOKUPS', 'TRUST_PROXY', 'ASYNC_QUEUE_LIMIT', 'LOG_LEVEL', 'ACCESS_LOG']) {
     t.true(help.includes(env), env);
   }
 });
 
-test('unknown commands, actions and flags are usage errors (exit 2)', (t) => {
-  t.is(runCli(['frobnicate']).code, 2);
-  t.is(runCli(['keys', 'frobnicate']).code, 2);
-  t.is(runCli(['keys', 'create', '--nope']).code, 2);
-  const badSetting = runCli(['serve', '--port', 'eighty']);
+test('unknown commands, actions and flags are usage errors (exit 2)', async (t) => {
+  t.is((await runCliAsync(['frobnicate'])).code, 2);
+  t.is((await runCliAsync(['constructor'])).code, 2);
+  t.is((await runCliAsync(['keys', 'frobnicate'])).code, 2);
+  t.is((await runCliAsync(['keys', 'create', '--nope'])).code, 2);
+  const badSetting = (await runCliAsync(['serve', '--port', 'eighty']));
   t.is(badSetting.code, 2);
   t.regex(badSetting.stderr, /--port/);
-  t.is(runCli(['serve'], { RATE_LIMIT_PER_ROUTE: '0' }).code, 2);
+  t.is((await runCliAsync(['serve'], { RATE_LIMIT_PER_ROUTE: '0' })).code, 2);
+  const badLevel = (await runCliAsync(['serve'], { LOG_LEVEL: 'chatty' }));
+  t.is(badLevel.code, 2);
+  t.regex(badLevel.stderr, /LOG_LEVEL.*debug, info, warn, error/);
+});
+
+// Each command other than serve, with arguments that would otherwise do something.
+const kDataCommands: ReadonlyArray<readonly string[]> = [
+  ['keys', 'list'],
+  ['keys', 'create', '--project', 'live', '--kind', 'secret'],
+  ['keys', 'revoke', '--key-id', 'key_nope'],
+  ['projects', 'list'],
+  ['projects', 'create', '--name', 'shop'],
+  ['tenants', 'list'],
+  ['tenants', 'create', '--name', 'acme'],
+  ['webhook', 'set', '--project', 'live', '--url', 'https://hooks.example/x'],
+  ['webhook', 'show', '--project', 'live'],
+  ['webhook', 'remove', '--project', 'live'],
+  ['webhook', 'rotate-secret', '--project', 'live'],
+  ['webhook', 'deliveries', '--project', 'live'],
+  ['webhook', 'redeliver', '--project', 'live', '--all-abandoned'],
+];
+
+for (const args of kDataCommands) {
+  test(`${args.join(' ')} refuses a data dir without a database and creates nothing`, async (t) => {
+    const parent = makeDataDir();
+    const missing = join(parent, 'dta');
+    const absent = (await runCliAsync([...args, '--data-dir', missing]));
+    t.is(absent.code, 1, absent.stderr);
+    t.regex(absent.stderr, /there is no database in .*dta.*only fraud-scorer serve creates/);
+    t.is(absent.stderr.trim().split('\n').length, 1, 'one line');
+    t.false(existsSync(missing), 'no data dir created');
+
+    const empty = join(parent, 'empty');
+    mkdirSync(empty);
+    const fromEnv = (await runCliAsync(args, { DATA_DIR: empty }));
+    t.is(fromEnv.code, 1, fromEnv.stderr);
+    t.deepEqual(readdirSync(empty), [], 'no database created');
+  });
+}
+
+test('a file that is not a fraud-scorer database is refused, not set up', async (t) => {
+  const dataDir = makeDataDir();
+  writeFileSync(join(dataDir, 'fraud-scorer.db'), '');
+  const result = (await runCliAsync(['keys', 'list', '--data-dir', dataDir]));
+  t.is(result.code, 1);
+  t.regex(result.stderr, /not a fraud-scorer database/);
+  t.is(statSync(join(dataDir, 'fraud-scorer.db')).size, 0);
 });
 
 test('the first start creates a tenant, its projects and three keys, prints them once and saves them 0600', async (t) => {
@@ -41,19 +131,20 @@ test('the first start creates a tenant, its projects and three keys, prints them
   t.regex(saved.keys.live_publishable.key, /^pk_live_[A-Za-z0-9]{22}$/);
   t.deepEqual(saved.keys.live_publishable.scopes, ['fp:write']);
   t.true(server.output().includes(saved.keys.live_secret.key));
+  const health = await api(server, 'GET', '/healthz');
+  t.is(health.body.data.version, kPackage.version);
   await server.stop();
   const again = await startServer({ dataDir });
   t.false(again.output().includes(saved.keys.live_secret.key), 'printed only once');
   await again.stop();
-  const projects = JSON.parse(runCli(['projects', 'list', '--data-dir', dataDir, '--json']).stdout);
+  const projects = JSON.parse((await runCliAsync(['projects', 'list', '--data-dir', dataDir, '--json'])).stdout);
   t.is(projects.length, 2);
   t.deepEqual(projects.map((p: { environment: string }) => p.environment).sort(), ['live', 'sandbox']);
 });
 
-test('keys create --json prints one JSON object; list and revoke work; bad arguments are refused', (t) => {
-  const dataDir = makeDataDir();
-  t.is(runCli(['tenants', 'create', '--data-dir', dataDir, '--name', 'acme']).code, 0);
-  const created = runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:write,scores:read', '--json']);
+test('keys create --json prints one JSON object; list and revoke work; bad arguments are refused', async (t) => {
+  const dataDir = await servedDataDir();
+  const created = (await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:write,scores:read', '--json']));
   t.is(created.code, 0, created.stderr);
   t.is(created.stdout.trim().split('\n').length, 1);
   const key = JSON.parse(created.stdout);
@@ -63,35 +154,86 @@ test('keys create --json prints one JSON object; list and revoke work; bad argum
   t.is(key.environment, 'live');
   t.deepEqual(key.scopes, ['events:write', 'scores:read']);
 
-  const sandbox = JSON.parse(runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'sandbox', '--kind', 'publishable', '--json']).stdout);
+  const sandbox = JSON.parse((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'sandbox', '--kind', 'publishable', '--json'])).stdout);
   t.regex(sandbox.key, /^pk_sandbox_/);
   t.deepEqual(sandbox.scopes, ['fp:write']);
 
-  t.is(runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--scopes', 'events:write']).code, 2);
-  t.is(runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:wrte']).code, 2);
-  t.is(runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'prj_nope', '--kind', 'secret']).code, 2);
-  t.is(runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'master']).code, 2);
-  t.is(runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--origins', 'not-an-origin']).code, 2);
+  t.is((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--scopes', 'events:write'])).code, 2);
+  t.is((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:wrte'])).code, 2);
+  t.is((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'prj_nope', '--kind', 'secret'])).code, 2);
+  t.is((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'master'])).code, 2);
+  t.is((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--origins', 'not-an-origin'])).code, 2);
 
-  const listed = JSON.parse(runCli(['keys', 'list', '--data-dir', dataDir, '--json']).stdout);
-  t.is(listed.length, 2);
+  const listed = JSON.parse((await runCliAsync(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; revoked_at: number | null }>;
+  t.is(listed.length, 5, 'three bootstrap keys and two new ones');
   t.false(JSON.stringify(listed).includes(key.key));
-  t.is(runCli(['keys', 'revoke', '--data-dir', dataDir, '--key-id', key.key_id]).code, 0);
-  t.is(runCli(['keys', 'revoke', '--data-dir', dataDir, '--key-id', 'key_nope']).code, 1);
-  const after = JSON.parse(runCli(['keys', 'list', '--data-dir', dataDir, '--json']).stdout);
-  t.truthy(after.find((k: { key_id: string }) => k.key_id === key.key_id).revoked_at);
+  t.is((await runCliAsync(['keys', 'revoke', '--data-dir', dataDir, '--key-id', key.key_id])).code, 0);
+  const unknown = (await runCliAsync(['keys', 'revoke', '--data-dir', dataDir, '--key-id', 'key_nope']));
+  t.is(unknown.code, 1);
+  t.regex(unknown.stderr, /no such key/);
+  const after = JSON.parse((await runCliAsync(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; revoked_at: number | null }>;
+  t.truthy(after.find((k) => k.key_id === key.key_id)!.revoked_at);
 });
 
-test('projects create adds a live project with the preset published; --preset none adds an empty one', (t) => {
+test('keys list shows when each key was created and last used (written by the server at the latest when it stops)', async (t) => {
   const dataDir = makeDataDir();
-  t.is(runCli(['tenants', 'create', '--data-dir', dataDir, '--name', 'acme']).code, 0);
-  const project = JSON.parse(runCli(['projects', 'create', '--data-dir', dataDir, '--name', 'shop', '--json']).stdout);
+  const server = await startServer({ dataDir });
+  t.teardown(() => server.stop());
+  const used = server.bootstrap.keys.live_secret;
+  const before = Date.now();
+  for (let i = 0; i < 5; i++) t.is((await api(server, 'POST', '/v1/events', { key: used.key, body: minimalEvent() })).status, 200);
+  await server.stop();
+
+  const listed = JSON.parse((await runCliAsync(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; created_at: number; last_used_at: number | null }>;
+  const entry = listed.find((k) => k.key_id === used.key_id)!;
+  t.true(entry.last_used_at !== null && entry.last_used_at >= before);
+  t.true(entry.created_at <= entry.last_used_at!);
+  t.is(listed.find((k) => k.key_id === server.bootstrap.keys.sandbox_secret.key_id)!.last_used_at, null);
+
+  const text = (await runCliAsync(['keys', 'list', '--data-dir', dataDir])).stdout.split('\n');
+  const usedLine = text.find((line) => line.startsWith(used.key_id))!;
+  t.regex(usedLine, /created \d{4}-\d{2}-\d{2}T[\d:.]+Z {2}last used \d{4}-\d{2}-\d{2}T/);
+  t.regex(text.find((line) => line.startsWith(server.bootstrap.keys.sandbox_secret.key_id))!, /last used never/);
+});
+
+test('projects create adds a live project with the preset published; --preset none adds an empty one', async (t) => {
+  const dataDir = await servedDataDir();
+  t.is((await runCliAsync(['tenants', 'create', '--data-dir', dataDir, '--name', 'acme'])).code, 0);
+  const project = JSON.parse((await runCliAsync(['projects', 'create', '--data-dir', dataDir, '--name', 'shop', '--json'])).stdout);
   t.is(project.environment, 'live');
   t.is(project.preset, 'default');
-  const empty = runCli(['projects', 'create', '--data-dir', dataDir, '--name', 'bare', '--preset', 'none', '--json']);
+  const empty = (await runCliAsync(['projects', 'create', '--data-dir', dataDir, '--name', 'bare', '--preset', 'none', '--json']));
   t.is(empty.code, 0, empty.stderr);
-  t.is(runCli(['projects', 'create', '--data-dir', dataDir, '--name', 'x', '--preset', 'nope']).code, 2);
-  t.is(runCli(['projects', 'create', '--data-dir', dataDir]).code, 2);
-  const listed = JSON.parse(runCli(['projects', 'list', '--data-dir', dataDir, '--json']).stdout);
-  t.is(listed.length, 4);
+  t.is((await runCliAsync(['projects', 'create', '--data-dir', dataDir, '--name', 'x', '--preset', 'nope'])).code, 2);
+  t.is((await runCliAsync(['projects', 'create', '--data-dir', dataDir])).code, 2);
+  const listed = JSON.parse((await runCliAsync(['projects', 'list', '--data-dir', dataDir, '--json'])).stdout);
+  t.is(listed.length, 6, 'bootstrap live and sandbox, acme live and sandbox, shop, bare');
+});
+
+test('the command line migrates an older schema only while no server holds the data dir', async (t) => {
+  const dataDir = await servedDataDir();
+  // Make the database look as an older build left it: without the newest migration.
+  const db = new Database(join(dataDir, 'fraud-scorer.db'));
+  const newest = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v;
+  db.prepare('DELETE FROM schema_migrations WHERE version = ?').run(newest);
+  db.exec('DROP TABLE api_key_usage; ALTER TABLE webhooks DROP COLUMN previous_secret; ALTER TABLE webhooks DROP COLUMN previous_secret_until; ALTER TABLE webhook_outbox DROP COLUMN retry_from');
+  db.close();
+
+  // A server of that older build holds the lock (this process takes it the way serve does).
+  const holder = spawn(process.execPath, ['--input-type=module', '-e', `import(${JSON.stringify(kLockModule)}).then((m) => { globalThis.held = m.acquireDataDirLock(${JSON.stringify(dataDir)}); console.log('locked'); setInterval(() => {}, 1000); })`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let held = '';
+  holder.stdout!.setEncoding('utf8').on('data', (chunk: string) => (held += chunk));
+  const exited = new Promise((resolve) => holder.once('exit', resolve));
+  await waitFor(() => held.includes('locked'), 'the lock holder');
+  const refused = (await runCliAsync(['keys', 'list', '--data-dir', dataDir]));
+  t.is(refused.code, 1);
+  t.regex(refused.stderr, new RegExp(`needs schema migrations ${newest} .*a server of an older build is running`));
+  holder.kill('SIGKILL');
+  await exited;
+
+  const migrated = (await runCliAsync(['keys', 'list', '--data-dir', dataDir, '--json']));
+  t.is(migrated.code, 0, migrated.stderr);
+  const after = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
+  t.truthy(after.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(newest));
+  after.close();
 });

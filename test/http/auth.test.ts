@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, runCli, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
+import { buildRouteTable } from '../../src/http/routes.js';
 
 let server: TestServer;
 
@@ -28,6 +29,10 @@ const refused = test.macro(async (t, headers: Record<string, string>, status: nu
   t.is(response.body.status, 0);
   t.is(response.body.errors[0]?.code, code);
   t.is(response.body.errors[0]?.parameter, parameter);
+  // RFC 6750 §3: a 401 names the scheme it wants; error="invalid_token" when a key was refused.
+  const challenge = response.headers.get('www-authenticate') ?? '';
+  t.regex(challenge, /^Bearer realm="fraud-scorer"/);
+  t.is(challenge.includes('error="invalid_token"'), headers.authorization !== undefined);
 });
 
 test('no Authorization header: 401 AUTH_ERROR', refused, {}, 401, 'AUTH_ERROR', 'authorization');
@@ -101,4 +106,18 @@ test('keys are stored only as hashes: no key appears in the database files or th
   const list = runCli(['keys', 'list', '--data-dir', server.dataDir, '--json']);
   t.false(list.stdout.includes(created.key));
   t.true(list.stdout.includes(created.key_id));
+});
+
+test('accounts:link grants nothing: a key holding only it is refused on every route that needs a key', async (t) => {
+  // The interface names the scope without a route; this build gives it none (README, "Keys and projects").
+  const linkOnly = createKey(['--project', 'live', '--kind', 'secret', '--scopes', 'accounts:link']);
+  const routes = buildRouteTable(new Proxy({}, { get: () => () => null }) as never).filter((route) => route.auth === 'key');
+  t.true(routes.length > 10);
+  for (const route of routes) {
+    t.not(route.scope, 'accounts:link');
+    const path = route.pattern.replace(/:[a-z_]+/g, 'x');
+    const response = await api(server, route.method, path, { key: linkOnly.key, ...(route.body === 'none' ? {} : { body: {} }) });
+    t.is(response.status, 403, `${route.method} ${route.pattern}: ${response.text}`);
+    t.is(response.body.errors[0]?.code, 'SCOPE_ERROR');
+  }
 });

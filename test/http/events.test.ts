@@ -4,7 +4,7 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { api, runCli, sleep, startServer, waitFor, type TestServer } from '../_helpers/server.js';
+import { api, runCli, sleep, startServer, storedEventCount, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
 
 let server: TestServer;
@@ -20,12 +20,7 @@ test.after.always(async () => {
 });
 
 function storedRows(eventId: string): number {
-  const db = new Database(join(server.dataDir, 'fraud-scorer.db'), { readonly: true });
-  try {
-    return (db.prepare('SELECT count(*) AS n FROM events WHERE event_id = ?').get(eventId) as { n: number }).n;
-  } finally {
-    db.close();
-  }
+  return storedEventCount(server.dataDir, eventId);
 }
 
 function waitForScore(eventId: string, withKey = key): Promise<any> {

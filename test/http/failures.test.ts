@@ -4,17 +4,10 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { api, runCli, startServer } from '../_helpers/server.js';
+import { api, runCli, startServer, storedEventCount } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
 
-function countEvents(dataDir: string, eventId: string): number {
-  const db = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
-  try {
-    return (db.prepare('SELECT count(*) AS n FROM events WHERE event_id = ?').get(eventId) as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
+
 
 test('a locked database: sync is 500 INTERNAL_ERROR, async 503 ASYNC_UNAVAILABLE; nothing stored; retries succeed', async (t) => {
   const server = await startServer({ env: { SQLITE_BUSY_TIMEOUT_MS: '50' } });
@@ -32,8 +25,8 @@ test('a locked database: sync is 500 INTERNAL_ERROR, async 503 ASYNC_UNAVAILABLE
     t.is(refused.body.errors[0]?.code, 'ASYNC_UNAVAILABLE');
     lock.exec('ROLLBACK');
     lock.close();
-    t.is(countEvents(server.dataDir, sync.event_id as string), 0);
-    t.is(countEvents(server.dataDir, queued.event_id as string), 0);
+    t.is(storedEventCount(server.dataDir, sync.event_id as string), 0);
+    t.is(storedEventCount(server.dataDir, queued.event_id as string), 0);
 
     const retried = await api(server, 'POST', '/v1/events', { key, body: sync });
     t.is(retried.status, 200, retried.text);
@@ -55,7 +48,7 @@ test('a full async queue is 503 ASYNC_UNAVAILABLE and stores nothing', async (t)
     const refused = await api(server, 'POST', '/v1/events', { key, body: third });
     t.is(refused.status, 503);
     t.is(refused.body.errors[0]?.code, 'ASYNC_UNAVAILABLE');
-    t.is(countEvents(server.dataDir, third.event_id as string), 0);
+    t.is(storedEventCount(server.dataDir, third.event_id as string), 0);
     // Sync scoring of other projects is not affected by the full queue.
     t.is((await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body: minimalEvent() })).status, 200);
   } finally {
@@ -70,7 +63,7 @@ test('a rate limiter that is not ready is 503 RATE_LIMIT_UNAVAILABLE and stores 
     const response = await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body: event });
     t.is(response.status, 503);
     t.is(response.body.errors[0]?.code, 'RATE_LIMIT_UNAVAILABLE');
-    t.is(countEvents(server.dataDir, event.event_id as string), 0);
+    t.is(storedEventCount(server.dataDir, event.event_id as string), 0);
     t.is((await api(server, 'GET', '/healthz')).status, 200);
     t.regex(server.output(), /fault injection is on/);
   } finally {

@@ -1,7 +1,7 @@
 // The uWebSockets.js front end over real HTTP: envelope, request ids, routing, body caps, JSON,
 // NUL and card-number refusals, aborted and slow bodies.
 import test from 'ava';
-import { api, startServer, sleep, type TestServer } from '../_helpers/server.js';
+import { api, startServer, sleep, storedEventCount, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { openSocket, readResponse, requestHead } from '../_helpers/raw-http.js';
 
@@ -73,7 +73,69 @@ test('a known path with the wrong method answers 405 with Allow, in the envelope
   t.is(response.body.errors[0]?.code, 'NOT_FOUND');
   const put = await api(server, 'PUT', '/healthz');
   t.is(put.status, 405);
-  t.is(put.headers.get('allow'), 'GET');
+  t.is(put.headers.get('allow'), 'GET, HEAD', 'HEAD is served wherever GET is');
+  const head = await api(server, 'HEAD', '/v1/events', { key });
+  t.is(head.status, 405);
+  t.is(head.headers.get('allow'), 'POST');
+});
+
+test('HEAD answers as GET would, without the body', async (t) => {
+  for (const [path, withKey] of [['/healthz', false], ['/metrics', false], ['/v1/fp/agent.js', false], [`/v1/scores/${minimalEvent().event_id}`, true], ['/v1/rules', true]] as const) {
+    const get = await fetch(`${server.url}${path}`, { headers: withKey ? { authorization: `Bearer ${key}` } : {} });
+    const getBody = await get.arrayBuffer();
+    const head = await fetch(`${server.url}${path}`, { method: 'HEAD', headers: withKey ? { authorization: `Bearer ${key}`, 'x-request-id': 'head-1' } : { 'x-request-id': 'head-1' } });
+    t.is(head.status, get.status, path);
+    t.is(head.headers.get('content-type'), get.headers.get('content-type'), path);
+    t.is(head.headers.get('x-request-id'), 'head-1', path);
+    t.is((await head.arrayBuffer()).byteLength, 0, path);
+    // /metrics changes between two scrapes; the others answer the same bytes.
+    if (path !== '/metrics') t.is(Number(head.headers.get('content-length')), getBody.byteLength, path);
+  }
+  const unauthorised = await fetch(`${server.url}/v1/rules`, { method: 'HEAD' });
+  t.is(unauthorised.status, 401);
+  t.regex(unauthorised.headers.get('www-authenticate') ?? '', /^Bearer /);
+});
+
+/** JSON routes with their minimal valid-looking body; each refuses other media types. */
+const kJsonRoutes: ReadonlyArray<readonly [string, string, () => unknown]> = [
+  ['POST', '/v1/events', () => minimalEvent()],
+  ['PATCH', '/v1/cases/case_nope?project_id=x', () => ({ status: 'closed' })],
+  ['POST', '/v1/rules', () => ({ rule_id: 'ct_test', kind: 'monitoring', status: 'active', expression: 'true' })],
+  ['PUT', '/v1/policy', () => ({ review_threshold: 40, block_threshold: 80 })],
+];
+
+for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp', 'application/json-patch+json', '']) {
+  test(`Content-Type ${JSON.stringify(contentType)} on JSON routes: 400 VALIDATION_ERROR on Content-Type, nothing stored`, async (t) => {
+    for (const [method, path, body] of kJsonRoutes) {
+      const sent = body();
+      // A Uint8Array body makes fetch send no Content-Type of its own.
+      const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+      if (contentType !== '') headers['content-type'] = contentType;
+      const response = await fetch(`${server.url}${path}`, { method, headers, body: new TextEncoder().encode(JSON.stringify(sent)) });
+      const answer = await response.json() as { errors: Array<{ code: string; parameter: string }> };
+      t.is(response.status, 400, `${method} ${path}`);
+      t.is(answer.errors[0]?.code, 'VALIDATION_ERROR');
+      t.is(answer.errors[0]?.parameter, 'Content-Type');
+      if (path === '/v1/events') t.is(storedEventCount(server.dataDir, (sent as { event_id: string }).event_id), 0);
+    }
+    const rules = await api(server, 'GET', '/v1/rules/ct_test', { key });
+    t.is(rules.status, 404, 'the rule was not created');
+  });
+}
+
+test('application/json with parameters, in any case, is JSON', async (t) => {
+  for (const contentType of ['application/json; charset=utf-8', 'Application/JSON', 'application/json;charset=UTF-8', ' application/json ']) {
+    const response = await api(server, 'POST', '/v1/events', { key, body: minimalEvent(), headers: { 'content-type': contentType } });
+    t.is(response.status, 200, `${contentType}: ${response.text}`);
+  }
+});
+
+test('a publish with no body needs no Content-Type; one with a body needs JSON', async (t) => {
+  const bare = await fetch(`${server.url}/v1/rules/publish`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+  t.not(bare.status, 400, await bare.text());
+  const text = await fetch(`${server.url}/v1/rules/publish`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, body: '{}' });
+  t.is(text.status, 400);
+  t.is(((await text.json()) as { errors: Array<{ parameter: string }> }).errors[0]?.parameter, 'Content-Type');
 });
 
 test('/metrics is Prometheus text with requests by route and status and a latency histogram', async (t) => {

@@ -212,7 +212,7 @@ test('unknown rule and unknown ruleset version: 404 NOT_FOUND naming the paramet
 test('rules are never deleted: DELETE is not a method of a rule (archive it instead)', async (t) => {
   const response = await api(server, 'DELETE', '/v1/rules/known_fraudster', { key: server.bootstrap.keys.live_secret.key });
   t.is(response.status, 405);
-  t.is(response.headers.get('allow'), 'GET, PUT');
+  t.is(response.headers.get('allow'), 'GET, HEAD, PUT');
 });
 
 test('sandbox and live projects have their own rules, policy and rulesets', async (t) => {

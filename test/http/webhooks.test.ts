@@ -3,7 +3,7 @@
 import test from 'ava';
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { api, makeDataDir, runCli, sleep, startServer, waitFor } from '../_helpers/server.js';
+import { api, makeDataDir, runCliAsync, sleep, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
 
 interface Received {
@@ -53,8 +53,8 @@ function metricsMatching(url: string, pattern: RegExp): Promise<string> {
   }, `/metrics to match ${pattern}`);
 }
 
-function setWebhook(dataDir: string, url: string): string {
-  const result = runCli(['webhook', 'set', '--data-dir', dataDir, '--project', 'live', '--url', url, '--json']);
+async function setWebhook(dataDir: string, url: string, project = 'live'): Promise<string> {
+  const result = (await runCliAsync(['webhook', 'set', '--data-dir', dataDir, '--project', project, '--url', url, '--json']));
   if (result.code !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout).secret;
 }
@@ -63,7 +63,7 @@ test('an async decision is delivered signed; the signature verifies; sync decisi
   const receiver = await startReceiver();
   const server = await startServer();
   try {
-    const secret = setWebhook(server.dataDir, receiver.url);
+    const secret = await setWebhook(server.dataDir, receiver.url);
     t.regex(secret, /^whsec_/);
     const key = server.bootstrap.keys.live_secret.key;
     await api(server, 'POST', '/v1/events', { key, body: minimalEvent() });
@@ -92,7 +92,7 @@ test('failed deliveries are retried with backoff, with the same webhook-id, unti
   const receiver = await startReceiver(3);
   const server = await startServer({ env: { WEBHOOK_RETRY_BASE_MS: '40' } });
   try {
-    const secret = setWebhook(server.dataDir, receiver.url);
+    const secret = await setWebhook(server.dataDir, receiver.url);
     const event = minimalEvent({ async: true });
     await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body: event });
     await until(() => receiver.received.length === 1, 'a successful delivery');
@@ -116,7 +116,7 @@ test('an undelivered decision survives a restart and is delivered after it', asy
   const port = probe.port;
   await probe.close();
   const first = await startServer({ dataDir, env: { WEBHOOK_RETRY_BASE_MS: '200' } });
-  const secret = setWebhook(dataDir, `http://127.0.0.1:${port}/hook`);
+  const secret = await setWebhook(dataDir, `http://127.0.0.1:${port}/hook`);
   const event = minimalEvent({ async: true });
   await api(first, 'POST', '/v1/events', { key: first.bootstrap.keys.live_secret.key, body: event });
   const failing = await metricsMatching(first.url, /fraud_scorer_webhook_failures_total [1-9]/);
@@ -136,17 +136,226 @@ test('an undelivered decision survives a restart and is delivered after it', asy
   }
 });
 
-test('webhook set refuses bad URLs and secrets; show and remove', (t) => {
-  const dataDir = makeDataDir();
-  t.is(runCli(['tenants', 'create', '--data-dir', dataDir, '--name', 'acme']).code, 0);
-  t.is(runCli(['webhook', 'set', '--data-dir', dataDir, '--project', 'live', '--url', 'ftp://x']).code, 2);
-  t.is(runCli(['webhook', 'set', '--data-dir', dataDir, '--project', 'live', '--url', 'https://hooks.example/x', '--secret', 'plain']).code, 2);
-  t.is(runCli(['webhook', 'set', '--data-dir', dataDir, '--project', 'prj_nope', '--url', 'https://hooks.example/x']).code, 2);
-  t.is(runCli(['webhook', 'show', '--data-dir', dataDir, '--project', 'live']).code, 1);
-  const set = runCli(['webhook', 'set', '--data-dir', dataDir, '--project', 'live', '--url', 'https://hooks.example/x', '--json']);
+// ---- Secret rotation, deliveries and redelivery ---------------------------------------------------
+// One server for these tests (quick retries), each test with a project and webhook of its own.
+
+let shared: Promise<TestServer> | null = null;
+function sharedServer(): Promise<TestServer> {
+  shared ??= startServer({ env: { WEBHOOK_RETRY_BASE_MS: '50' } });
+  return shared;
+}
+test.after.always(async () => {
+  await (await shared)?.stop();
+});
+
+function createKey(server: TestServer, args: readonly string[]): Promise<{ key: string; key_id: string }> {
+  return cliJson(['keys', 'create', '--data-dir', server.dataDir, '--json', ...args]);
+}
+
+/** A live project of the shared server with a key of every scope. */
+async function ownProject(): Promise<{ server: TestServer; projectId: string; key: string }> {
+  const server = await sharedServer();
+  const project = await cliJson<{ project_id: string }>(['projects', 'create', '--data-dir', server.dataDir, '--name', 'webhook test', '--json']);
+  const key = await createKey(server, ['--project', project.project_id, '--kind', 'secret']);
+  return { server, projectId: project.project_id, key: key.key };
+}
+
+test('webhook set refuses bad URLs and secrets; show and remove', async (t) => {
+  const { server, projectId } = await ownProject();
+  const dataDir = server.dataDir;
+  t.is((await runCliAsync(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'ftp://x'])).code, 2);
+  t.is((await runCliAsync(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'https://hooks.example/x', '--secret', 'plain'])).code, 2);
+  t.is((await runCliAsync(['webhook', 'set', '--data-dir', dataDir, '--project', 'prj_nope', '--url', 'https://hooks.example/x'])).code, 2);
+  t.is((await runCliAsync(['webhook', 'show', '--data-dir', dataDir, '--project', projectId])).code, 1);
+  const set = (await runCliAsync(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'https://hooks.example/x', '--json']));
   t.is(set.code, 0, set.stderr);
-  t.is(JSON.parse(runCli(['webhook', 'show', '--data-dir', dataDir, '--project', 'live', '--json']).stdout).url, 'https://hooks.example/x');
-  t.is(runCli(['webhook', 'remove', '--data-dir', dataDir, '--project', 'live']).code, 0);
-  t.is(runCli(['webhook', 'show', '--data-dir', dataDir, '--project', 'live']).code, 1);
-  t.is(runCli(['webhook', '--help']).code, 0);
+  t.is(JSON.parse((await runCliAsync(['webhook', 'show', '--data-dir', dataDir, '--project', projectId, '--json'])).stdout).url, 'https://hooks.example/x');
+  t.is((await runCliAsync(['webhook', 'remove', '--data-dir', dataDir, '--project', projectId])).code, 0);
+  t.is((await runCliAsync(['webhook', 'show', '--data-dir', dataDir, '--project', projectId])).code, 1);
+  t.is((await runCliAsync(['webhook', '--help'])).code, 0);
+});
+
+async function cliJson<T = any>(args: readonly string[]): Promise<T> {
+  const result = await runCliAsync(args);
+  if (result.code !== 0) throw new Error(`${args.join(' ')}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as T;
+}
+
+test('rotate-secret --overlap: every message carries one signature per secret, and either secret verifies it', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { server, projectId, key } = await ownProject();
+  const oldSecret = await setWebhook(server.dataDir, receiver.url, projectId);
+  const rotated = await cliJson<{ secret: string; previous_secret_until: string }>(['webhook', 'rotate-secret', '--data-dir', server.dataDir, '--project', projectId, '--overlap', '24h', '--json']);
+  t.not(rotated.secret, oldSecret);
+  t.true(Date.parse(rotated.previous_secret_until) > Date.now() + 23 * 3_600_000);
+  await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) });
+  await until(() => receiver.received.length === 1, 'the delivery');
+  const delivery = receiver.received[0]!;
+  t.is(delivery.headers['webhook-signature']!.split(' ').length, 2);
+  t.regex(delivery.headers['webhook-signature']!, /^v1,\S+ v1,\S+$/);
+  t.notThrows(() => new Webhook(oldSecret).verify(delivery.body, delivery.headers), 'receivers still on the old secret');
+  t.notThrows(() => new Webhook(rotated.secret).verify(delivery.body, delivery.headers), 'receivers on the new secret');
+  t.throws(() => new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(delivery.body, delivery.headers));
+  t.regex((await runCliAsync(['webhook', 'show', '--data-dir', server.dataDir, '--project', projectId])).stdout, /previous secret also signs until/);
+});
+
+test('rotate-secret --overlap 0: only the new secret signs from the next message on', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { server, projectId, key } = await ownProject();
+  const oldSecret = await setWebhook(server.dataDir, receiver.url, projectId);
+  const rotated = await cliJson<{ secret: string; previous_secret_until: string | null }>(['webhook', 'rotate-secret', '--data-dir', server.dataDir, '--project', projectId, '--overlap', '0', '--json']);
+  t.is(rotated.previous_secret_until, null);
+  await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) });
+  await until(() => receiver.received.length === 1, 'the delivery');
+  const delivery = receiver.received[0]!;
+  t.is(delivery.headers['webhook-signature']!.split(' ').length, 1);
+  t.notThrows(() => new Webhook(rotated.secret).verify(delivery.body, delivery.headers));
+  t.throws(() => new Webhook(oldSecret).verify(delivery.body, delivery.headers));
+});
+
+test('rotate-secret refuses a bad overlap or secret (exit 2) and a project without a webhook (exit 1)', async (t) => {
+  const { server, projectId } = await ownProject();
+  const rotate = async (...args: string[]): Promise<number> => (await runCliAsync(['webhook', 'rotate-secret', '--data-dir', server.dataDir, '--project', projectId, ...args])).code;
+  t.is(await rotate(), 1, 'no webhook yet');
+  await setWebhook(server.dataDir, 'https://hooks.example/x', projectId);
+  for (const overlap of ['5y', '31d', '-1h', '1.5h', 'h', '24']) t.is(await rotate('--overlap', overlap), 2, overlap);
+  t.is(await rotate('--secret', 'plain'), 2);
+  t.is(await rotate('--overlap', '30d'), 0);
+});
+
+// ---- Deliveries: listing and redelivery ----------------------------------------------------------
+
+interface DeliveryView {
+  message_id: string;
+  event_id: string;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+}
+
+async function deliveries(server: TestServer, key: string, query = ''): Promise<{ deliveries: DeliveryView[]; next_cursor: string | null }> {
+  const response = await api(server, 'GET', `/v1/webhooks/deliveries${query}`, { key });
+  if (response.status !== 200) throw new Error(response.text);
+  return response.body.data;
+}
+
+function deliveryStatus(server: TestServer, key: string, messageId: string, status: string): Promise<DeliveryView> {
+  return waitFor(async () => (await deliveries(server, key)).deliveries.find((d) => d.message_id === messageId && d.status === status), `${messageId} to be ${status}`);
+}
+
+test('failed and abandoned deliveries are listed and can be redelivered over HTTP; the same webhook-id arrives', async (t) => {
+  const failing = await startReceiver(Number.MAX_SAFE_INTEGER);
+  const working = await startReceiver();
+  t.teardown(async () => {
+    await failing.close();
+    await working.close();
+  });
+  const { server, projectId, key } = await ownProject();
+  await setWebhook(server.dataDir, failing.url, projectId);
+  const event = minimalEvent({ async: true });
+  t.is((await api(server, 'POST', '/v1/events', { key, body: event })).status, 202);
+  await until(() => failing.attempts.length >= 1, 'a failed attempt');
+
+  const failed = await waitFor(async () => (await deliveries(server, key, '?status=failed')).deliveries[0], 'a failed delivery');
+  t.is(failed.event_id, event.event_id as string);
+  t.is(failed.status, 'retrying');
+  t.is(failed.last_error, 'HTTP 500');
+  t.regex(failed.message_id, /^msg_/);
+
+  // The receiver is given up on: without a webhook, the next attempt abandons the message.
+  t.is((await runCliAsync(['webhook', 'remove', '--data-dir', server.dataDir, '--project', projectId])).code, 0);
+  await deliveryStatus(server, key, failed.message_id, 'abandoned');
+  t.deepEqual((await deliveries(server, key, '?status=abandoned')).deliveries.map((d) => d.message_id), [failed.message_id]);
+  t.deepEqual((await deliveries(server, key, '?status=retrying')).deliveries, []);
+  const noWebhook = await api(server, 'POST', `/v1/webhooks/deliveries/${failed.message_id}/redeliver`, { key });
+  t.is(noWebhook.status, 404);
+  t.is(noWebhook.body.errors[0]?.code, 'NOT_FOUND');
+
+  const secret = await setWebhook(server.dataDir, working.url, projectId);
+  const redelivered = await api(server, 'POST', `/v1/webhooks/deliveries/${failed.message_id}/redeliver`, { key });
+  t.is(redelivered.status, 202, redelivered.text);
+  t.is(redelivered.body.data.delivery.message_id, failed.message_id);
+  t.is(redelivered.body.data.delivery.status, 'retrying', 'due again, with its attempts so far');
+  await until(() => working.received.length === 1, 'the redelivery');
+  t.is(working.received[0]!.headers['webhook-id'], failed.message_id);
+  t.notThrows(() => new Webhook(secret).verify(working.received[0]!.body, working.received[0]!.headers));
+  const delivered = await deliveryStatus(server, key, failed.message_id, 'delivered');
+  t.true(delivered.attempts >= 3);
+
+  // A delivered message can be sent once more too (receivers de-duplicate by webhook-id).
+  t.is((await api(server, 'POST', `/v1/webhooks/deliveries/${failed.message_id}/redeliver`, {  key })).status, 202);
+  await until(() => working.received.length === 2, 'the second redelivery');
+});
+
+test('deliveries: refusals name their parameter and change nothing; scopes; paging; other projects stay apart', async (t) => {
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const { server, projectId, key } = await ownProject();
+  await setWebhook(server.dataDir, receiver.url, projectId);
+  for (let i = 0; i < 3; i++) await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) });
+  await until(() => receiver.received.length === 3, 'three deliveries');
+  const all = await waitFor(async () => {
+    const page = await deliveries(server, key, '?status=delivered');
+    return page.deliveries.length === 3 ? page.deliveries : null;
+  }, 'three delivered');
+
+  const refusals: Array<[string, string]> = [
+    ['?status=bogus', 'status'], ['?status=delivered&status=pending', 'status'], ['?limit=0', 'limit'], ['?limit=101', 'limit'],
+    ['?limit=ten', 'limit'], ['?cursor=nope', 'cursor'], [`?cursor=${Buffer.from('["x"]').toString('base64url')}`, 'cursor'], ['?project_id=x', 'project_id'],
+  ];
+  for (const [query, parameter] of refusals) {
+    const response = await api(server, 'GET', `/v1/webhooks/deliveries${query}`, { key });
+    t.is(response.status, 400, query);
+    t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR', query);
+    t.is(response.body.errors[0]?.parameter, parameter, query);
+  }
+  const unknown = await api(server, 'POST', '/v1/webhooks/deliveries/msg_nope/redeliver', { key });
+  t.is(unknown.status, 404);
+  t.is(unknown.body.errors[0]?.parameter, 'message_id');
+  const withBody = await api(server, 'POST', `/v1/webhooks/deliveries/${all[0]!.message_id}/redeliver`, { key, body: { force: true } });
+  t.is(withBody.status, 400);
+  t.is(withBody.body.errors[0]?.parameter, 'force');
+  const reader = await createKey(server, ['--project', projectId, '--kind', 'secret', '--scopes', 'scores:read']);
+  const writer = await createKey(server, ['--project', projectId, '--kind', 'secret', '--scopes', 'events:write']);
+  t.is((await api(server, 'POST', `/v1/webhooks/deliveries/${all[0]!.message_id}/redeliver`, { key: reader.key })).body.errors[0]?.code, 'SCOPE_ERROR');
+  t.is((await api(server, 'GET', '/v1/webhooks/deliveries', { key: writer.key })).body.errors[0]?.code, 'SCOPE_ERROR');
+  t.is((await deliveries(server, reader.key)).deliveries.length, 3, 'scores:read lists');
+  t.deepEqual((await deliveries(server, key, '?status=delivered')).deliveries, all, 'the refusals changed nothing');
+  t.is(receiver.received.length, 3, 'and sent nothing');
+
+  const first = await deliveries(server, key, '?limit=2');
+  t.is(first.deliveries.length, 2);
+  const second = await deliveries(server, key, `?limit=2&cursor=${first.next_cursor}`);
+  t.is(second.next_cursor, null);
+  t.deepEqual([...first.deliveries, ...second.deliveries].map((d) => d.message_id), all.map((d) => d.message_id), 'newest first, each once');
+
+  const other = server.bootstrap.keys.live_secret.key;
+  t.false((await deliveries(server, other)).deliveries.some((d) => all.some((mine) => mine.message_id === d.message_id)), 'another project sees none of these messages');
+  t.is((await api(server, 'POST', `/v1/webhooks/deliveries/${all[0]!.message_id}/redeliver`, { key: other })).status, 404);
+});
+
+test('webhook deliveries and redeliver on the command line', async (t) => {
+  const receiver = await startReceiver(Number.MAX_SAFE_INTEGER);
+  t.teardown(() => receiver.close());
+  const { server, projectId, key } = await ownProject();
+  await setWebhook(server.dataDir, receiver.url, projectId);
+  await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) });
+  await until(() => receiver.attempts.length >= 1, 'a failed attempt');
+  t.is((await runCliAsync(['webhook', 'remove', '--data-dir', server.dataDir, '--project', projectId])).code, 0);
+  // Waited for over HTTP: a command run in the wait loop would block this process, receiver included.
+  const abandonedOverHttp = await waitFor(async () => (await deliveries(server, key, '?status=abandoned')).deliveries[0], 'the abandoned message');
+  const abandoned = (await cliJson<DeliveryView[]>(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'abandoned', '--json']))[0]!;
+  t.is(abandoned.message_id, abandonedOverHttp.message_id);
+  const text = (await runCliAsync(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'failed'])).stdout;
+  t.regex(text, new RegExp(`^${abandoned.message_id} +event .* abandoned .*last error: `, 'm'));
+  t.is((await runCliAsync(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId, '--all-abandoned'])).code, 1, 'no webhook to deliver to');
+  await setWebhook(server.dataDir, receiver.url, projectId);
+  t.deepEqual(await cliJson(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId, '--all-abandoned', '--json']), { redelivered: 1 });
+  const attemptsBefore = receiver.attempts.length;
+  await until(() => receiver.attempts.length > attemptsBefore, 'the server to pick up the redelivery');
+  t.is((await runCliAsync(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId, '--message-id', 'msg_nope'])).code, 1);
+  t.is((await runCliAsync(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId])).code, 2, 'neither --message-id nor --all-abandoned');
+  t.is((await runCliAsync(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'lost'])).code, 2);
 });

@@ -7,6 +7,7 @@ import { kAccountsMigration } from './004-accounts.js';
 import { kCasesMigration } from './005-cases.js';
 import { kFingerprintsMigration } from './006-fingerprints.js';
 import { kEnvironmentsMigrationAfter, kEnvironmentsMigrationBefore } from './007-environments.js';
+import { kOperationsMigration } from './008-operations.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
 
@@ -28,4 +29,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 5, name: 'cases', sql: kCasesMigration },
   { version: 6, name: 'fingerprints', sql: kFingerprintsMigration },
   { version: 7, name: 'environments', sql: kEnvironmentsMigrationBefore, run: splitEnvironments, sqlAfter: kEnvironmentsMigrationAfter },
+  { version: 8, name: 'operations', sql: kOperationsMigration },
 ];

@@ -1,0 +1,136 @@
+// The server as an operator runs it, through real processes: one server per port and per data
+// dir, a failed start that ends at once with one line, and `npm start` passing signals through
+// (no orphan holding the port).
+import test from 'ava';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { api, kCliPath, makeDataDir, startServer, waitFor } from '../_helpers/server.js';
+import { minimalEvent } from '../_helpers/events.js';
+
+const kRepository = fileURLToPath(new URL('../../..', import.meta.url));
+
+interface Finished {
+  readonly code: number | null;
+  readonly output: string;
+}
+
+/**
+ * Runs `fraud-scorer serve` that is expected to refuse to start. If it comes up instead, it is
+ * stopped and the test fails, rather than the test hanging on a server that never exits.
+ */
+async function failedStart(args: readonly string[]): Promise<Finished> {
+  const child = spawn(process.execPath, [kCliPath, 'serve', '--host', '127.0.0.1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => {
+    child.once('exit', (exitCode) => resolve(exitCode));
+    void waitFor(() => output.includes('listening on') || child.exitCode !== null, 'the second server to exit or listen').then(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+  });
+  return { code, output };
+}
+
+/** The refusal: exit status 1, and the one line on stderr with no stack trace. */
+function assertOneLineRefusal(t: import('ava').ExecutionContext, finished: Finished, pattern: RegExp): void {
+  t.is(finished.code, 1, finished.output);
+  const refusal = finished.output.split('\n').filter((line) => line.startsWith('fraud-scorer serve:'));
+  t.is(refusal.length, 1, finished.output);
+  t.regex(refusal[0]!, pattern);
+  t.false(/^\s+at /m.test(finished.output), 'no stack trace');
+  t.false(finished.output.includes('listening on'));
+}
+
+test('a second server on the same port exits 1 with one line; the first keeps every request', async (t) => {
+  const first = await startServer();
+  t.teardown(() => first.stop());
+  const second = await failedStart(['--port', String(first.port), '--data-dir', makeDataDir()]);
+  assertOneLineRefusal(t, second, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${first.port}: another process is listening there$`));
+  // Had both listened, the kernel would share connections between them, and the second server
+  // does not know the first one's key.
+  const statuses = await Promise.all(Array.from({ length: 20 }, () => api(first, 'POST', '/v1/events', { key: first.bootstrap.keys.live_secret.key, body: minimalEvent() }).then((r) => r.status)));
+  t.deepEqual([...new Set(statuses)], [200]);
+});
+
+test('a port held by another program: exit 1 at once, one line, no stack', async (t) => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  const port = (holder.address() as { port: number }).port;
+  const finished = await failedStart(['--port', String(port), '--data-dir', makeDataDir()]);
+  assertOneLineRefusal(t, finished, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${port}: another process is listening there$`));
+});
+
+test('a second server on the same data dir exits 1 with one line; after the first is killed, a new one starts', async (t) => {
+  const dataDir = makeDataDir();
+  const first = await startServer({ dataDir });
+  t.teardown(() => first.kill());
+  const second = await failedStart(['--port', '0', '--data-dir', dataDir]);
+  assertOneLineRefusal(t, second, /^fraud-scorer serve: the data dir .* is in use by another fraud-scorer server \(it holds .*server\.lock\)$/);
+  t.is((await api(first, 'GET', '/healthz')).status, 200);
+  // SIGKILL: no clean stop. The lock is the kernel's, so it goes with the process.
+  await first.kill();
+  const third = await startServer({ dataDir });
+  t.teardown(() => third.stop());
+  t.is((await api(third, 'POST', '/v1/events', { key: first.bootstrap.keys.live_secret.key, body: minimalEvent() })).status, 200);
+});
+
+// ---- npm start ------------------------------------------------------------------------------
+
+interface NpmStart {
+  readonly npm: ChildProcess;
+  readonly serverPid: number;
+  readonly url: string;
+  output(): string;
+  exited: Promise<void>;
+}
+
+/** `npm start` in the checkout, on a free port and a fresh data dir, in its own process group. */
+async function npmStart(): Promise<NpmStart> {
+  // npm's own entry when the tests run under npm (npm test), else the npm on PATH.
+  const execPath = process.env.npm_execpath;
+  const [command, args] = execPath !== undefined && execPath.endsWith('.js') ? [process.execPath, [execPath, 'start']] : ['npm', ['start']];
+  const npm = spawn(command, args, {
+    cwd: kRepository,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: makeDataDir(), npm_config_update_notifier: 'false' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  npm.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  npm.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()));
+  const listening = await waitFor(() => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output) ?? (npm.exitCode !== null ? [] : null), 'npm start to listen');
+  if (listening.length === 0) throw new Error(`npm start exited:\n${output}`);
+  const pid = Number(/"pid":(\d+)/.exec(output)![1]);
+  return { npm, serverPid: pid, url: listening[1]!, output: () => output, exited };
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const npmSignal = test.macro(async (t, stop: (started: NpmStart) => void, drained: boolean) => {
+  const started = await npmStart();
+  t.teardown(() => {
+    if (isRunning(started.serverPid)) process.kill(started.serverPid, 'SIGKILL');
+  });
+  t.not(started.serverPid, started.npm.pid, 'the server is its own process');
+  t.is((await fetch(`${started.url}/healthz`)).status, 200);
+  stop(started);
+  await started.exited;
+  await waitFor(() => !isRunning(started.serverPid), 'the server to exit');
+  if (drained) await waitFor(() => started.output().includes('"message":"stopped"'), 'the server to log its drained stop');
+  await t.throwsAsync(fetch(`${started.url}/healthz`), undefined, 'nothing listens on the port any more');
+});
+
+test('npm start: SIGTERM to npm reaches the server, which drains and exits', npmSignal, (started) => started.npm.kill('SIGTERM'), true);
+test('npm start: Ctrl-C (SIGINT to the process group) stops npm and the server', npmSignal, (started) => process.kill(-started.npm.pid!, 'SIGINT'), true);
+test('npm start: npm killed outright (SIGKILL) leaves no orphan; the server drains on its own', npmSignal, (started) => started.npm.kill('SIGKILL'), true);
