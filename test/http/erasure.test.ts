@@ -5,27 +5,14 @@
 // background scorer held at start keeps async events "queued". No test sleeps or times anything.
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { api, makeDataDir, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
+import { heldAt, metric, reached, release } from '../_helpers/faults.js';
 
 const kHold = { FAULT_INJECTION: 'hold_points' };
-
-function heldAt(server: TestServer, name: string): Promise<boolean> {
-  return waitFor(() => existsSync(join(server.dataDir, `fault-held-${name}`)), `the server to hold at ${name}`);
-}
-
-function release(server: TestServer, name: string): void {
-  writeFileSync(join(server.dataDir, `fault-release-${name}`), '');
-}
-
-async function reached(server: TestServer, name: string): Promise<void> {
-  const file = join(server.dataDir, `fault-reached-${name}`);
-  await waitFor(() => existsSync(file), `the server to reach ${name}`);
-  rmSync(file);
-}
 
 /** Distinctive personal values of one person, and an event carrying all of them. */
 function person(tag: string): { values: string[]; fields: Record<string, unknown> } {
@@ -84,12 +71,6 @@ async function post(server: TestServer, key: string, fields: Record<string, unkn
   const response = await api(server, 'POST', '/v1/events', { key, body: minimalEvent(fields) });
   if (response.status !== 200 && response.status !== 202) throw new Error(`event refused: ${response.text}`);
   return response.body.data;
-}
-
-async function metric(server: TestServer, name: string): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const match = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
-  return match === null ? Number.NaN : Number(match[1]);
 }
 
 test('erase while an event of the account is in flight: the DELETE waits for it and erases it too; an event sent meanwhile starts a new account', async (t) => {

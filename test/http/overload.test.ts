@@ -4,25 +4,10 @@
 // (FAULT_INJECTION=hold_points): events are held in flight, never timed.
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { api, startServer, waitFor, type TestServer } from '../_helpers/server.js';
+import { api, startServer, waitFor } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { openSocket, requestHead } from '../_helpers/raw-http.js';
-
-function heldAt(server: TestServer, name: string): Promise<boolean> {
-  return waitFor(() => existsSync(join(server.dataDir, `fault-held-${name}`)), `the server to hold at ${name}`);
-}
-
-function release(server: TestServer, name: string): void {
-  writeFileSync(join(server.dataDir, `fault-release-${name}`), '');
-}
-
-async function metric(server: TestServer, name: string): Promise<number> {
-  const text = await (await fetch(`${server.url}/metrics`)).text();
-  const match = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
-  return match === null ? Number.NaN : Number(match[1]);
-}
+import { heldAt, metric, release } from '../_helpers/faults.js';
 
 test('past MAX_EVENTS_IN_FLIGHT, sync and async events get 503 with Retry-After at once, and nothing is stored', async (t) => {
   const server = await startServer({ env: { FAULT_INJECTION: 'hold_points', MAX_EVENTS_IN_FLIGHT: '2' } });
