@@ -188,7 +188,19 @@ export async function api<T = any>(server: { url: string }, method: string, path
   if (options.rawBody !== undefined) body = options.rawBody;
   else if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(`${server.url}${path}`, { method, headers, body, dispatcher: options.keepAlive ? kKeepAlive : kFreshConnections } as RequestInit);
+  const init = { method, headers, body, dispatcher: options.keepAlive ? kKeepAlive : kFreshConnections } as RequestInit;
+  let response: Response;
+  try {
+    response = await fetch(`${server.url}${path}`, init);
+  } catch (error) {
+    // A connection that was never made carried no request: trying again cannot change anything
+    // twice. Anything else is reported with its cause (fetch's own message is only "fetch failed").
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code !== 'ECONNREFUSED' && cause?.code !== 'UND_ERR_CONNECT_TIMEOUT') {
+      throw new Error(`${method} ${path}: ${(error as Error).message} (${cause?.code ?? 'no code'}: ${cause?.message ?? 'no cause'})`);
+    }
+    response = await fetch(`${server.url}${path}`, init);
+  }
   const text = await response.text();
   let parsed: ApiResponse<T>['body'];
   try {
