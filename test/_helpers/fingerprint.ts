@@ -89,8 +89,8 @@ export const kRejectedBodies: readonly RejectedBody[] = [
 ];
 
 /** `fraud-scorer keys create ... --json` against a data dir; throws with the CLI's stderr on failure. */
-export function createKeyWithCli(dataDir: string, args: readonly string[]): { key: string; key_id: string; project_id: string } {
-  const result = runCli(['keys', 'create', '--data-dir', dataDir, '--json', ...args]);
+export async function createKeyWithCli(dataDir: string, args: readonly string[]): Promise<{ key: string; key_id: string; project_id: string }> {
+  const result = await runCli(['keys', 'create', '--data-dir', dataDir, '--json', ...args]);
   if (result.code !== 0) throw new Error(`keys create ${args.join(' ')} failed (${result.code}): ${result.stderr}`);
   return JSON.parse(result.stdout) as { key: string; key_id: string; project_id: string };
 }

@@ -52,10 +52,10 @@ export function rulesState(server: TestServer, projectId: string): unknown {
  * A new live project of the server's tenant (from a preset, or 'none') with a secret key of every
  * scope: tests that look at a project's whole rule state get a project of their own.
  */
-export function newProject(server: TestServer, preset = 'default'): { projectId: string; key: string; keyId: string } {
-  const created = runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', `rules test ${preset}`, '--preset', preset, '--json']);
+export async function newProject(server: TestServer, preset = 'default'): Promise<{ projectId: string; key: string; keyId: string }> {
+  const created = await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', `rules test ${preset}`, '--preset', preset, '--json']);
   if (created.code !== 0) throw new Error(`projects create failed: ${created.stderr}`);
   const projectId = (JSON.parse(created.stdout) as { project_id: string }).project_id;
-  const key = createKeyWithCli(server.dataDir, ['--project', projectId, '--kind', 'secret']);
+  const key = await createKeyWithCli(server.dataDir, ['--project', projectId, '--kind', 'secret']);
   return { projectId, key: key.key, keyId: key.key_id };
 }

@@ -1,7 +1,7 @@
 // Starts the real server (the compiled command line) on a free loopback port with a fresh data dir,
 // and talks to it over real HTTP. Every HTTP test goes through here.
 import Database from 'better-sqlite3';
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -221,7 +221,7 @@ export interface CliResult {
  * The command line, without blocking this process meanwhile: for tests whose own servers (webhook
  * receivers) must keep answering while the command runs.
  */
-export function runCliAsync(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CliResult> {
+export function runCli(args: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(process.execPath, [kCliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env } }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
@@ -230,10 +230,6 @@ export function runCliAsync(args: readonly string[], env: Readonly<Record<string
   });
 }
 
-export function runCli(args: readonly string[], env: Readonly<Record<string, string>> = {}): CliResult {
-  const result = spawnSync(process.execPath, [kCliPath, ...args], { encoding: 'utf8', env: { ...process.env, ...env } });
-  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-}
 
 /** How many events with this event_id the data dir's database holds (read-only look). */
 export function storedEventCount(dataDir: string, eventId: string): number {

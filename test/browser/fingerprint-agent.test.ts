@@ -128,7 +128,7 @@ if (!existsSync(kChromium) && !kBrowserRequired) {
     }
     const [shop, elsewhere, server] = await Promise.all([startPageServer(), startPageServer(), startServer()]);
     Object.assign(state, { shop: shop.server, shopOrigin: shop.origin, elsewhere: elsewhere.server, elsewhereOrigin: elsewhere.origin, server });
-    state.publishableKey = createKeyWithCli(server.dataDir, ['--project', 'live', '--kind', 'publishable', '--origins', shop.origin]).key;
+    state.publishableKey = (await createKeyWithCli(server.dataDir, ['--project', 'live', '--kind', 'publishable', '--origins', shop.origin])).key;
     state.userDataDir = mkdtempSync(join(tmpdir(), 'fraud-scorer-chromium-'));
     state.context = await chromium.launchPersistentContext(state.userDataDir, {
       executablePath: kChromium,

@@ -11,25 +11,25 @@ import { api, kCliPath, makeDataDir, runCli, startServer } from '../_helpers/ser
 
 const execFileAsync = promisify(execFile);
 
-test('backup --help explains --to and --force', (t) => {
-  const result = runCli(['backup', '--help']);
+test('backup --help explains --to and --force', async (t) => {
+  const result = await runCli(['backup', '--help']);
   t.is(result.code, 0);
   t.regex(result.stdout, /--to FILE/);
   t.regex(result.stdout, /--force/);
   t.regex(result.stdout, /Restore:/);
 });
 
-test('backup without --to is a usage error', (t) => {
-  const result = runCli(['backup', '--data-dir', '/nonexistent/fraud-scorer-data']);
+test('backup without --to is a usage error', async (t) => {
+  const result = await runCli(['backup', '--data-dir', '/nonexistent/fraud-scorer-data']);
   t.is(result.code, 2);
   t.regex(result.stderr, /--to is required/);
 });
 
-test('backup of a data dir without a database fails and writes nothing', (t) => {
+test('backup of a data dir without a database fails and writes nothing', async (t) => {
   const empty = makeDataDir();
   t.teardown(() => rmSync(empty, { recursive: true, force: true }));
   const target = join(empty, 'copy.db');
-  const result = runCli(['backup', '--data-dir', join(empty, 'missing'), '--to', target]);
+  const result = await runCli(['backup', '--data-dir', join(empty, 'missing'), '--to', target]);
   t.is(result.code, 1);
   t.regex(result.stderr, /there is no database/);
   t.deepEqual(readdirSync(empty), []);
@@ -41,7 +41,7 @@ test('backup --to a directory fails, even with --force, and leaves it alone', as
   t.teardown(() => server.stop());
   const folder = makeDataDir();
   t.teardown(() => rmSync(folder, { recursive: true, force: true }));
-  const result = runCli(['backup', '--data-dir', server.dataDir, '--to', folder, '--force']);
+  const result = await runCli(['backup', '--data-dir', server.dataDir, '--to', folder, '--force']);
   t.is(result.code, 1);
   t.regex(result.stderr, /is a directory/);
   t.deepEqual(readdirSync(folder), []);
@@ -59,7 +59,7 @@ test('a backup taken while the server runs and writes restores into a working se
   });
 
   // State to carry over: a key made by the command line, and a device seen once with it.
-  const made = createKeyWithCli(original.dataDir, ['--project', 'live', '--kind', 'secret', '--scopes', 'fp:write', '--label', 'before backup']);
+  const made = await createKeyWithCli(original.dataDir, ['--project', 'live', '--kind', 'secret', '--scopes', 'fp:write', '--label', 'before backup']);
   const device = { components: components((c) => (c.canvas = 'backup1')) };
   const seen = await api(original, 'POST', '/v1/fp/collect', { key: made.key, body: device });
   t.is(seen.status, 200, seen.text);
@@ -81,12 +81,12 @@ test('a backup taken while the server runs and writes restores into a working se
 
   // An existing file is kept unless --force.
   const firstCopy = readFileSync(target);
-  const again = runCli(['backup', '--data-dir', original.dataDir, '--to', target]);
+  const again = await runCli(['backup', '--data-dir', original.dataDir, '--to', target]);
   t.is(again.code, 1);
   t.regex(again.stderr, /exists; pass --force/);
   t.deepEqual(readFileSync(target), firstCopy);
   writeFileSync(target, 'not a database');
-  const forced = runCli(['backup', '--data-dir', original.dataDir, '--to', target, '--force']);
+  const forced = await runCli(['backup', '--data-dir', original.dataDir, '--to', target, '--force']);
   t.is(forced.code, 0, forced.stderr);
   const copy = new Database(target, { readonly: true });
   t.is(copy.pragma('quick_check', { simple: true }), 'ok');
@@ -105,7 +105,7 @@ test('a backup taken while the server runs and writes restores into a working se
   t.is(back.body.data.fp_id, seen.body.data.fp_id);
   t.is(back.body.data.first_seen, seen.body.data.first_seen);
   t.is(back.body.data.seen_count, 2);
-  const listed = runCli(['keys', 'list', '--data-dir', restoredDir, '--json']);
+  const listed = await runCli(['keys', 'list', '--data-dir', restoredDir, '--json']);
   const keys = JSON.parse(listed.stdout) as Array<{ key_id: string; label: string }>;
   t.true(keys.some((key) => key.key_id === made.key_id && key.label === 'before backup'));
 });

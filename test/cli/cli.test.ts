@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, makeDataDir, runCliAsync, startServer, waitFor } from '../_helpers/server.js';
+import { api, makeDataDir, runCli, startServer, waitFor } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 
 const kPackage = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };
@@ -31,17 +31,17 @@ const kHelpRuns = [
 
 for (const args of kHelpRuns) {
   test(`fraud-scorer ${args.join(' ')} prints help`, async (t) => {
-    const result = (await runCliAsync(args));
+    const result = (await runCli(args));
     t.is(result.code, 0, result.stderr);
     t.regex(result.stdout, /Usage:/);
   });
 }
 
 test('every command the top-level help lists has help of its own, and names every action it takes', async (t) => {
-  const listed = [...(await runCliAsync(['--help'])).stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((match) => match[1]!);
+  const listed = [...(await runCli(['--help'])).stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((match) => match[1]!);
   t.deepEqual(listed.sort(), ['backup', 'keys', 'projects', 'serve', 'tenants', 'webhook']);
   for (const command of listed) {
-    const help = (await runCliAsync([command, '--help'])).stdout;
+    const help = (await runCli([command, '--help'])).stdout;
     for (const run of kHelpRuns.filter((args) => args[0] === command && args.length === 3)) {
       t.regex(help, new RegExp(`fraud-scorer ${command} ${run[1]} `), `${command} --help names ${run[1]}`);
     }
@@ -49,28 +49,28 @@ test('every command the top-level help lists has help of its own, and names ever
 });
 
 test('--version prints the package version', async (t) => {
-  const result = (await runCliAsync(['--version']));
+  const result = (await runCli(['--version']));
   t.is(result.code, 0);
   t.is(result.stdout.trim(), `fraud-scorer ${kPackage.version}`);
 });
 
 test('serve --help lists every setting with its environment variable', async (t) => {
-  const help = (await runCliAsync(['serve', '--help'])).stdout;
+  const help = (await runCli(['serve', '--help'])).stdout;
   for (const env of ['HOST', 'PORT', 'DATA_DIR', 'WORKERS', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_PER_ROUTE', 'RATE_LIMIT_FP_PER_KEY', 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', 'RATE_LIMIT_FAILED_KEY_LOOKUPS', 'TRUST_PROXY', 'ASYNC_QUEUE_LIMIT', 'LOG_LEVEL', 'ACCESS_LOG']) {
     t.true(help.includes(env), env);
   }
 });
 
 test('unknown commands, actions and flags are usage errors (exit 2)', async (t) => {
-  t.is((await runCliAsync(['frobnicate'])).code, 2);
-  t.is((await runCliAsync(['constructor'])).code, 2);
-  t.is((await runCliAsync(['keys', 'frobnicate'])).code, 2);
-  t.is((await runCliAsync(['keys', 'create', '--nope'])).code, 2);
-  const badSetting = (await runCliAsync(['serve', '--port', 'eighty']));
+  t.is((await runCli(['frobnicate'])).code, 2);
+  t.is((await runCli(['constructor'])).code, 2);
+  t.is((await runCli(['keys', 'frobnicate'])).code, 2);
+  t.is((await runCli(['keys', 'create', '--nope'])).code, 2);
+  const badSetting = (await runCli(['serve', '--port', 'eighty']));
   t.is(badSetting.code, 2);
   t.regex(badSetting.stderr, /--port/);
-  t.is((await runCliAsync(['serve'], { RATE_LIMIT_PER_ROUTE: '0' })).code, 2);
-  const badLevel = (await runCliAsync(['serve'], { LOG_LEVEL: 'chatty' }));
+  t.is((await runCli(['serve'], { RATE_LIMIT_PER_ROUTE: '0' })).code, 2);
+  const badLevel = (await runCli(['serve'], { LOG_LEVEL: 'chatty' }));
   t.is(badLevel.code, 2);
   t.regex(badLevel.stderr, /LOG_LEVEL.*debug, info, warn, error/);
 });
@@ -96,7 +96,7 @@ for (const args of kDataCommands) {
   test(`${args.join(' ')} refuses a data dir without a database and creates nothing`, async (t) => {
     const parent = makeDataDir();
     const missing = join(parent, 'dta');
-    const absent = (await runCliAsync([...args, '--data-dir', missing]));
+    const absent = (await runCli([...args, '--data-dir', missing]));
     t.is(absent.code, 1, absent.stderr);
     t.regex(absent.stderr, /there is no database in .*dta.*only fraud-scorer serve creates/);
     t.is(absent.stderr.trim().split('\n').length, 1, 'one line');
@@ -104,7 +104,7 @@ for (const args of kDataCommands) {
 
     const empty = join(parent, 'empty');
     mkdirSync(empty);
-    const fromEnv = (await runCliAsync(args, { DATA_DIR: empty }));
+    const fromEnv = (await runCli(args, { DATA_DIR: empty }));
     t.is(fromEnv.code, 1, fromEnv.stderr);
     t.deepEqual(readdirSync(empty), [], 'no database created');
   });
@@ -113,7 +113,7 @@ for (const args of kDataCommands) {
 test('a file that is not a fraud-scorer database is refused, not set up', async (t) => {
   const dataDir = makeDataDir();
   writeFileSync(join(dataDir, 'fraud-scorer.db'), '');
-  const result = (await runCliAsync(['keys', 'list', '--data-dir', dataDir]));
+  const result = (await runCli(['keys', 'list', '--data-dir', dataDir]));
   t.is(result.code, 1);
   t.regex(result.stderr, /not a fraud-scorer database/);
   t.is(statSync(join(dataDir, 'fraud-scorer.db')).size, 0);
@@ -137,14 +137,14 @@ test('the first start creates a tenant, its projects and three keys, prints them
   const again = await startServer({ dataDir });
   t.false(again.output().includes(saved.keys.live_secret.key), 'printed only once');
   await again.stop();
-  const projects = JSON.parse((await runCliAsync(['projects', 'list', '--data-dir', dataDir, '--json'])).stdout);
+  const projects = JSON.parse((await runCli(['projects', 'list', '--data-dir', dataDir, '--json'])).stdout);
   t.is(projects.length, 2);
   t.deepEqual(projects.map((p: { environment: string }) => p.environment).sort(), ['live', 'sandbox']);
 });
 
 test('keys create --json prints one JSON object; list and revoke work; bad arguments are refused', async (t) => {
   const dataDir = await servedDataDir();
-  const created = (await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:write,scores:read', '--json']));
+  const created = (await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:write,scores:read', '--json']));
   t.is(created.code, 0, created.stderr);
   t.is(created.stdout.trim().split('\n').length, 1);
   const key = JSON.parse(created.stdout);
@@ -154,24 +154,24 @@ test('keys create --json prints one JSON object; list and revoke work; bad argum
   t.is(key.environment, 'live');
   t.deepEqual(key.scopes, ['events:write', 'scores:read']);
 
-  const sandbox = JSON.parse((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'sandbox', '--kind', 'publishable', '--json'])).stdout);
+  const sandbox = JSON.parse((await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'sandbox', '--kind', 'publishable', '--json'])).stdout);
   t.regex(sandbox.key, /^pk_sandbox_/);
   t.deepEqual(sandbox.scopes, ['fp:write']);
 
-  t.is((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--scopes', 'events:write'])).code, 2);
-  t.is((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:wrte'])).code, 2);
-  t.is((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'prj_nope', '--kind', 'secret'])).code, 2);
-  t.is((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'master'])).code, 2);
-  t.is((await runCliAsync(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--origins', 'not-an-origin'])).code, 2);
+  t.is((await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--scopes', 'events:write'])).code, 2);
+  t.is((await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:wrte'])).code, 2);
+  t.is((await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'prj_nope', '--kind', 'secret'])).code, 2);
+  t.is((await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'master'])).code, 2);
+  t.is((await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--origins', 'not-an-origin'])).code, 2);
 
-  const listed = JSON.parse((await runCliAsync(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; revoked_at: number | null }>;
+  const listed = JSON.parse((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; revoked_at: number | null }>;
   t.is(listed.length, 5, 'three bootstrap keys and two new ones');
   t.false(JSON.stringify(listed).includes(key.key));
-  t.is((await runCliAsync(['keys', 'revoke', '--data-dir', dataDir, '--key-id', key.key_id])).code, 0);
-  const unknown = (await runCliAsync(['keys', 'revoke', '--data-dir', dataDir, '--key-id', 'key_nope']));
+  t.is((await runCli(['keys', 'revoke', '--data-dir', dataDir, '--key-id', key.key_id])).code, 0);
+  const unknown = (await runCli(['keys', 'revoke', '--data-dir', dataDir, '--key-id', 'key_nope']));
   t.is(unknown.code, 1);
   t.regex(unknown.stderr, /no such key/);
-  const after = JSON.parse((await runCliAsync(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; revoked_at: number | null }>;
+  const after = JSON.parse((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; revoked_at: number | null }>;
   t.truthy(after.find((k) => k.key_id === key.key_id)!.revoked_at);
 });
 
@@ -184,13 +184,13 @@ test('keys list shows when each key was created and last used (written by the se
   for (let i = 0; i < 5; i++) t.is((await api(server, 'POST', '/v1/events', { key: used.key, body: minimalEvent() })).status, 200);
   await server.stop();
 
-  const listed = JSON.parse((await runCliAsync(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; created_at: number; last_used_at: number | null }>;
+  const listed = JSON.parse((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; created_at: number; last_used_at: number | null }>;
   const entry = listed.find((k) => k.key_id === used.key_id)!;
   t.true(entry.last_used_at !== null && entry.last_used_at >= before);
   t.true(entry.created_at <= entry.last_used_at!);
   t.is(listed.find((k) => k.key_id === server.bootstrap.keys.sandbox_secret.key_id)!.last_used_at, null);
 
-  const text = (await runCliAsync(['keys', 'list', '--data-dir', dataDir])).stdout.split('\n');
+  const text = (await runCli(['keys', 'list', '--data-dir', dataDir])).stdout.split('\n');
   const usedLine = text.find((line) => line.startsWith(used.key_id))!;
   t.regex(usedLine, /created \d{4}-\d{2}-\d{2}T[\d:.]+Z {2}last used \d{4}-\d{2}-\d{2}T/);
   t.regex(text.find((line) => line.startsWith(server.bootstrap.keys.sandbox_secret.key_id))!, /last used never/);
@@ -198,15 +198,15 @@ test('keys list shows when each key was created and last used (written by the se
 
 test('projects create adds a live project with the preset published; --preset none adds an empty one', async (t) => {
   const dataDir = await servedDataDir();
-  t.is((await runCliAsync(['tenants', 'create', '--data-dir', dataDir, '--name', 'acme'])).code, 0);
-  const project = JSON.parse((await runCliAsync(['projects', 'create', '--data-dir', dataDir, '--name', 'shop', '--json'])).stdout);
+  t.is((await runCli(['tenants', 'create', '--data-dir', dataDir, '--name', 'acme'])).code, 0);
+  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', dataDir, '--name', 'shop', '--json'])).stdout);
   t.is(project.environment, 'live');
   t.is(project.preset, 'default');
-  const empty = (await runCliAsync(['projects', 'create', '--data-dir', dataDir, '--name', 'bare', '--preset', 'none', '--json']));
+  const empty = (await runCli(['projects', 'create', '--data-dir', dataDir, '--name', 'bare', '--preset', 'none', '--json']));
   t.is(empty.code, 0, empty.stderr);
-  t.is((await runCliAsync(['projects', 'create', '--data-dir', dataDir, '--name', 'x', '--preset', 'nope'])).code, 2);
-  t.is((await runCliAsync(['projects', 'create', '--data-dir', dataDir])).code, 2);
-  const listed = JSON.parse((await runCliAsync(['projects', 'list', '--data-dir', dataDir, '--json'])).stdout);
+  t.is((await runCli(['projects', 'create', '--data-dir', dataDir, '--name', 'x', '--preset', 'nope'])).code, 2);
+  t.is((await runCli(['projects', 'create', '--data-dir', dataDir])).code, 2);
+  const listed = JSON.parse((await runCli(['projects', 'list', '--data-dir', dataDir, '--json'])).stdout);
   t.is(listed.length, 6, 'bootstrap live and sandbox, acme live and sandbox, shop, bare');
 });
 
@@ -225,13 +225,13 @@ test('the command line migrates an older schema only while no server holds the d
   holder.stdout!.setEncoding('utf8').on('data', (chunk: string) => (held += chunk));
   const exited = new Promise((resolve) => holder.once('exit', resolve));
   await waitFor(() => held.includes('locked'), 'the lock holder');
-  const refused = (await runCliAsync(['keys', 'list', '--data-dir', dataDir]));
+  const refused = (await runCli(['keys', 'list', '--data-dir', dataDir]));
   t.is(refused.code, 1);
   t.regex(refused.stderr, new RegExp(`needs schema migrations ${newest} .*a server of an older build is running`));
   holder.kill('SIGKILL');
   await exited;
 
-  const migrated = (await runCliAsync(['keys', 'list', '--data-dir', dataDir, '--json']));
+  const migrated = (await runCli(['keys', 'list', '--data-dir', dataDir, '--json']));
   t.is(migrated.code, 0, migrated.stderr);
   const after = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
   t.truthy(after.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(newest));

@@ -142,15 +142,15 @@ test('a project sees only the accounts it used', async (t) => {
 });
 
 /** A second live project of the tenant and a secret key for it. */
-function secondLiveProjectKey(): string {
-  const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', `second ${unique()}`, '--json']).stdout);
-  return JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+async function secondLiveProjectKey(): Promise<string> {
+  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', `second ${unique()}`, '--json'])).stdout);
+  return JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
 }
 
 test('a link to an account of another live project shows once that account is used in this project', async (t) => {
   const tag = unique();
   const email = `two.projects.${tag}@example.com`;
-  const second = secondLiveProjectKey();
+  const second = await secondLiveProjectKey();
   await send({ external_account_id: `here-${tag}`, user: { email } });
   const elsewhere = await send({ external_account_id: `there-${tag}`, user: { email } }, second);
   t.is((await links(`here-${tag}`)).body.data.links.length, 0, "the other project's account is not shown to this project");
@@ -162,7 +162,7 @@ test('a link to an account of another live project shows once that account is us
 test('the links route needs accounts:read', async (t) => {
   const tag = unique();
   await send({ external_account_id: `scoped-${tag}` });
-  const limited = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:write', '--json']).stdout).key;
+  const limited = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'events:write', '--json'])).stdout).key;
   const response = await links(`scoped-${tag}`, limited);
   t.is(response.status, 403);
   t.is(response.body.errors[0]?.code, 'SCOPE_ERROR');
@@ -188,7 +188,7 @@ test('erasure is refused for sandbox keys, keys without accounts:erase, shared a
   t.is(sandbox.status, 403);
   t.is(sandbox.body.errors[0]?.code, 'SANDBOX_KEY_FORBIDDEN');
 
-  const limited = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'accounts:read', '--json']).stdout).key;
+  const limited = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'accounts:read', '--json'])).stdout).key;
   const scoped = await api(server, 'DELETE', `/v1/accounts/keep-${tag}`, { key: limited });
   t.is(scoped.status, 403);
   t.is(scoped.body.errors[0]?.code, 'SCOPE_ERROR');
@@ -199,7 +199,7 @@ test('erasure is refused for sandbox keys, keys without accounts:erase, shared a
   t.is(unknown.body.errors[0]?.parameter, 'id');
 
   // The same external id used from a second live project too: one account in two projects.
-  await send({ external_account_id: `keep-${tag}` }, secondLiveProjectKey());
+  await send({ external_account_id: `keep-${tag}` }, await secondLiveProjectKey());
   const shared = await api(server, 'DELETE', `/v1/accounts/keep-${tag}`, { key });
   t.is(shared.status, 403);
   t.is(shared.body.errors[0]?.code, 'ACCOUNT_SHARED_ACROSS_PROJECTS');

@@ -17,8 +17,8 @@ test.after.always(async () => {
   await server?.stop();
 });
 
-function createKey(args: string[]): { key: string; key_id: string; scopes: string[]; environment: string } {
-  const result = runCli(['keys', 'create', '--data-dir', server.dataDir, '--json', ...args]);
+async function createKey(args: string[]): Promise<{ key: string; key_id: string; scopes: string[]; environment: string }> {
+  const result = await runCli(['keys', 'create', '--data-dir', server.dataDir, '--json', ...args]);
   if (result.code !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout);
 }
@@ -60,7 +60,7 @@ test('a publishable key can call nothing but POST /v1/fp/collect: 403 SCOPE_ERRO
 });
 
 test('a route outside the key scopes: 403 SCOPE_ERROR, and nothing stored', async (t) => {
-  const reader = createKey(['--project', 'live', '--kind', 'secret', '--scopes', 'scores:read']);
+  const reader = await createKey(['--project', 'live', '--kind', 'secret', '--scopes', 'scores:read']);
   const event = minimalEvent();
   const response = await api(server, 'POST', '/v1/events', { key: reader.key, body: event });
   t.is(response.status, 403);
@@ -70,16 +70,16 @@ test('a route outside the key scopes: 403 SCOPE_ERROR, and nothing stored', asyn
 });
 
 test('a key created while the server runs works at once', async (t) => {
-  const created = createKey(['--project', 'live', '--kind', 'secret']);
+  const created = await createKey(['--project', 'live', '--kind', 'secret']);
   t.is(created.environment, 'live');
   const response = await api(server, 'POST', '/v1/events', { key: created.key, body: minimalEvent() });
   t.is(response.status, 200, response.text);
 });
 
 test('a revoked key stops working within a second', async (t) => {
-  const created = createKey(['--project', 'sandbox', '--kind', 'secret']);
+  const created = await createKey(['--project', 'sandbox', '--kind', 'secret']);
   t.is((await api(server, 'POST', '/v1/events', { key: created.key, body: minimalEvent() })).status, 200);
-  const revoke = runCli(['keys', 'revoke', '--data-dir', server.dataDir, '--key-id', created.key_id]);
+  const revoke = await runCli(['keys', 'revoke', '--data-dir', server.dataDir, '--key-id', created.key_id]);
   t.is(revoke.code, 0, revoke.stderr);
   // The server polls for key changes (every 250 ms); wait for the refusal, without timing it.
   const refused = await waitFor(async () => {
@@ -90,7 +90,7 @@ test('a revoked key stops working within a second', async (t) => {
 });
 
 test('keys are stored only as hashes: no key appears in the database files or the output', async (t) => {
-  const created = createKey(['--project', 'live', '--kind', 'secret']);
+  const created = await createKey(['--project', 'live', '--kind', 'secret']);
   await api(server, 'POST', '/v1/events', { key: created.key, body: minimalEvent() });
   for (const file of ['fraud-scorer.db', 'fraud-scorer.db-wal']) {
     let content = '';
@@ -103,14 +103,14 @@ test('keys are stored only as hashes: no key appears in the database files or th
     t.false(content.includes(server.bootstrap.keys.live_secret.key), file);
   }
   t.false(server.output().includes(created.key));
-  const list = runCli(['keys', 'list', '--data-dir', server.dataDir, '--json']);
+  const list = await runCli(['keys', 'list', '--data-dir', server.dataDir, '--json']);
   t.false(list.stdout.includes(created.key));
   t.true(list.stdout.includes(created.key_id));
 });
 
 test('accounts:link grants nothing: a key holding only it is refused on every route that needs a key', async (t) => {
   // The interface names the scope without a route; this build gives it none (README, "Keys and projects").
-  const linkOnly = createKey(['--project', 'live', '--kind', 'secret', '--scopes', 'accounts:link']);
+  const linkOnly = await createKey(['--project', 'live', '--kind', 'secret', '--scopes', 'accounts:link']);
   const routes = buildRouteTable(new Proxy({}, { get: () => () => null }) as never).filter((route) => route.auth === 'key');
   t.true(routes.length > 10);
   for (const route of routes) {

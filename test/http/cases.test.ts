@@ -105,8 +105,8 @@ for (const [name, query, status, code, parameter] of kBadQueries) {
 
 test('paging: a stable order, every case once, and the last page says so', async (t) => {
   // A project of its own, so that other tests' cases do not interleave.
-  const own = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'paging', '--json']).stdout);
-  const ownKey = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', own.project_id, '--kind', 'secret', '--json']).stdout).key;
+  const own = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'paging', '--json'])).stdout);
+  const ownKey = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', own.project_id, '--kind', 'secret', '--json'])).stdout).key;
   const empty = await listCases(`project_id=${own.project_id}`, ownKey);
   t.deepEqual(empty.body.data, { cases: [], next_cursor: null });
   const ids: string[] = [];
@@ -196,7 +196,7 @@ for (const [name, body, parameter] of kBadChanges) {
 test('PATCH needs cases:write; an unknown case is 404', async (t) => {
   const event = await score(reviewEvent());
   const found = await caseOf(event.event_id);
-  const reader = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'cases:read', '--json']).stdout).key;
+  const reader = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--scopes', 'cases:read', '--json'])).stdout).key;
   t.is((await api(server, 'GET', `/v1/cases/${found.case_id}?project_id=${project}`, { key: reader })).status, 200);
   const refused = await api(server, 'PATCH', `/v1/cases/${found.case_id}?project_id=${project}`, { key: reader, body: { note: 'x' } });
   t.is(refused.status, 403);

@@ -302,8 +302,8 @@ test('an event_id in capitals is the same event', async (t) => {
 });
 
 test('a project without a published ruleset: sync is 503 COMPILED_RULES_UNAVAILABLE and stores nothing; async waits', async (t) => {
-  const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'bare', '--preset', 'none', '--json']).stdout);
-  const bareKey = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'bare', '--preset', 'none', '--json'])).stdout);
+  const bareKey = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
   const event = minimalEvent();
   const sync = await api(server, 'POST', '/v1/events', { key: bareKey, body: event });
   t.is(sync.status, 503);
@@ -317,8 +317,8 @@ test('a project without a published ruleset: sync is 503 COMPILED_RULES_UNAVAILA
 });
 
 test('a corrupt project policy is 503 PROJECT_POLICY_UNAVAILABLE and stores nothing', async (t) => {
-  const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'broken', '--json']).stdout);
-  const brokenKey = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'broken', '--json'])).stdout);
+  const brokenKey = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
   t.is((await api(server, 'POST', '/v1/events', { key: brokenKey, body: minimalEvent() })).status, 200);
   const db = new Database(join(server.dataDir, 'fraud-scorer.db'));
   db.pragma('busy_timeout = 5000');
@@ -337,8 +337,8 @@ test('a corrupt project policy is 503 PROJECT_POLICY_UNAVAILABLE and stores noth
 });
 
 test('a ruleset whose compiled source does not load is 503 COMPILED_RULES_UNAVAILABLE', async (t) => {
-  const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'garbled', '--json']).stdout);
-  const garbledKey = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'garbled', '--json'])).stdout);
+  const garbledKey = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
   const db = new Database(join(server.dataDir, 'fraud-scorer.db'));
   db.pragma('busy_timeout = 5000');
   db.prepare("UPDATE rulesets SET source = 'this is not javascript (' WHERE project_id = ?").run(project.project_id);

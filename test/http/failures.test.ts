@@ -40,8 +40,8 @@ test('a full async queue is 503 ASYNC_UNAVAILABLE and stores nothing', async (t)
   const server = await startServer({ env: { ASYNC_QUEUE_LIMIT: '2' } });
   try {
     // A project with no ruleset: its async events stay queued.
-    const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'bare', '--preset', 'none', '--json']).stdout);
-    const key = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+    const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'bare', '--preset', 'none', '--json'])).stdout);
+    const key = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
     t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })).status, 202);
     t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })).status, 202);
     const third = minimalEvent({ async: true });
@@ -71,8 +71,8 @@ test('a rate limiter that is not ready is 503 RATE_LIMIT_UNAVAILABLE and stores 
   }
 });
 
-test('an unknown fault is refused at start', (t) => {
-  const result = runCli(['serve', '--port', '0'], { FAULT_INJECTION: 'disk_on_fire' });
+test('an unknown fault is refused at start', async (t) => {
+  const result = await runCli(['serve', '--port', '0'], { FAULT_INJECTION: 'disk_on_fire' });
   t.is(result.code, 2);
   t.regex(result.stderr, /unknown fault/);
 });

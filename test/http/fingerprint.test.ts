@@ -133,10 +133,10 @@ test('different stable components give a different fp_id', async (t) => {
 });
 
 test('the same components in another tenant give another fp_id; the sandbox gets the same fp_id and counts its own sightings', async (t) => {
-  const created = runCli(['tenants', 'create', '--name', 'other shop', '--data-dir', server.dataDir, '--json']);
+  const created = await runCli(['tenants', 'create', '--name', 'other shop', '--data-dir', server.dataDir, '--json']);
   t.is(created.code, 0, created.stderr);
   const otherTenant = JSON.parse(created.stdout) as { live: { project_id: string } };
-  const otherKey = createKeyWithCli(server.dataDir, ['--project', otherTenant.live.project_id, '--kind', 'publishable']).key;
+  const otherKey = (await createKeyWithCli(server.dataDir, ['--project', otherTenant.live.project_id, '--kind', 'publishable'])).key;
 
   const here = await collect({ components: own('tenant1') });
   const there = await collect({ components: own('tenant1') }, otherKey);
@@ -235,8 +235,8 @@ function refusals(keys: { noScope: string; originBound: string }): Refusal[] {
 // Serial: AVA runs serial tests before the concurrent ones, so no other test writes sightings
 // while this one compares the table before and after.
 test.serial('every refusal answers its status, code and parameter, and changes nothing stored', async (t) => {
-  const noScope = createKeyWithCli(server.dataDir, ['--project', 'live', '--kind', 'secret', '--scopes', 'events:write,scores:read']).key;
-  const originBound = createKeyWithCli(server.dataDir, ['--project', 'live', '--kind', 'publishable', '--origins', 'https://shop.example']).key;
+  const noScope = (await createKeyWithCli(server.dataDir, ['--project', 'live', '--kind', 'secret', '--scopes', 'events:write,scores:read'])).key;
+  const originBound = (await createKeyWithCli(server.dataDir, ['--project', 'live', '--kind', 'publishable', '--origins', 'https://shop.example'])).key;
   // A stored sighting with the very components most refusals carry: a refused request that slipped
   // through would bump its seen_count or last_seen.
   const kept = await collect({ components: own('kept1') });
@@ -260,7 +260,7 @@ test.serial('every refusal answers its status, code and parameter, and changes n
 });
 
 test('a refused origin gets no Access-Control-Allow-Origin, so the page cannot read the answer', async (t) => {
-  const originBound = createKeyWithCli(server.dataDir, ['--project', 'live', '--kind', 'publishable', '--origins', 'https://shop.example']).key;
+  const originBound = (await createKeyWithCli(server.dataDir, ['--project', 'live', '--kind', 'publishable', '--origins', 'https://shop.example'])).key;
   const refused = await collect({ components: own('origin2') }, originBound, { origin: 'https://evil.example' });
   assertError(t, refused, 403, 'SCOPE_ERROR', 'origin');
   t.is(refused.headers.get('access-control-allow-origin'), null);
@@ -361,7 +361,7 @@ test('per key and address, and per key: 429 with Retry-After and RateLimit-* hea
   t.is(otherAddress.body.data.seen_count, 4);
 
   // Per key, with a second key whose addresses each stay within their own limit.
-  const second = createKeyWithCli(limited.dataDir, ['--project', 'live', '--kind', 'publishable']).key;
+  const second = (await createKeyWithCli(limited.dataDir, ['--project', 'live', '--kind', 'publishable'])).key;
   for (const address of ['203.0.113.1', '203.0.113.1', '203.0.113.1', '203.0.113.2', '203.0.113.2']) {
     t.is((await from(second, address, 'limited2')).status, 200);
   }

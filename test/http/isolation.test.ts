@@ -127,8 +127,8 @@ test('sandbox cases and live cases are apart', async (t) => {
 
 test('an account two live projects used: 403 without across_projects, erased in both with it', async (t) => {
   const tag = unique();
-  const project = JSON.parse(runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', `second ${tag}`, '--json']).stdout);
-  const second = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json']).stdout).key;
+  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', `second ${tag}`, '--json'])).stdout);
+  const second = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
   const external = `shared-${tag}`;
   const first = await send(live, liveEvent(external, `s.${tag}@example.com`));
   await send(second, liveEvent(external, `s.${tag}@example.com`));

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { api, runCli, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 
-function createKey(server: TestServer): string {
-  const result = runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--json']);
+async function createKey(server: TestServer): Promise<string> {
+  const result = await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--json']);
   return JSON.parse(result.stdout).key;
 }
 
@@ -31,8 +31,8 @@ const windowIndex = (): number => Math.floor(Date.now() / (kWindowSeconds * 1000
  */
 async function inOneWindow(server: TestServer, sequence: (key: string, otherKey: string) => Promise<() => void>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
-    const key = createKey(server);
-    const otherKey = createKey(server);
+    const key = await createKey(server);
+    const otherKey = await createKey(server);
     const before = windowIndex();
     const check = await sequence(key, otherKey);
     if (windowIndex() === before) {

@@ -86,9 +86,9 @@ test('LOG_LEVEL=warn leaves out info lines and keeps warnings', async (t) => {
 test('ACCESS_LOG=on: one line per request with id, method, route pattern, status, duration and key id; never a key', async (t) => {
   const server = await startServer({ env: { ACCESS_LOG: 'on', LOG_LEVEL: 'debug' } });
   t.teardown(() => server.stop());
-  const created = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--json']).stdout) as { key: string; key_id: string };
-  const revoked = JSON.parse(runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--json']).stdout) as { key: string; key_id: string };
-  t.is(runCli(['keys', 'revoke', '--data-dir', server.dataDir, '--key-id', revoked.key_id]).code, 0);
+  const created = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--json'])).stdout) as { key: string; key_id: string };
+  const revoked = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--json'])).stdout) as { key: string; key_id: string };
+  t.is((await runCli(['keys', 'revoke', '--data-dir', server.dataDir, '--key-id', revoked.key_id])).code, 0);
   const event = minimalEvent();
   await api(server, 'POST', '/v1/events', { key: created.key, body: event, headers: { 'x-request-id': 'access-1' } });
   await api(server, 'GET', `/v1/scores/${event.event_id}`, { key: created.key, headers: { 'x-request-id': 'access-2' } });
@@ -119,7 +119,7 @@ test('/metrics: decisions per project and decision, hits per published rule (act
   const server = await startServer({ env: { ASYNC_QUEUE_LIMIT: '1234' } });
   t.teardown(() => server.stop());
   // A project of its own, with a shadow rule beside the preset's.
-  const project = newProject(server);
+  const project = await newProject(server);
   await createRule(server, project.key, ruleBody('shadow_watch', { status: 'shadow', expression: 'extras.shadow_watch == true' }));
   await publish(server, project.key);
   for (let i = 0; i < 3; i++) t.is((await api(server, 'POST', '/v1/events', { key: project.key, body: minimalEvent() })).status, 200);

@@ -31,7 +31,7 @@ test.after.always(async () => {
 
 /** A project without preset rules whose only rules are `expressions` (monitoring), published. */
 async function projectWith(expressions: readonly string[]): Promise<{ key: string; projectId: string }> {
-  const project = newProject(server, 'none');
+  const project = await newProject(server, 'none');
   for (const [i, expression] of expressions.entries()) await createRule(server, project.key, ruleBody(`rule_${i}`, { expression }));
   await publish(server, project.key);
   return project;
@@ -124,7 +124,7 @@ test('a rule worker that stops answering is ended and replaced; only its event f
 });
 
 test('publish refuses a stored rule over the cost limit (saved before the limit), naming it, with estimate and limit', async (t) => {
-  const project = newProject(server, 'none');
+  const project = await newProject(server, 'none');
   await createRule(server, project.key, ruleBody('fine_rule', { expression: "extras.tags.exists(t, t == 'vip')" }));
   await publish(server, project.key);
   // The rules API refuses this rule (see rules-validation.test.ts); a database from before the limit may hold it.

@@ -37,7 +37,7 @@ function replaceRule(key: string, ruleId: string, body: Record<string, unknown>)
 }
 
 test('a hard-block rule created and published through the API blocks the very next event, naming its version; archived, it stops', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   const flagRule = ruleBody('test_flag', { kind: 'hard_block', expression: 'extras.test_flag == true' });
   await createRule(server, project.key, flagRule);
 
@@ -74,7 +74,7 @@ test('a hard-block rule created and published through the API blocks the very ne
 });
 
 test('a shadow rule never appears in the breakdown nor changes the decision; its outcome is stored with the event', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   await createRule(server, project.key, ruleBody('shadow_check', { kind: 'hard_block', status: 'shadow', expression: 'extras.suspicious == true' }));
   await createRule(server, project.key, ruleBody('shadow_points', { kind: 'scoring', status: 'shadow', score_delta: 500, expression: 'extras.suspicious == true' }));
   const published = (await publish(server, project.key)).body.data;
@@ -106,7 +106,7 @@ test('a shadow rule never appears in the breakdown nor changes the decision; its
 });
 
 test('the policy is published with the rules: thresholds decide only once published', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   await createRule(server, project.key, ruleBody('points', { kind: 'scoring', score_delta: 500, expression: 'extras.points == true' }));
   await publish(server, project.key);
   const before = await score(project.key, { points: true });
@@ -125,7 +125,7 @@ test('the policy is published with the rules: thresholds decide only once publis
 });
 
 test('a draft that does not compile publishes nothing: 400 naming rules.<rule_id>.expression with the position', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   await createRule(server, project.key, ruleBody('good_rule', { kind: 'hard_block', expression: 'extras.good == true' }));
   await publish(server, project.key);
   // The API refuses such a draft (see rules-validation.test.ts), so it is planted in the store, as
@@ -161,7 +161,7 @@ test('a draft that does not compile publishes nothing: 400 naming rules.<rule_id
 });
 
 test('concurrent publishes of the same drafts make one version', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   await createRule(server, project.key, ruleBody('raced'));
   const answers = await Promise.all([1, 2, 3].map(() => api(server, 'POST', '/v1/rules/publish', { key: project.key })));
   t.deepEqual(answers.map((answer) => answer.status).sort(), [200, 200, 201]);
@@ -171,7 +171,7 @@ test('concurrent publishes of the same drafts make one version', async (t) => {
 });
 
 test('a rule changed while a publish compiles: the published ruleset is one of the draft states, never a mix', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   await createRule(server, project.key, ruleBody('moving', { description: 'v1' }));
   const [published] = await Promise.all([
     api(server, 'POST', '/v1/rules/publish', { key: project.key }),

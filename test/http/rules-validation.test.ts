@@ -13,7 +13,7 @@ let untouched: unknown;
 test.before(async () => {
   // The rule-count test creates about a thousand rules through one route.
   server = await startServer({ env: { RATE_LIMIT_PER_ROUTE: '5000' } });
-  project = newProject(server);
+  project = await newProject(server);
   untouched = rulesState(server, project.projectId);
 });
 
@@ -166,7 +166,7 @@ test(refused, { method: 'GET', path: '/v1/rulesets/0', parameter: 'version', mes
 test(refused, { method: 'GET', path: '/v1/rulesets/1?rules=false', parameter: 'rules' });
 
 test('a project holds at most 1000 rules (archived ones count): the next create is refused and nothing is stored', async (t) => {
-  const full = newProject(server, 'none');
+  const full = await newProject(server, 'none');
   const ids = Array.from({ length: 1000 }, (_, i) => `rule_${String(i).padStart(4, '0')}`);
   // A few at a time: the creates are real requests, each checked on the compiler thread.
   for (let i = 0; i < ids.length; i += 25) {

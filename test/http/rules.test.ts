@@ -18,7 +18,7 @@ test.after.always(async () => {
 const kIso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 test('a new project lists its preset rules as drafts, published as version 1 and unchanged', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   const response = await api(server, 'GET', '/v1/rules', { key: project.key });
   t.is(response.status, 200, response.text);
   const list = response.body.data;
@@ -39,7 +39,7 @@ test('a new project lists its preset rules as drafts, published as version 1 and
 });
 
 test('create: 201 with version 1 and defaults; the rule is a draft until published', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   const response = await api(server, 'POST', '/v1/rules', { key: project.key, body: { rule_id: 'new_rule', kind: 'monitoring', status: 'active', expression: 'extras.campaign == "spring"' } });
   t.is(response.status, 201, response.text);
   t.like(response.body.data, { rule_id: 'new_rule', kind: 'monitoring', status: 'active', score_delta: 0, bands: null, action: null, description: '', version: 1 });
@@ -57,7 +57,7 @@ test('create: 201 with version 1 and defaults; the rule is a draft until publish
 });
 
 test('replace: each change is a new version with history; the same body again is no change', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   await createRule(server, project.key, ruleBody('edited', { kind: 'scoring', score_delta: 5 }));
   const second = await api(server, 'PUT', '/v1/rules/edited', { key: project.key, body: ruleBody('edited', { kind: 'scoring', score_delta: 7 }) });
   t.is(second.status, 200, second.text);
@@ -85,7 +85,7 @@ test('replace: each change is a new version with history; the same body again is
 });
 
 test('replace with a version that is no longer current is refused and changes nothing', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   await createRule(server, project.key, ruleBody('contested'));
   await api(server, 'PUT', '/v1/rules/contested', { key: project.key, body: ruleBody('contested', { description: 'first analyst', version: 1 }) });
   const before = rulesState(server, project.projectId);
@@ -98,7 +98,7 @@ test('replace with a version that is no longer current is refused and changes no
 });
 
 test('policy: read, replace with a new version, identical replacement keeps it, stale version refused', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   const initial = await api(server, 'GET', '/v1/policy', { key: project.key });
   t.is(initial.status, 200);
   t.like(initial.body.data, { review_threshold: 40, block_threshold: 80, version: 1 });
@@ -123,7 +123,7 @@ test('policy: read, replace with a new version, identical replacement keeps it, 
 });
 
 test('a project without a preset has the default policy at version 0, no ruleset, and publishes version 1', async (t) => {
-  const project = newProject(server, 'none');
+  const project = await newProject(server, 'none');
   t.like((await api(server, 'GET', '/v1/policy', { key: project.key })).body.data, { review_threshold: 40, block_threshold: 80, version: 0, updated_at: null });
   const list = (await api(server, 'GET', '/v1/rules', { key: project.key })).body.data;
   t.like(list, { rules: [], published_version: null, published_at: null, drafts_differ: true, policy_changed: true });
@@ -135,7 +135,7 @@ test('a project without a preset has the default policy at version 0, no ruleset
 });
 
 test('publish: 201 and version N+1 with every field; publishing again without changes is 200 changed false', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   await createRule(server, project.key, ruleBody('big_spender', { kind: 'scoring', score_delta: 25, expression: 'payment.amount_cents > 1000000' }));
   await api(server, 'PUT', '/v1/policy', { key: project.key, body: { review_threshold: 45, block_threshold: 90 } });
 
@@ -165,7 +165,7 @@ test('publish: 201 and version N+1 with every field; publishing again without ch
 });
 
 test('published rulesets: newest first, the live one marked, pages by before, one by version', async (t) => {
-  const project = newProject(server);
+  const project = await newProject(server);
   for (const id of ['page_a', 'page_b']) {
     await createRule(server, project.key, ruleBody(id));
     await publish(server, project.key);
@@ -232,12 +232,12 @@ test('sandbox and live projects have their own rules, policy and rulesets', asyn
 });
 
 test('scopes: reading needs rules:read, writing rules:write, publishing rules:publish; refusals store nothing', async (t) => {
-  const project = newProject(server);
-  const key = (scopes: string): string => createKeyWithCli(server.dataDir, ['--project', project.projectId, '--kind', 'secret', '--scopes', scopes]).key;
-  const reader = key('rules:read');
-  const writer = key('rules:read,rules:write');
-  const eventsOnly = key('events:write');
-  const publishable = createKeyWithCli(server.dataDir, ['--project', project.projectId, '--kind', 'publishable']).key;
+  const project = await newProject(server);
+  const key = async (scopes: string): Promise<string> => (await createKeyWithCli(server.dataDir, ['--project', project.projectId, '--kind', 'secret', '--scopes', scopes])).key;
+  const reader = await key('rules:read');
+  const writer = await key('rules:read,rules:write');
+  const eventsOnly = await key('events:write');
+  const publishable = (await createKeyWithCli(server.dataDir, ['--project', project.projectId, '--kind', 'publishable'])).key;
   await createRule(server, project.key, ruleBody('scoped'));
   const before = rulesState(server, project.projectId);
 

@@ -3,7 +3,7 @@
 import test from 'ava';
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
-import { api, makeDataDir, runCliAsync, sleep, startServer, waitFor, type TestServer } from '../_helpers/server.js';
+import { api, makeDataDir, runCli, sleep, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
 
 interface Received {
@@ -54,7 +54,7 @@ function metricsMatching(url: string, pattern: RegExp): Promise<string> {
 }
 
 async function setWebhook(dataDir: string, url: string, project = 'live'): Promise<string> {
-  const result = (await runCliAsync(['webhook', 'set', '--data-dir', dataDir, '--project', project, '--url', url, '--json']));
+  const result = (await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', project, '--url', url, '--json']));
   if (result.code !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout).secret;
 }
@@ -163,20 +163,20 @@ async function ownProject(): Promise<{ server: TestServer; projectId: string; ke
 test('webhook set refuses bad URLs and secrets; show and remove', async (t) => {
   const { server, projectId } = await ownProject();
   const dataDir = server.dataDir;
-  t.is((await runCliAsync(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'ftp://x'])).code, 2);
-  t.is((await runCliAsync(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'https://hooks.example/x', '--secret', 'plain'])).code, 2);
-  t.is((await runCliAsync(['webhook', 'set', '--data-dir', dataDir, '--project', 'prj_nope', '--url', 'https://hooks.example/x'])).code, 2);
-  t.is((await runCliAsync(['webhook', 'show', '--data-dir', dataDir, '--project', projectId])).code, 1);
-  const set = (await runCliAsync(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'https://hooks.example/x', '--json']));
+  t.is((await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'ftp://x'])).code, 2);
+  t.is((await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'https://hooks.example/x', '--secret', 'plain'])).code, 2);
+  t.is((await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', 'prj_nope', '--url', 'https://hooks.example/x'])).code, 2);
+  t.is((await runCli(['webhook', 'show', '--data-dir', dataDir, '--project', projectId])).code, 1);
+  const set = (await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'https://hooks.example/x', '--json']));
   t.is(set.code, 0, set.stderr);
-  t.is(JSON.parse((await runCliAsync(['webhook', 'show', '--data-dir', dataDir, '--project', projectId, '--json'])).stdout).url, 'https://hooks.example/x');
-  t.is((await runCliAsync(['webhook', 'remove', '--data-dir', dataDir, '--project', projectId])).code, 0);
-  t.is((await runCliAsync(['webhook', 'show', '--data-dir', dataDir, '--project', projectId])).code, 1);
-  t.is((await runCliAsync(['webhook', '--help'])).code, 0);
+  t.is(JSON.parse((await runCli(['webhook', 'show', '--data-dir', dataDir, '--project', projectId, '--json'])).stdout).url, 'https://hooks.example/x');
+  t.is((await runCli(['webhook', 'remove', '--data-dir', dataDir, '--project', projectId])).code, 0);
+  t.is((await runCli(['webhook', 'show', '--data-dir', dataDir, '--project', projectId])).code, 1);
+  t.is((await runCli(['webhook', '--help'])).code, 0);
 });
 
 async function cliJson<T = any>(args: readonly string[]): Promise<T> {
-  const result = await runCliAsync(args);
+  const result = await runCli(args);
   if (result.code !== 0) throw new Error(`${args.join(' ')}: ${result.stderr}`);
   return JSON.parse(result.stdout) as T;
 }
@@ -197,7 +197,7 @@ test('rotate-secret --overlap: every message carries one signature per secret, a
   t.notThrows(() => new Webhook(oldSecret).verify(delivery.body, delivery.headers), 'receivers still on the old secret');
   t.notThrows(() => new Webhook(rotated.secret).verify(delivery.body, delivery.headers), 'receivers on the new secret');
   t.throws(() => new Webhook(`whsec_${Buffer.alloc(24, 7).toString('base64')}`).verify(delivery.body, delivery.headers));
-  t.regex((await runCliAsync(['webhook', 'show', '--data-dir', server.dataDir, '--project', projectId])).stdout, /previous secret also signs until/);
+  t.regex((await runCli(['webhook', 'show', '--data-dir', server.dataDir, '--project', projectId])).stdout, /previous secret also signs until/);
 });
 
 test('rotate-secret --overlap 0: only the new secret signs from the next message on', async (t) => {
@@ -217,7 +217,7 @@ test('rotate-secret --overlap 0: only the new secret signs from the next message
 
 test('rotate-secret refuses a bad overlap or secret (exit 2) and a project without a webhook (exit 1)', async (t) => {
   const { server, projectId } = await ownProject();
-  const rotate = async (...args: string[]): Promise<number> => (await runCliAsync(['webhook', 'rotate-secret', '--data-dir', server.dataDir, '--project', projectId, ...args])).code;
+  const rotate = async (...args: string[]): Promise<number> => (await runCli(['webhook', 'rotate-secret', '--data-dir', server.dataDir, '--project', projectId, ...args])).code;
   t.is(await rotate(), 1, 'no webhook yet');
   await setWebhook(server.dataDir, 'https://hooks.example/x', projectId);
   for (const overlap of ['5y', '31d', '-1h', '1.5h', 'h', '24']) t.is(await rotate('--overlap', overlap), 2, overlap);
@@ -265,7 +265,7 @@ test('failed and abandoned deliveries are listed and can be redelivered over HTT
   t.regex(failed.message_id, /^msg_/);
 
   // The receiver is given up on: without a webhook, the next attempt abandons the message.
-  t.is((await runCliAsync(['webhook', 'remove', '--data-dir', server.dataDir, '--project', projectId])).code, 0);
+  t.is((await runCli(['webhook', 'remove', '--data-dir', server.dataDir, '--project', projectId])).code, 0);
   await deliveryStatus(server, key, failed.message_id, 'abandoned');
   t.deepEqual((await deliveries(server, key, '?status=abandoned')).deliveries.map((d) => d.message_id), [failed.message_id]);
   t.deepEqual((await deliveries(server, key, '?status=retrying')).deliveries, []);
@@ -343,19 +343,19 @@ test('webhook deliveries and redeliver on the command line', async (t) => {
   await setWebhook(server.dataDir, receiver.url, projectId);
   await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) });
   await until(() => receiver.attempts.length >= 1, 'a failed attempt');
-  t.is((await runCliAsync(['webhook', 'remove', '--data-dir', server.dataDir, '--project', projectId])).code, 0);
+  t.is((await runCli(['webhook', 'remove', '--data-dir', server.dataDir, '--project', projectId])).code, 0);
   // Waited for over HTTP: a command run in the wait loop would block this process, receiver included.
   const abandonedOverHttp = await waitFor(async () => (await deliveries(server, key, '?status=abandoned')).deliveries[0], 'the abandoned message');
   const abandoned = (await cliJson<DeliveryView[]>(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'abandoned', '--json']))[0]!;
   t.is(abandoned.message_id, abandonedOverHttp.message_id);
-  const text = (await runCliAsync(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'failed'])).stdout;
+  const text = (await runCli(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'failed'])).stdout;
   t.regex(text, new RegExp(`^${abandoned.message_id} +event .* abandoned .*last error: `, 'm'));
-  t.is((await runCliAsync(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId, '--all-abandoned'])).code, 1, 'no webhook to deliver to');
+  t.is((await runCli(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId, '--all-abandoned'])).code, 1, 'no webhook to deliver to');
   await setWebhook(server.dataDir, receiver.url, projectId);
   t.deepEqual(await cliJson(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId, '--all-abandoned', '--json']), { redelivered: 1 });
   const attemptsBefore = receiver.attempts.length;
   await until(() => receiver.attempts.length > attemptsBefore, 'the server to pick up the redelivery');
-  t.is((await runCliAsync(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId, '--message-id', 'msg_nope'])).code, 1);
-  t.is((await runCliAsync(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId])).code, 2, 'neither --message-id nor --all-abandoned');
-  t.is((await runCliAsync(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'lost'])).code, 2);
+  t.is((await runCli(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId, '--message-id', 'msg_nope'])).code, 1);
+  t.is((await runCli(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId])).code, 2, 'neither --message-id nor --all-abandoned');
+  t.is((await runCli(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'lost'])).code, 2);
 });
