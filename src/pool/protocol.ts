@@ -63,12 +63,14 @@ export type ItemResult =
       readonly ok: true;
       readonly decision: Decision;
       readonly riskScore: number;
-      /** The stored form of the result, JSON text (scoring/score-result.ts). */
+      /** The result as GET /v1/scores answers it, JSON text (scoring/score-result.ts). */
       readonly storedJson: string;
       /** Active rules that met a wrong-typed value (the response's degraded). */
       readonly degraded: readonly string[];
-      /** Shadow rule outcomes, JSON text, stored for analysts. */
-      readonly shadowJson: string;
+      /** The compact stored form of the result (scoring/result-layout.ts). */
+      readonly compactResult: string;
+      /** The compact stored form of the shadow rule outcomes, for analysts. */
+      readonly compactShadow: string;
       /** Rule evaluation time only (the interface's latency_ms). */
       readonly evalMs: number;
       readonly identifiers: readonly StoredIdentifier[];

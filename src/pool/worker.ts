@@ -1,24 +1,22 @@
 // A piscina worker: prepares each event's signals and runs it through its project's compiled
 // ruleset.
 //
-// Each (project, version) is built once from its stored source (compiler loadRuleset) and kept in
-// a bounded cache. Versions are immutable, so an event tagged with version N is judged by exactly
-// version N even while N+1 is being published: a new version is a new cache entry, never a
-// mutation of the one in use.
+// Each (project, version) is built once from its stored source and kept in a bounded cache
+// (scoring/loaded-rulesets.ts). The result comes back twice: as JSON text for the answer, joined
+// from per-entry fragments, and in the compact form that is stored (scoring/result-layout.ts).
 import Database from 'better-sqlite3';
 import { workerData } from 'node:worker_threads';
-import { loadRuleset, type RulesetFunction } from '../../compiler/index.js';
 import { StoredSignals } from '../signals/stored-signals.js';
 import { databasePath } from '../store/database.js';
 import { countOutcome, newTally } from './outcome-tally.js';
 import { prepareEvent } from './prepare-event.js';
+import { LoadedRulesets } from '../scoring/loaded-rulesets.js';
 import { decide, storedResultJson } from '../scoring/score-result.js';
 import type { EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
 import { announceThread } from '../shared/threads.js';
 
 announceThread('rules');
 
-const kMaxCachedRulesets = 256;
 const kOverBudgetMessage =
   'The published rules need more work on this event than one event may use (docs/rules.md, "Limits"); it was not scored and nothing was stored.';
 
@@ -26,26 +24,8 @@ const setup = workerData as WorkerSetup;
 const secret = Buffer.from(setup.installSecret, 'base64');
 const db = new Database(databasePath(setup.dataDir), { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-const sourceOf = db.prepare<[string, number], { source: string }>('SELECT source FROM rulesets WHERE project_id = ? AND version = ?');
 const stored = new StoredSignals(db);
-const cache = new Map<string, RulesetFunction>();
-
-function rulesetFor(projectId: string, version: number): RulesetFunction | string {
-  const cacheKey = `${projectId}\u0000${version}`;
-  const cached = cache.get(cacheKey);
-  if (cached !== undefined) return cached;
-  const row = sourceOf.get(projectId, version);
-  if (row === undefined) return `ruleset version ${version} of project ${projectId} is not stored`;
-  let fn: RulesetFunction;
-  try {
-    fn = loadRuleset(row.source);
-  } catch (error) {
-    return `ruleset version ${version} of project ${projectId} does not load: ${(error as Error).message}`;
-  }
-  if (cache.size >= kMaxCachedRulesets) cache.delete(cache.keys().next().value!);
-  cache.set(cacheKey, fn);
-  return fn;
-}
+const rulesets = new LoadedRulesets(db);
 
 /**
  * FAULT_INJECTION rule_worker_oom / rule_worker_hang (tests only): an event whose body contains the
@@ -68,7 +48,7 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
   for (let i = 0; i < task.items.length; i++) {
     const item = task.items[i]!;
     if (setup.faults.length > 0) simulateFault(item.payload);
-    const ruleset = rulesetFor(item.projectId, item.version);
+    const ruleset = rulesets.get(item.projectId, item.version);
     if (typeof ruleset === 'string') {
       results[i] = { ok: false, code: 'COMPILED_RULES_UNAVAILABLE', message: ruleset };
       continue;
@@ -81,7 +61,7 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       continue;
     }
     const started = performance.now();
-    const outcome = ruleset({ event: prepared.event, signals: prepared.signals, now: item.now });
+    const outcome = ruleset.evaluate({ event: prepared.event, signals: prepared.signals, now: item.now });
     const evalMs = performance.now() - started;
     if (outcome.over_budget) {
       // Some rules could not finish: no partial verdict. The same event on the same ruleset will
@@ -90,14 +70,28 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       continue;
     }
     const { decision, risk_score: riskScore } = decide(outcome, item.policy);
+    const { layout } = ruleset;
     countOutcome(tally, item.projectId, decision, outcome);
     results[i] = {
       ok: true,
       decision,
       riskScore,
-      storedJson: storedResultJson({ eventId: item.eventId, outcome, decision, riskScore, enrichment: prepared.enrichment, rulesetVersion: item.version }),
+      storedJson: storedResultJson({
+        eventId: item.eventId,
+        decision,
+        riskScore,
+        maxPossible: outcome.max_possible,
+        breakdownJson: layout.breakdownJson(outcome.breakdown),
+        flags: outcome.flags,
+        actions: outcome.actions,
+        trustOverride: outcome.trust_override,
+        hardBlockHit: outcome.hard_block_hit,
+        enrichment: prepared.enrichment,
+        rulesetVersion: item.version,
+      }),
+      compactResult: layout.compact(outcome, prepared.enrichment),
+      compactShadow: layout.compactShadow(outcome.shadow),
       degraded: outcome.degraded,
-      shadowJson: JSON.stringify(outcome.shadow),
       evalMs,
       identifiers: prepared.identifiers,
     };

@@ -1,4 +1,5 @@
 // Events, score results and everything one scored event writes (schema: migrations 003–005).
+// A result is stored in its compact form (result-layout.ts) and expanded when read.
 //
 // Reads run on the read-only connection. Writes are work functions for the group-commit Writer:
 // synchronous, run inside the batch's transaction, and written not to throw for expected outcomes.
@@ -6,6 +7,7 @@ import type { Statement } from 'better-sqlite3';
 import type { StoredIdentifier } from '../pool/protocol.js';
 import { newId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
+import { LoadedRulesets } from './loaded-rulesets.js';
 import type { Decision } from './score-result.js';
 
 export interface StoredEvent {
@@ -14,19 +16,46 @@ export interface StoredEvent {
   readonly state: 'pending' | 'scored' | 'erased';
   readonly payload: string;
   readonly body_hash: string | null;
+  /** A scored event's result as GET /v1/scores answers it (expanded from its compact form). */
   readonly result: string | null;
   readonly received_at: number;
 }
 
+interface EventRow {
+  readonly seq: number;
+  readonly state: StoredEvent['state'];
+  readonly payload: string;
+  readonly body_hash: string | null;
+  readonly result: string | null;
+  readonly received_at: number;
+  readonly ruleset_version: number | null;
+  readonly decision: Decision | null;
+  readonly risk_score: number | null;
+}
+
 export class EventReader {
-  readonly #find: Statement<[string, string], StoredEvent>;
+  readonly #find: Statement<[string, string], EventRow>;
+  readonly #rulesets: LoadedRulesets;
 
   constructor(readDb: Db) {
-    this.#find = readDb.prepare('SELECT seq, state, payload, body_hash, result, received_at FROM events WHERE project_id = ? AND event_id = ?');
+    this.#find = readDb.prepare(
+      'SELECT seq, state, payload, body_hash, result, received_at, ruleset_version, decision, risk_score FROM events WHERE project_id = ? AND event_id = ?',
+    );
+    this.#rulesets = new LoadedRulesets(readDb);
   }
 
   find(projectId: string, eventId: string): StoredEvent | null {
-    return this.#find.get(projectId, eventId) ?? null;
+    const row = this.#find.get(projectId, eventId);
+    if (row === undefined) return null;
+    const { seq, state, payload, body_hash, received_at } = row;
+    return { seq, state, payload, body_hash, received_at, result: row.result === null ? null : this.#expand(projectId, eventId, row) };
+  }
+
+  #expand(projectId: string, eventId: string, row: EventRow): string {
+    if (!row.result!.startsWith('[')) return row.result!; // stored in full before compact results
+    const loaded = this.#rulesets.get(projectId, row.ruleset_version!);
+    if (typeof loaded === 'string') throw new Error(`the result of event ${eventId} cannot be read: ${loaded}`);
+    return loaded.layout.expand(row.result!, { eventId, decision: row.decision!, riskScore: row.risk_score!, rulesetVersion: row.ruleset_version! });
   }
 }
 

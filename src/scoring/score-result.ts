@@ -28,11 +28,17 @@ export function decide(outcome: RulesetOutcome, policy: Thresholds): { decision:
   return { decision: 'allow', risk_score: risk };
 }
 
-export interface StoredResultInputs {
+export interface StoredResultParts {
   readonly eventId: string;
-  readonly outcome: RulesetOutcome;
   readonly decision: Decision;
   readonly riskScore: number;
+  readonly maxPossible: number;
+  /** The breakdown as JSON text (joined from per-entry fragments: scoring/result-layout.ts). */
+  readonly breakdownJson: string;
+  readonly flags: readonly string[];
+  readonly actions: readonly string[];
+  readonly trustOverride: boolean;
+  readonly hardBlockHit: boolean;
   readonly enrichment: Readonly<Record<string, EnrichmentStatus>>;
   readonly rulesetVersion: number;
 }
@@ -40,16 +46,16 @@ export interface StoredResultInputs {
 /**
  * The stored form of a result, as JSON text: every field of the interface's table except
  * degraded, latency_ms and account_public_id (interface, Idempotency 1), plus event_id, state
- * and ruleset_version. `actions` only when non-empty.
+ * and ruleset_version. `actions` only when non-empty. A fresh result and one expanded from its
+ * compact stored form go through here, so a replay answers byte for byte what the first answer did.
  */
-export function storedResultJson(inputs: StoredResultInputs): string {
-  const { outcome } = inputs;
+export function storedResultJson(parts: StoredResultParts): string {
   return (
-    `{"event_id":${JSON.stringify(inputs.eventId)},"state":"scored","decision":"${inputs.decision}","risk_score":${inputs.riskScore}` +
-    `,"max_possible":${outcome.max_possible},"breakdown":${JSON.stringify(outcome.breakdown)},"flags":${JSON.stringify(outcome.flags)}` +
-    (outcome.actions.length > 0 ? `,"actions":${JSON.stringify(outcome.actions)}` : '') +
-    `,"trust_override":${outcome.trust_override},"hard_block_hit":${outcome.hard_block_hit}` +
-    `,"enrichment_status":${JSON.stringify(inputs.enrichment)},"ruleset_version":${inputs.rulesetVersion}}`
+    `{"event_id":${JSON.stringify(parts.eventId)},"state":"scored","decision":"${parts.decision}","risk_score":${parts.riskScore}` +
+    `,"max_possible":${parts.maxPossible},"breakdown":${parts.breakdownJson},"flags":${JSON.stringify(parts.flags)}` +
+    (parts.actions.length > 0 ? `,"actions":${JSON.stringify(parts.actions)}` : '') +
+    `,"trust_override":${parts.trustOverride},"hard_block_hit":${parts.hardBlockHit}` +
+    `,"enrichment_status":${JSON.stringify(parts.enrichment)},"ruleset_version":${parts.rulesetVersion}}`
   );
 }
 

@@ -129,8 +129,8 @@ export class Scorer {
       rulesetVersion: ruleset.version,
       decision: evaluated.decision,
       riskScore: evaluated.riskScore,
-      result: evaluated.storedJson,
-      shadow: evaluated.shadowJson,
+      result: evaluated.compactResult,
+      shadow: evaluated.compactShadow,
       scoredAt: now,
       webhookPayload: pending ? decisionWebhookJson(evaluated.storedJson, accountId, now) : null,
     };

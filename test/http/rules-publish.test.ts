@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { minimalEvent } from '../_helpers/events.js';
 import { createRule, newProject, publish, readStore, ruleBody, rulesState } from '../_helpers/rules.js';
 import { api, startServer, type TestServer } from '../_helpers/server.js';
+import { LoadedRulesets } from '../../src/scoring/loaded-rulesets.js';
 
 let server: TestServer;
 
@@ -89,8 +90,12 @@ test('a shadow rule never appears in the breakdown nor changes the decision; its
   }
   // The preset has shadow rules of its own; only these two are looked at.
   const shadowOf = (eventId: string): Array<Record<string, unknown>> =>
-    readStore(server, (db) => JSON.parse((db.prepare('SELECT shadow FROM events WHERE event_id = ?').get(eventId) as { shadow: string }).shadow))
-      .filter((outcome: { rule_id: string }) => outcome.rule_id.startsWith('shadow_'));
+    readStore(server, (db) => {
+      const row = db.prepare('SELECT project_id, ruleset_version, shadow FROM events WHERE event_id = ?').get(eventId) as { project_id: string; ruleset_version: number; shadow: string };
+      const loaded = new LoadedRulesets(db).get(row.project_id, row.ruleset_version);
+      if (typeof loaded === 'string') throw new Error(loaded);
+      return loaded.layout.expandShadow(row.shadow) as unknown as Array<Record<string, unknown>>;
+    }).filter((outcome) => (outcome.rule_id as string).startsWith('shadow_'));
   t.deepEqual(shadowOf(matched.event_id), [
     { rule_id: 'shadow_check', rule_version: 1, kind: 'hard_block', matched: true, band: 'match', score_delta: 0, degraded: false },
     { rule_id: 'shadow_points', rule_version: 1, kind: 'scoring', matched: true, band: 'match', score_delta: 500, degraded: false },
