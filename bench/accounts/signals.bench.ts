@@ -34,7 +34,7 @@ export async function runSignalsBenchmark(): Promise<void> {
   const record = (external: string, ids: ScoredEventRecord['identifiers']): ScoredEventRecord => ({
     projectId, tenantId, environment: 'live', eventId: randomUUID(), eventType: 'payment', receivedAt: now, payload: '{}',
     account: { accountId: `acc_bench${external}`, externalId: external }, identifiers: ids, rulesetVersion: 1,
-    decision: 'allow', riskScore: 0, result: '{}', shadow: '[]', scoredAt: now, webhookPayload: null,
+    decision: 'allow', riskScore: 0, result: '{}', shadow: '[]', signals: '[1,null,null,null]', scoredAt: now, webhookPayload: null,
   });
 
   const started = performance.now();

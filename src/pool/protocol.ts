@@ -71,6 +71,8 @@ export type ItemResult =
       readonly compactResult: string;
       /** The compact stored form of the shadow rule outcomes, for analysts. */
       readonly compactShadow: string;
+      /** The velocity, links and account signals the rules were given (scoring/recorded-signals.ts). */
+      readonly recordedSignals: string;
       /** Rule evaluation time only (the interface's latency_ms). */
       readonly evalMs: number;
       readonly identifiers: readonly StoredIdentifier[];

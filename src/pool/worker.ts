@@ -11,6 +11,7 @@ import { databasePath } from '../store/database.js';
 import { countOutcome, newTally } from './outcome-tally.js';
 import { prepareEvent } from './prepare-event.js';
 import { LoadedRulesets } from '../scoring/loaded-rulesets.js';
+import { encodeRecordedSignals, type RecordedSignals } from '../scoring/recorded-signals.js';
 import { decide, storedResultJson } from '../scoring/score-result.js';
 import type { EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
 import { announceThread } from '../shared/threads.js';
@@ -91,6 +92,7 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       }),
       compactResult: layout.compact(outcome, prepared.enrichment),
       compactShadow: layout.compactShadow(outcome.shadow),
+      recordedSignals: encodeRecordedSignals(prepared.signals as RecordedSignals),
       degraded: outcome.degraded,
       evalMs,
       identifiers: prepared.identifiers,

@@ -82,6 +82,8 @@ export interface ScoredEventRecord {
   readonly riskScore: number;
   readonly result: string;
   readonly shadow: string;
+  /** What the rules read from the service's state (recorded-signals.ts). */
+  readonly signals: string;
   readonly scoredAt: number;
   /** For async events: the decision webhook body, queued when the project has a webhook. */
   readonly webhookPayload: string | null;
@@ -132,11 +134,11 @@ function statements(db: Db): Statements {
       `INSERT INTO events (project_id, event_id, event_type, received_at, state, payload) VALUES (?, ?, ?, ?, 'pending', ?)`,
     ),
     insertScored: db.prepare(
-      `INSERT INTO events (project_id, event_id, event_type, account_id, received_at, state, payload, ruleset_version, decision, risk_score, result, shadow, scored_at)
-       VALUES (?, ?, ?, ?, ?, 'scored', ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO events (project_id, event_id, event_type, account_id, received_at, state, payload, ruleset_version, decision, risk_score, result, shadow, signals, scored_at)
+       VALUES (?, ?, ?, ?, ?, 'scored', ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     markScored: db.prepare(
-      `UPDATE events SET state = 'scored', account_id = ?, ruleset_version = ?, decision = ?, risk_score = ?, result = ?, shadow = ?, scored_at = ?
+      `UPDATE events SET state = 'scored', account_id = ?, ruleset_version = ?, decision = ?, risk_score = ?, result = ?, shadow = ?, signals = ?, scored_at = ?
        WHERE project_id = ? AND event_id = ? AND state = 'pending'`,
     ),
     setEventAccount: db.prepare('UPDATE events SET account_id = ? WHERE project_id = ? AND event_id = ?'),
@@ -200,14 +202,14 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: b
   const provisionalAccountId = record.account?.accountId ?? null;
   if (pending) {
     const changed = s.markScored.run(
-      provisionalAccountId, record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.scoredAt,
+      provisionalAccountId, record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt,
       record.projectId, record.eventId,
     ).changes;
     if (changed === 0) return { kind: 'already_scored' };
   } else {
     s.insertScored.run(
       record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, record.payload,
-      record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.scoredAt,
+      record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt,
     );
   }
   let accountId: string | null = null;

@@ -131,6 +131,7 @@ export class Scorer {
       riskScore: evaluated.riskScore,
       result: evaluated.compactResult,
       shadow: evaluated.compactShadow,
+      signals: evaluated.recordedSignals,
       scoredAt: now,
       webhookPayload: pending ? decisionWebhookJson(evaluated.storedJson, accountId, now) : null,
     };

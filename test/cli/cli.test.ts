@@ -210,13 +210,21 @@ test('projects create adds a live project with the preset published; --preset no
   t.is(listed.length, 6, 'bootstrap live and sandbox, acme live and sandbox, shop, bare');
 });
 
+/** SQL that takes a database back to before its newest migration, by that migration's version. */
+const kUndoNewestMigration: Record<number, string> = {
+  8: 'DROP TABLE api_key_usage; ALTER TABLE webhooks DROP COLUMN previous_secret; ALTER TABLE webhooks DROP COLUMN previous_secret_until; ALTER TABLE webhook_outbox DROP COLUMN retry_from',
+  10: 'ALTER TABLE events DROP COLUMN signals',
+};
+
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {
   const dataDir = await servedDataDir();
   // Make the database look as an older build left it: without the newest migration.
   const db = new Database(join(dataDir, 'fraud-scorer.db'));
   const newest = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v;
   db.prepare('DELETE FROM schema_migrations WHERE version = ?').run(newest);
-  db.exec('DROP TABLE api_key_usage; ALTER TABLE webhooks DROP COLUMN previous_secret; ALTER TABLE webhooks DROP COLUMN previous_secret_until; ALTER TABLE webhook_outbox DROP COLUMN retry_from');
+  const undo = kUndoNewestMigration[newest];
+  if (undo === undefined) throw new Error(`the test does not know how to undo migration ${newest}: add it to kUndoNewestMigration`);
+  db.exec(undo);
   db.close();
 
   // A server of that older build holds the lock (this process takes it the way serve does).
