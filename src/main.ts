@@ -20,7 +20,9 @@ import { createRulesHandlers } from './http/handlers/rules.js';
 import { createWebhookHandlers } from './http/handlers/webhooks.js';
 import { AsyncScorer } from './scoring/async-scorer.js';
 import { EventService } from './scoring/event-service.js';
+import { EventIds } from './scoring/event-ids.js';
 import { EventReader } from './scoring/event-store.js';
+import { KeyHasher } from './state/keys.js';
 import { Scorer } from './scoring/scorer.js';
 import { rebuildVelocity } from './scoring/velocity-rebuild.js';
 import { VelocityWindows } from './signals/velocity.js';
@@ -131,7 +133,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
-  const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
+  const events = new EventService({ reader: new EventReader(readDb, EventIds.load(readDb, new KeyHasher(secret))), writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
   const pending = asyncScorer.loadPending(readDb);
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
   deliverer.start();

@@ -154,7 +154,10 @@ export class EventService {
     const job = { ...jobOf(submission, eventId, existing?.received_at ?? submission.receivedAt), clientGone: submission.clientGone };
     const outcome = await this.#deps.scorer.score(job, live.ruleset, existing !== null);
     if (!outcome.ok) return unavailable(outcome.error);
-    if (outcome.result !== null) return { kind: 'result', json: outcome.result };
+    if (outcome.result !== null) {
+      if (existing === null) this.#deps.reader.stored(submission.projectId, eventId, outcome.seq);
+      return { kind: 'result', json: outcome.result };
+    }
     // Scored by the background scorer between our read and our write: answer with its result.
     const stored = this.#deps.reader.find(submission.projectId, eventId);
     return stored?.result ? { kind: 'result', json: stored.result } : { kind: 'error', error: apiError('INTERNAL_ERROR') };
@@ -173,7 +176,8 @@ export class EventService {
     const gateKey = externalId === null ? null : AccountGate.key(submission.tenantId, submission.environment, externalId);
     if (gateKey !== null) await this.#deps.gate.enter(gateKey);
     try {
-      await writer.call('insertPendingEvent', { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload });
+      const seq = await writer.call('insertPendingEvent', { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload });
+      this.#deps.reader.stored(submission.projectId, eventId, seq);
     } catch (error) {
       return unavailable(causedBy(apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.'), error));
     } finally {

@@ -7,6 +7,7 @@ import type { Statement } from 'better-sqlite3';
 import type { StoredIdentifier } from '../pool/protocol.js';
 import { newId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
+import type { EventIds } from './event-ids.js';
 import { LoadedRulesets } from './loaded-rulesets.js';
 import type { Decision } from './score-result.js';
 
@@ -23,6 +24,8 @@ export interface StoredEvent {
 
 interface EventRow {
   readonly seq: number;
+  readonly project_id: string;
+  readonly event_id: string;
   readonly state: StoredEvent['state'];
   readonly payload: string;
   readonly body_hash: string | null;
@@ -33,22 +36,36 @@ interface EventRow {
   readonly risk_score: number | null;
 }
 
+/**
+ * Reads stored events by (project, event id): the in-memory EventIds say which rows may hold it
+ * (none, for a new event id: no read at all), and each is read by its rowid.
+ */
 export class EventReader {
-  readonly #find: Statement<[string, string], EventRow>;
+  readonly #bySeq: Statement<[number], EventRow>;
+  readonly #ids: EventIds;
   readonly #rulesets: LoadedRulesets;
 
-  constructor(readDb: Db) {
-    this.#find = readDb.prepare(
-      'SELECT seq, state, payload, body_hash, result, received_at, ruleset_version, decision, risk_score FROM events WHERE project_id = ? AND event_id = ?',
+  constructor(readDb: Db, ids: EventIds) {
+    this.#bySeq = readDb.prepare(
+      'SELECT seq, project_id, event_id, state, payload, body_hash, result, received_at, ruleset_version, decision, risk_score FROM events WHERE seq = ?',
     );
+    this.#ids = ids;
     this.#rulesets = new LoadedRulesets(readDb);
   }
 
   find(projectId: string, eventId: string): StoredEvent | null {
-    const row = this.#find.get(projectId, eventId);
-    if (row === undefined) return null;
-    const { seq, state, payload, body_hash, received_at } = row;
-    return { seq, state, payload, body_hash, received_at, result: row.result === null ? null : this.#expand(projectId, eventId, row) };
+    for (const seq of this.#ids.candidates(projectId, eventId)) {
+      const row = this.#bySeq.get(seq);
+      if (row === undefined || row.project_id !== projectId || row.event_id !== eventId) continue;
+      const { state, payload, body_hash, received_at } = row;
+      return { seq, state, payload, body_hash, received_at, result: row.result === null ? null : this.#expand(projectId, eventId, row) };
+    }
+    return null;
+  }
+
+  /** The writer committed (project, event id) at row `seq`. */
+  stored(projectId: string, eventId: string, seq: number): void {
+    this.#ids.add(projectId, eventId, seq);
   }
 
   #expand(projectId: string, eventId: string, row: EventRow): string {
@@ -90,8 +107,11 @@ export interface ScoredEventRecord {
 }
 
 export type PersistOutcome =
-  /** Stored; accountId is the account the event was linked to (the stored one, if ids raced). */
-  | { readonly kind: 'stored'; readonly accountId: string | null }
+  /**
+   * Stored at row `seq`; accountId is the account the event was linked to (the stored one, if ids
+   * raced).
+   */
+  | { readonly kind: 'stored'; readonly seq: number; readonly accountId: string | null }
   /** An async event that something else scored first: nothing written. */
   | { readonly kind: 'already_scored' };
 
@@ -104,7 +124,7 @@ const kDayMs = 86_400_000;
 interface Statements {
   insertPending: Statement;
   insertScored: Statement;
-  markScored: Statement;
+  markScored: Statement<unknown[], { seq: number }>;
   setEventAccount: Statement;
   upsertAccount: Statement<unknown[], { account_id: string }>;
   accountProject: Statement;
@@ -139,7 +159,7 @@ function statements(db: Db): Statements {
     ),
     markScored: db.prepare(
       `UPDATE events SET state = 'scored', account_id = ?, ruleset_version = ?, decision = ?, risk_score = ?, result = ?, shadow = ?, signals = ?, scored_at = ?
-       WHERE project_id = ? AND event_id = ? AND state = 'pending'`,
+       WHERE project_id = ? AND event_id = ? AND state = 'pending' RETURNING seq`,
     ),
     setEventAccount: db.prepare('UPDATE events SET account_id = ? WHERE project_id = ? AND event_id = ?'),
     upsertAccount: db.prepare(
@@ -200,17 +220,19 @@ export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
 export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: boolean): PersistOutcome {
   const s = statements(db);
   const provisionalAccountId = record.account?.accountId ?? null;
+  let seq: number;
   if (pending) {
-    const changed = s.markScored.run(
+    const marked = s.markScored.get(
       provisionalAccountId, record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt,
       record.projectId, record.eventId,
-    ).changes;
-    if (changed === 0) return { kind: 'already_scored' };
+    );
+    if (marked === undefined) return { kind: 'already_scored' };
+    seq = marked.seq;
   } else {
-    s.insertScored.run(
+    seq = Number(s.insertScored.run(
       record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, record.payload,
       record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt,
-    );
+    ).lastInsertRowid);
   }
   let accountId: string | null = null;
   if (record.account !== null) {
@@ -229,7 +251,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: b
   if (record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined) {
     s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
   }
-  return { kind: 'stored', accountId };
+  return { kind: 'stored', seq, accountId };
 }
 
 /**

@@ -35,8 +35,8 @@ export interface ScoreJob {
 }
 
 export type ScoreOutcome =
-  /** The sync response's result, JSON text. */
-  | { readonly ok: true; readonly result: string }
+  /** The sync response's result, JSON text; the event is stored at row `seq`. */
+  | { readonly ok: true; readonly result: string; readonly seq: number }
   /** An async event that was scored meanwhile (by a sync retry): nothing was written. */
   | { readonly ok: true; readonly result: null }
   | { readonly ok: false; readonly error: ApiError };
@@ -149,7 +149,7 @@ export class Scorer {
     const recordedKeys = persisted.accountId === accountId ? velocityKeys : { ...velocityKeys, accountId: persisted.accountId };
     velocity.record(job.projectId, recordedKeys, ids.amountCents, job.receivedAt);
     if (pending) this.#deps.onAsyncScored?.();
-    return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs) };
+    return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs), seq: persisted.seq };
   }
 
   /**

@@ -1,0 +1,54 @@
+// Every stored event's (project, event id) → its row (seq), in memory: a new event id — nearly
+// every POST /v1/events — is known to be new without reading SQLite, and a known one is read by
+// its rowid. Loaded once at start from the events table, then told of each event the writer
+// stores. Held in src/state's compact event index: 8 bytes of keyed hash, 8 of seq and a few of
+// table per id, not a JS string.
+import type { Db } from '../store/database.js';
+import { EventIndex } from '../state/event-index.js';
+import type { KeyHasher } from '../state/keys.js';
+
+export class EventIds {
+  readonly #index: EventIndex;
+  /** Project ids as small numbers (the index's key scope). */
+  readonly #projects = new Map<string, number>();
+
+  constructor(hasher: KeyHasher, expected = 0) {
+    this.#index = new EventIndex(hasher, expected);
+  }
+
+  /** Every event stored in `db`; streamed, so the start holds no copy of the table. */
+  static load(db: Db, hasher: KeyHasher): EventIds {
+    const count = (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
+    const ids = new EventIds(hasher, count);
+    const rows = db.prepare('SELECT seq, project_id, event_id FROM events').raw().iterate() as IterableIterator<[number, string, string]>;
+    for (const [seq, projectId, eventId] of rows) ids.add(projectId, eventId, seq);
+    return ids;
+  }
+
+  /**
+   * The rows that may hold (project, event id): the caller reads each and compares, since two ids
+   * can share a 64-bit key. Empty when the event id was never stored in the project.
+   */
+  candidates(projectId: string, eventId: string): number[] {
+    const project = this.#projects.get(projectId);
+    if (project === undefined) return [];
+    const found: number[] = [];
+    for (let seq = this.#index.find(project, eventId); seq >= 0; seq = this.#index.findNext()) found.push(seq);
+    return found;
+  }
+
+  /** An event the writer has committed at row `seq`. */
+  add(projectId: string, eventId: string, seq: number): void {
+    const error = this.#index.add(this.#project(projectId), eventId, seq);
+    if (error !== null) throw new Error(`event ids: ${error.message}`);
+  }
+
+  #project(projectId: string): number {
+    let project = this.#projects.get(projectId);
+    if (project === undefined) {
+      project = this.#projects.size + 1;
+      this.#projects.set(projectId, project);
+    }
+    return project;
+  }
+}
