@@ -46,15 +46,15 @@ export async function runSignalsBenchmark(): Promise<void> {
         identifier('phone', `+4915${String(10_000_000 + a).padStart(9, '0')}`, '+49*********00'),
         identifier('fp', `fp_household_${Math.floor(a / 4)}`, 'fp_hou***'),
         identifier('ip', `10.${(a >> 14) & 255}.${(a >> 6) & 255}.${Math.floor(a / 10) & 63}`, '10.0.0.*'),
-      ]), false);
+      ]), null);
     }
   });
   for (let from = 0; from < kAccounts; from += 5000) build(from, Math.min(kAccounts, from + 5000));
   // One account that shares a card with a thousand others.
   const hubCard = identifier('card', '411111:0000', '411111******0000');
   db.transaction(() => {
-    for (let i = 0; i < kHubLinks; i++) persistScoredEvent(db, record(`user-${i}`, [hubCard]), false);
-    persistScoredEvent(db, record('hub', [hubCard]), false);
+    for (let i = 0; i < kHubLinks; i++) persistScoredEvent(db, record(`user-${i}`, [hubCard]), null);
+    persistScoredEvent(db, record('hub', [hubCard]), null);
   })();
   // The store links each new holder with at most 100 earlier ones; add the hub's other links the
   // way later refreshes would, so that it has a thousand.

@@ -129,7 +129,7 @@ export class EventService {
     if (stored === null || stored.state !== 'pending') return 'done';
     const live = this.#deps.rulesets.get(job.projectId);
     if (!live.ok) return 'retry';
-    const work = this.#deps.scorer.score(job, live.ruleset, true);
+    const work = this.#deps.scorer.score(job, live.ruleset, stored.seq);
     this.#inFlight.set(flightKey, work);
     try {
       return (await work).ok ? 'done' : 'retry';
@@ -152,7 +152,7 @@ export class EventService {
     const live = this.#deps.rulesets.get(submission.projectId);
     if (!live.ok) return unavailable(live.error);
     const job = { ...jobOf(submission, eventId, existing?.received_at ?? submission.receivedAt), clientGone: submission.clientGone };
-    const outcome = await this.#deps.scorer.score(job, live.ruleset, existing !== null);
+    const outcome = await this.#deps.scorer.score(job, live.ruleset, existing?.seq ?? null);
     if (!outcome.ok) return unavailable(outcome.error);
     if (outcome.result !== null) {
       if (existing === null) this.#deps.reader.stored(submission.projectId, eventId, outcome.seq);

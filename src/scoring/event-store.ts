@@ -124,7 +124,7 @@ const kDayMs = 86_400_000;
 interface Statements {
   insertPending: Statement;
   insertScored: Statement;
-  markScored: Statement<unknown[], { seq: number }>;
+  markScored: Statement;
   setEventAccount: Statement;
   upsertAccount: Statement<unknown[], { account_id: string }>;
   accountProject: Statement;
@@ -159,9 +159,9 @@ function statements(db: Db): Statements {
     ),
     markScored: db.prepare(
       `UPDATE events SET state = 'scored', account_id = ?, ruleset_version = ?, decision = ?, risk_score = ?, result = ?, shadow = ?, signals = ?, scored_at = ?
-       WHERE project_id = ? AND event_id = ? AND state = 'pending' RETURNING seq`,
+       WHERE seq = ? AND state = 'pending'`,
     ),
-    setEventAccount: db.prepare('UPDATE events SET account_id = ? WHERE project_id = ? AND event_id = ?'),
+    setEventAccount: db.prepare('UPDATE events SET account_id = ? WHERE seq = ?'),
     upsertAccount: db.prepare(
       `INSERT INTO accounts (account_id, tenant_id, environment, external_account_id, created_at, last_seen_at, events, blocks, reviews)
        VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
@@ -216,18 +216,22 @@ export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
   return Number(info.lastInsertRowid);
 }
 
-/** A scored event: a new sync event (`pending` false) or a pending async event being completed. */
-export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: boolean): PersistOutcome {
+/**
+ * A scored event: a new sync event (`pendingSeq` null) or the pending async event at row
+ * `pendingSeq` being completed. Rows are addressed by seq: lookups by event id go through memory
+ * (event-ids.ts), and the events table has no index on it.
+ */
+export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq: number | null): PersistOutcome {
   const s = statements(db);
   const provisionalAccountId = record.account?.accountId ?? null;
   let seq: number;
-  if (pending) {
-    const marked = s.markScored.get(
+  if (pendingSeq !== null) {
+    const changed = s.markScored.run(
       provisionalAccountId, record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt,
-      record.projectId, record.eventId,
-    );
-    if (marked === undefined) return { kind: 'already_scored' };
-    seq = marked.seq;
+      pendingSeq,
+    ).changes;
+    if (changed === 0) return { kind: 'already_scored' };
+    seq = pendingSeq;
   } else {
     seq = Number(s.insertScored.run(
       record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, record.payload,
@@ -243,7 +247,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pending: b
     )!.account_id;
     // Two new ids for one external id can only race when the directory's cache evicted one; the
     // stored account wins.
-    if (accountId !== provisionalAccountId) s.setEventAccount.run(accountId, record.projectId, record.eventId);
+    if (accountId !== provisionalAccountId) s.setEventAccount.run(accountId, seq);
     if (s.accountProject.run(accountId, record.projectId, record.scoredAt).changes > 0) announceProjects(s, accountId);
     for (const identifier of record.identifiers) recordSignal(s, record, accountId, identifier);
   }

@@ -67,22 +67,24 @@ export class Scorer {
   }
 
   /**
-   * Scores `job` with `ruleset` and stores it: as a new scored event, or (`pending`) by completing
-   * the stored pending event, with a decision webhook message when the project has a webhook.
+   * Scores `job` with `ruleset` and stores it: as a new scored event, or by completing the stored
+   * pending event at row `pendingSeq`, with a decision webhook message when the project has a
+   * webhook.
    */
-  async score(job: ScoreJob, ruleset: LiveRuleset, pending: boolean): Promise<ScoreOutcome> {
+  async score(job: ScoreJob, ruleset: LiveRuleset, pendingSeq: number | null): Promise<ScoreOutcome> {
     const externalId = externalAccountIdOf(job.event);
-    if (externalId === null) return this.#score(job, ruleset, pending, null);
+    if (externalId === null) return this.#score(job, ruleset, pendingSeq, null);
     const gateKey = AccountGate.key(job.tenantId, job.environment, externalId);
     await this.#deps.gate.enter(gateKey);
     try {
-      return await this.#score(job, ruleset, pending, externalId);
+      return await this.#score(job, ruleset, pendingSeq, externalId);
     } finally {
       this.#deps.gate.leave(gateKey);
     }
   }
 
-  async #score(job: ScoreJob, ruleset: LiveRuleset, pending: boolean, externalId: string | null): Promise<ScoreOutcome> {
+  async #score(job: ScoreJob, ruleset: LiveRuleset, pendingSeq: number | null, externalId: string | null): Promise<ScoreOutcome> {
+    const pending = pendingSeq !== null;
     const { pool, writer, accounts, velocity } = this.#deps;
     if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event, 'fault_hold_before');
     // Nobody would read the answer: a client that gave up (a timeout under load) costs nothing more.
@@ -138,7 +140,7 @@ export class Scorer {
     if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event, 'fault_hold');
     let persisted;
     try {
-      persisted = await writer.call('persistScoredEvent', record, pending);
+      persisted = await writer.call('persistScoredEvent', record, pendingSeq);
     } catch (error) {
       return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The score could not be stored; retry the same request.'), error) };
     }
