@@ -7,6 +7,9 @@ import type { Db } from '../store/database.js';
 import { EventIndex } from '../state/event-index.js';
 import type { KeyHasher } from '../state/keys.js';
 
+const kLoadChunkRows = 65_536;
+const kSeparator = '\u001f';
+
 export class EventIds {
   readonly #index: EventIndex;
   /** Project ids as small numbers (the index's key scope). */
@@ -16,12 +19,26 @@ export class EventIds {
     this.#index = new EventIndex(hasher, expected);
   }
 
-  /** Every event stored in `db`; streamed, so the start holds no copy of the table. */
-  static load(db: Db, hasher: KeyHasher): EventIds {
+  /**
+   * Every event stored in `db`. Read in chunks of rows joined into one string by SQLite: about
+   * twice as fast as a row at a time (a start with 10M stored events reads 10M rows), and the start
+   * never holds more than one chunk. Event ids are UUIDs and project ids `prj_…`: neither can
+   * contain the separator.
+   */
+  static load(db: Db, hasher: KeyHasher, chunkRows = kLoadChunkRows): EventIds {
     const count = (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
     const ids = new EventIds(hasher, count);
-    const rows = db.prepare('SELECT seq, project_id, event_id FROM events').raw().iterate() as IterableIterator<[number, string, string]>;
-    for (const [seq, projectId, eventId] of rows) ids.add(projectId, eventId, seq);
+    const chunk = db.prepare<[number], { last: number | null; text: string | null }>(
+      `SELECT max(seq) AS last, group_concat(seq || char(31) || project_id || char(31) || event_id, char(31)) AS text
+       FROM (SELECT seq, project_id, event_id FROM events WHERE seq > ? ORDER BY seq LIMIT ${chunkRows})`,
+    );
+    for (let after = 0; ;) {
+      const { last, text } = chunk.get(after)!;
+      if (last === null || text === null) break;
+      const fields = text.split(kSeparator);
+      for (let i = 0; i + 2 < fields.length; i += 3) ids.add(fields[i + 1]!, fields[i + 2]!, Number(fields[i]));
+      after = last;
+    }
     return ids;
   }
 

@@ -16,12 +16,13 @@ test('a start loads every stored event; each is found at its row, in its project
   const db = table();
   const insert = db.prepare('INSERT INTO events (project_id, event_id) VALUES (?, ?)');
   const stored: Array<[string, string, number]> = [];
-  for (let i = 0; i < 5000; i++) {
+  for (let i = 0; i < 5500; i++) {
     const project = `prj_${i % 3}`;
     const eventId = `evt-${i}`;
     stored.push([project, eventId, Number(insert.run(project, eventId).lastInsertRowid)]);
   }
-  const ids = EventIds.load(db, new KeyHasher(randomBytes(32)));
+  // In chunks of 1,000 rows (the last one partial), as a start reads them.
+  const ids = EventIds.load(db, new KeyHasher(randomBytes(32)), 1000);
   for (const [project, eventId, seq] of stored) t.true(ids.candidates(project, eventId).includes(seq));
   t.deepEqual(ids.candidates('prj_0', 'evt-1'), [], 'evt-1 is in prj_1');
   t.deepEqual(ids.candidates('prj_9', 'evt-0'), [], 'an unknown project');
