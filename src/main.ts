@@ -114,7 +114,9 @@ export async function startService(config: Config, log: Logger, options: Service
     { dataDir: config.dataDir, installSecret: secret.toString('base64'), faults },
     { threads: config.workers, maxHeapMb: config.workerMaxHeapMb, taskTimeoutMs: config.workerTaskTimeoutMs, log, onTally: (tally) => outcomes.add(tally) },
   );
-  const velocity = new VelocityWindows();
+  // Keys of the in-memory state (velocity windows, event ids): keyed hashes under the install secret.
+  const hasher = new KeyHasher(secret);
+  const velocity = new VelocityWindows(hasher);
   const rebuilt = rebuildVelocity(readDb, velocity, now());
   const velocitySweep = setInterval(() => velocity.sweep(now()), kVelocitySweepIntervalMs);
   velocitySweep.unref();
@@ -133,7 +135,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
-  const events = new EventService({ reader: new EventReader(readDb, EventIds.load(readDb, new KeyHasher(secret))), writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
+  const events = new EventService({ reader: new EventReader(readDb, EventIds.load(readDb, hasher)), writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
   const pending = asyncScorer.loadPending(readDb);
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
   deliverer.start();

@@ -5,7 +5,7 @@
 //   - the stored signals a rule worker reads per event (StoredSignals.links and .account);
 //   - the in-memory velocity windows (read and record).
 import { Bench } from 'tinybench';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { AccountDirectory } from '../../src/accounts/account-directory.js';
 import { AccountGate } from '../../src/accounts/account-gate.js';
 import { FaultLatch } from '../../src/shared/fault-latch.js';
@@ -16,6 +16,7 @@ import { keyedHash, type SignalType } from '../../src/signals/keyed-hash.js';
 import { RecentSignalWrites } from '../../src/signals/recent-writes.js';
 import { StoredSignals } from '../../src/signals/stored-signals.js';
 import { VelocityWindows } from '../../src/signals/velocity.js';
+import { KeyHasher } from '../../src/state/keys.js';
 import { createLogger } from '../../src/shared/log.js';
 import { openDatabase } from '../../src/store/database.js';
 import type { AppWriter } from '../../src/write-commands.js';
@@ -67,7 +68,7 @@ export async function runSignalsBenchmark(): Promise<void> {
 
   const readDb = openDatabase(store.dataDir, { readonly: true });
   const accounts = new AccountsService({
-    readDb, writer: null as unknown as AppWriter, directory: new AccountDirectory(readDb), velocity: new VelocityWindows(),
+    readDb, writer: null as unknown as AppWriter, directory: new AccountDirectory(readDb), velocity: new VelocityWindows(new KeyHasher(randomBytes(32))),
     gate: new AccountGate(), checkpointer: null as unknown as Checkpointer, latch: new FaultLatch(null),
     secret, log: createLogger('error'), now: Date.now, recentSignalWrites: new RecentSignalWrites(3_600_000),
   });
@@ -76,7 +77,7 @@ export async function runSignalsBenchmark(): Promise<void> {
   if (!hubAnswer.ok || (JSON.parse(hubAnswer.json) as { links: unknown[] }).links.length !== kHubLinks) throw new Error('the hub account does not have its links');
   const stored = new StoredSignals(readDb);
   const eventSignals = [identifier('email', 'user500@example.com', ''), identifier('fp', 'fp_household_125', ''), identifier('ip', '10.0.7.50', '')];
-  const velocity = new VelocityWindows();
+  const velocity = new VelocityWindows(new KeyHasher(randomBytes(32)));
   let cursor = 0;
 
   const bench = new Bench({ time: 1500, warmupTime: 300 });

@@ -68,7 +68,9 @@ export function openDataDir(dataDir: string): Db {
   if (!status.initialised) throw new CliError(`${path} is not a fraud-scorer database (it has no schema); start fraud-scorer serve on a data dir to create one`);
   if (status.unknown.length > 0) throw new CliError(`${path} was used by a newer build (schema migrations ${status.unknown.join(', ')} are unknown here); use that build`);
   secureDataDir(dataDir);
-  const db = openDatabase(dataDir, { mustExist: true });
+  // A command waits for the running server's commits (or another command's) as long as it takes
+  // within reason: an operator's command should not fail because a batch was being written.
+  const db = openDatabase(dataDir, { mustExist: true, busyTimeoutMs: kCliBusyTimeoutMs });
   try {
     if (status.pending.length > 0) migrateUnlessServed(db, dataDir, status.pending);
   } catch (error) {
@@ -77,6 +79,9 @@ export function openDataDir(dataDir: string): Db {
   }
   return db;
 }
+
+/** How long a command waits for the write lock (the server's connections wait far less). */
+const kCliBusyTimeoutMs = 30_000;
 
 function migrateUnlessServed(db: Db, dataDir: string, pending: readonly number[]): void {
   const path = databasePath(dataDir);

@@ -1,8 +1,8 @@
 // Velocity windows (DESIGN §3, the `velocity` signal): how many earlier events, and what total
 // amount, a card token, IP, account, email or device had in the last hour and the last 24 hours.
 //
-// Kept in memory on the HTTP thread: a read is a map lookup and a few array reads instead of an
-// index scan per event. Each key holds two rings of buckets, so its memory is fixed however busy
+// Kept in memory on the HTTP thread: a read is a keyed-hash lookup and a few array reads instead of
+// an index scan per event. Each key holds two rings of buckets, so its memory is fixed however busy
 // it is:
 //
 //   fine:   12 buckets of 5 minutes  → the 1h window slides in 5-minute steps (55–60 min)
@@ -13,6 +13,8 @@
 // matters with hundreds of thousands of IPs a day. Keys idle for 24 hours are swept. The store is
 // the source of truth: after a restart the windows are rebuilt from the last 24 hours of stored
 // events (see scoring/velocity-rebuild.ts). Pure: time is always passed in.
+import { KeyDomain, type KeyHasher } from '../state/keys.js';
+import { SlotIndex } from '../state/slot-index.js';
 
 export interface VelocitySignals {
   card_1h?: number;
@@ -161,43 +163,73 @@ function grown<T extends Uint32Array | Int32Array | Float64Array>(array: T): T {
   return next;
 }
 
+/** The keyed-hash domain of each kind of key (src/state/keys.ts): a card and an email never share one. */
+const kDomain: Readonly<Record<Kind, KeyDomain>> = {
+  card: KeyDomain.VelocityCard, ip: KeyDomain.VelocityIp, account: KeyDomain.VelocityAccount, email: KeyDomain.VelocityEmail, fp: KeyDomain.VelocityFp,
+};
+/** A key is 128 bits of keyed hash: 4 words. */
+const kKeyWords = 4;
+
 export class VelocityWindows {
-  /** Per project, slot by key ("<kind letter><value>": short keys are most of a key's memory). */
-  readonly #projects = new Map<string, Map<string, number>>();
+  /**
+   * Arena slot by key: the keyed 128-bit hash of (kind, project, value), held in the index's key
+   * column (16 bytes a key) — no JS string or Map entry per key, and no value kept in clear.
+   */
+  readonly #index = new SlotIndex(kKeyWords, kInitialSlots);
+  readonly #hasher: KeyHasher;
+  /** Project ids as small numbers (the keys' scope). */
+  readonly #projects = new Map<string, number>();
   readonly #arena = new Arena();
-  #size = 0;
+  readonly #probe = new Uint32Array(kKeyWords);
+
+  constructor(hasher: KeyHasher) {
+    this.#hasher = hasher;
+  }
 
   get size(): number {
-    return this.#size;
+    return this.#index.size;
   }
 
   /** The velocity of the event's keys as of `at`: earlier recorded events only. */
   read(projectId: string, keys: VelocityKeys, at: number): VelocitySignals {
     const signals: VelocitySignals = {};
-    this.#read(signals, projectId, 'card', keys.cardToken, at);
-    this.#read(signals, projectId, 'ip', keys.ip, at);
-    this.#read(signals, projectId, 'account', keys.accountId, at);
-    this.#read(signals, projectId, 'email', keys.email, at);
-    this.#read(signals, projectId, 'fp', keys.fp, at);
+    const project = this.#projects.get(projectId) ?? 0;
+    this.#read(signals, project, 'card', keys.cardToken, at);
+    this.#read(signals, project, 'ip', keys.ip, at);
+    this.#read(signals, project, 'account', keys.accountId, at);
+    this.#read(signals, project, 'email', keys.email, at);
+    this.#read(signals, project, 'fp', keys.fp, at);
     return signals;
   }
 
   /** Counts a stored event (after its commit, or when rebuilding from the store). */
   record(projectId: string, keys: VelocityKeys, amountCents: number, at: number): void {
-    this.#record(projectId, 'card', keys.cardToken, amountCents, at);
-    this.#record(projectId, 'ip', keys.ip, amountCents, at);
-    this.#record(projectId, 'account', keys.accountId, amountCents, at);
-    this.#record(projectId, 'email', keys.email, amountCents, at);
-    this.#record(projectId, 'fp', keys.fp, amountCents, at);
+    let project = this.#projects.get(projectId);
+    if (project === undefined) {
+      project = this.#projects.size + 1;
+      this.#projects.set(projectId, project);
+    }
+    this.#record(project, 'card', keys.cardToken, amountCents, at);
+    this.#record(project, 'ip', keys.ip, amountCents, at);
+    this.#record(project, 'account', keys.accountId, amountCents, at);
+    this.#record(project, 'email', keys.email, amountCents, at);
+    this.#record(project, 'fp', keys.fp, amountCents, at);
   }
 
-  #read(signals: VelocitySignals, projectId: string, kind: Kind, value: string | null, at: number): void {
+  /** The key's slot, or -1; project 0 is a project with nothing recorded. */
+  #find(project: number, kind: Kind, value: string): number {
+    if (project === 0) return -1;
+    this.#hasher.key128(kDomain[kind], project, value, this.#probe, 0);
+    return this.#index.find(this.#probe, 0);
+  }
+
+  #read(signals: VelocitySignals, project: number, kind: Kind, value: string | null, at: number): void {
     if (value === null) return;
-    const slot = this.#projects.get(projectId)?.get(windowKey(kind, value));
+    const slot = this.#find(project, kind, value);
     let hour = 0;
     let day = 0;
     let amount = 0;
-    if (slot !== undefined) {
+    if (slot >= 0) {
       this.#arena.advance(slot, at);
       [hour, day, amount] = this.#arena.totals(slot);
     }
@@ -227,59 +259,43 @@ export class VelocityWindows {
     }
   }
 
-  #record(projectId: string, kind: Kind, value: string | null, amount: number, at: number): void {
+  #record(project: number, kind: Kind, value: string | null, amount: number, at: number): void {
     if (value === null) return;
-    let slots = this.#projects.get(projectId);
-    if (slots === undefined) {
-      slots = new Map();
-      this.#projects.set(projectId, slots);
-    }
-    const key = windowKey(kind, value);
-    let slot = slots.get(key);
-    if (slot === undefined) {
+    let slot = this.#find(project, kind, value);
+    if (slot < 0) {
       slot = this.#arena.allocate(kind === 'card' || kind === 'account');
-      slots.set(key, slot);
-      this.#size++;
+      this.#index.reserve(slot + 1);
+      this.#index.keys.set(this.#probe, slot * kKeyWords);
+      this.#index.insert(slot);
     }
     this.#arena.record(slot, at, amount);
   }
 
   /** Drops keys with no event in the last 24 hours; returns how many. */
   sweep(now: number): number {
-    let dropped = 0;
-    for (const [projectId, slots] of this.#projects) {
-      for (const [key, slot] of slots) {
-        if (this.#arena.lastAt[slot]! < now - kDayMs) {
-          slots.delete(key);
-          this.#arena.release(slot);
-          dropped++;
-        }
-      }
-      if (slots.size === 0) this.#projects.delete(projectId);
-    }
-    this.#size -= dropped;
-    return dropped;
+    const idle: number[] = [];
+    this.#index.forEach((slot) => {
+      if (this.#arena.lastAt[slot]! < now - kDayMs) idle.push(slot);
+    });
+    for (const slot of idle) this.#drop(slot);
+    return idle.length;
   }
 
   /** Forgets every key of an erased account's identifiers. */
   forget(projectId: string, keys: VelocityKeys): void {
+    const project = this.#projects.get(projectId) ?? 0;
     const kinds: Array<[Kind, string | null]> = [['card', keys.cardToken], ['ip', keys.ip], ['account', keys.accountId], ['email', keys.email], ['fp', keys.fp]];
-    const slots = this.#projects.get(projectId);
-    if (slots === undefined) return;
     for (const [kind, value] of kinds) {
       if (value === null) continue;
-      const key = windowKey(kind, value);
-      const slot = slots.get(key);
-      if (slot === undefined) continue;
-      slots.delete(key);
-      this.#arena.release(slot);
-      this.#size--;
+      const slot = this.#find(project, kind, value);
+      if (slot >= 0) this.#drop(slot);
     }
   }
-}
 
-const kKindLetter: Readonly<Record<Kind, string>> = { card: 'c', ip: 'i', account: 'a', email: 'e', fp: 'f' };
-
-function windowKey(kind: Kind, value: string): string {
-  return kKindLetter[kind] + value;
+  #drop(slot: number): void {
+    this.#index.remove(slot);
+    // The key goes too: an erased value's hash must not stay in memory.
+    this.#index.keys.fill(0, slot * kKeyWords, (slot + 1) * kKeyWords);
+    this.#arena.release(slot);
+  }
 }

@@ -14,6 +14,11 @@ export const enum KeyDomain {
   Fp = 12,
   Ip = 13,
   Card = 14,
+  VelocityCard = 20,
+  VelocityIp = 21,
+  VelocityAccount = 22,
+  VelocityEmail = 23,
+  VelocityFp = 24,
 }
 
 const kHeaderBytes = 5;

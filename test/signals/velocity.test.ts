@@ -1,7 +1,9 @@
 // The in-memory velocity windows as a pure structure: sliding windows, amounts, late events,
 // sweeping and slot reuse, growth.
 import test from 'ava';
+import { randomBytes } from 'node:crypto';
 import { VelocityWindows, type VelocityKeys } from '../../src/signals/velocity.js';
+import { KeyHasher } from '../../src/state/keys.js';
 
 const kMinute = 60_000;
 const kHour = 60 * kMinute;
@@ -9,7 +11,7 @@ const start = Date.UTC(2026, 10, 20, 10, 0, 0);
 const keys = (card: string | null, extra: Partial<VelocityKeys> = {}): VelocityKeys => ({ cardToken: card, ip: null, accountId: null, email: null, fp: null, ...extra });
 
 test('events count in the hour and the day; amounts in the day', (t) => {
-  const windows = new VelocityWindows();
+  const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
   windows.record('p', keys('tok', { accountId: 'acc' }), 100, start);
   windows.record('p', keys('tok', { accountId: 'acc' }), 250, start + kMinute);
   const now = windows.read('p', keys('tok', { accountId: 'acc', ip: '1.2.3.4' }), start + 2 * kMinute);
@@ -22,7 +24,7 @@ test('events count in the hour and the day; amounts in the day', (t) => {
 });
 
 test('absent keys give no field; keys of other projects and kinds do not mix', (t) => {
-  const windows = new VelocityWindows();
+  const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
   windows.record('p', keys('same', { email: 'same' }), 1, start);
   t.deepEqual(windows.read('q', keys('same'), start), { card_1h: 0, card_24h: 0, card_amount_24h: 0 });
   t.deepEqual(windows.read('p', keys(null, { fp: 'same' }), start), { fp_1h: 0, fp_24h: 0 });
@@ -30,7 +32,7 @@ test('absent keys give no field; keys of other projects and kinds do not mix', (
 });
 
 test('a late event counts where its bucket is still in the window', (t) => {
-  const windows = new VelocityWindows();
+  const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
   windows.record('p', keys('tok'), 0, start + 3 * kHour);
   windows.record('p', keys('tok'), 0, start + 2 * kHour);
   windows.record('p', keys('tok'), 0, start - 30 * kHour);
@@ -40,7 +42,7 @@ test('a late event counts where its bucket is still in the window', (t) => {
 });
 
 test('sweeping drops keys idle for a day; a reused slot starts empty', (t) => {
-  const windows = new VelocityWindows();
+  const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
   for (let i = 0; i < 5000; i++) windows.record('p', keys(`tok${i}`, { accountId: `acc${i}` }), i, start);
   windows.record('p', keys('fresh'), 7, start + 23 * kHour);
   t.is(windows.size, 10_001);
@@ -52,7 +54,7 @@ test('sweeping drops keys idle for a day; a reused slot starts empty', (t) => {
 });
 
 test('thousands of keys beyond the first arena stay apart', (t) => {
-  const windows = new VelocityWindows();
+  const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
   for (let i = 0; i < 3000; i++) for (let n = 0; n <= i % 7; n++) windows.record('p', keys(`tok${i}`), 10, start + n);
   for (const i of [0, 1, 1023, 1024, 2047, 2999]) {
     const read = windows.read('p', keys(`tok${i}`), start + kMinute);
@@ -62,7 +64,7 @@ test('thousands of keys beyond the first arena stay apart', (t) => {
 });
 
 test('forget drops the keys of an erased account', (t) => {
-  const windows = new VelocityWindows();
+  const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
   windows.record('p', keys('tok', { email: 'e' }), 10, start);
   windows.forget('p', keys('tok', { email: 'e' }));
   t.is(windows.size, 0);
