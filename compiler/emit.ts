@@ -116,6 +116,11 @@ export interface CompileOptions {
    * would refuse.
    */
   readonly maxRuleCost?: number;
+  /**
+   * The ids of the project's lists: in_list() of any other id is refused. Left out, list ids are
+   * not checked (the compiler alone knows no project).
+   */
+  readonly lists?: readonly string[];
 }
 
 /**
@@ -130,7 +135,7 @@ export function compileRuleset(rules: readonly RuleDefinition[], options: Compil
   }
   const errors: RuleDiagnostic[] = [];
   const seen = new Set<string>();
-  const scope = new RulesetScope();
+  const scope = new RulesetScope(options.lists === undefined ? null : new Set(options.lists));
   const compiled: CompiledRule[] = [];
 
   for (const input of rules) {
@@ -344,6 +349,7 @@ return function ruleset(input) {
     max_possible: maxPossible,
     signals: signalList(scope.signals),
     rules: [...active, ...shadow].map((c) => ({ rule_id: c.def.rule_id, version: c.def.version, kind: c.def.kind, status: c.def.status })),
+    lists: [...scope.lists].sort(),
   };
 }
 
