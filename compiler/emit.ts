@@ -49,6 +49,8 @@ interface CompiledRule {
   readonly condition: Lowered;
   readonly bandCodes: readonly Lowered[] | null;
   readonly bands: readonly Band[];
+  /** Sorted ids of the lists the rule reads. */
+  readonly lists: string[];
 }
 
 function bandsOf(rule: RuleDefinition): Band[] {
@@ -151,6 +153,7 @@ export function compileRuleset(rules: readonly RuleDefinition[], options: Compil
     if (rule === null) continue;
 
     const frame = new FunctionFrame();
+    scope.ruleLists = new Set();
     const condition = compileExpression(rule.expression, scope, frame);
     if (!condition.ok) errors.push(diagnostic(id, 'expression', condition.problem.message, condition.problem.position));
     const bands: Lowered[] = [];
@@ -172,7 +175,7 @@ export function compileRuleset(rules: readonly RuleDefinition[], options: Compil
     const fn = scope.names.name('r');
     compiled.push({
       def: rule, fn, frame, condition: condition.value,
-      bandCodes: rule.bands === null ? null : bands, bands: bandsOf(rule),
+      bandCodes: rule.bands === null ? null : bands, bands: bandsOf(rule), lists: [...scope.ruleLists].sort(),
     });
   }
   if (errors.length > 0) return { ok: false, errors };
@@ -348,7 +351,7 @@ return function ruleset(input) {
     source: source.str,
     max_possible: maxPossible,
     signals: signalList(scope.signals),
-    rules: [...active, ...shadow].map((c) => ({ rule_id: c.def.rule_id, version: c.def.version, kind: c.def.kind, status: c.def.status })),
+    rules: [...active, ...shadow].map((c) => ({ rule_id: c.def.rule_id, version: c.def.version, kind: c.def.kind, status: c.def.status, lists: c.lists })),
     lists: [...scope.lists].sort(),
   };
 }

@@ -97,6 +97,8 @@ export class RulesetScope {
   readonly signals = new Set<string>();
   /** Ids of the lists read with in_list(). */
   readonly lists = new Set<string>();
+  /** Ids of the lists read by the rule being compiled (emit.ts starts a new set per rule). */
+  ruleLists = new Set<string>();
   /**
    * The list ids of the project, when the caller knows them: in_list() of any other id is a
    * compile error. null: not checked (the compiler alone knows no project).

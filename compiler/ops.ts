@@ -586,6 +586,7 @@ const kFunctionList: readonly FunctionDef[] = [
       }
       requireParams(node, 'in_list', [value], ['string']);
       ctx.ruleset.lists.add(listId);
+      ctx.ruleset.ruleLists.add(listId);
       const lists = ctx.ruleset.listsVar();
       ctx.frame.reads.add(lists);
       return call(ctx, [value], kBool, true, (v) => _`${ctx.rt('inList')}(${lists}, ${listId}, ${v[0]})`, ['string']);

@@ -57,7 +57,7 @@ export interface RulesetArtifact {
   /** Sorted dotted paths of computed signals read; a group read dynamically is listed whole. */
   signals: string[];
   /** The compiled (non-archived) rules, in evaluation order. */
-  rules: Array<{ rule_id: string; version: number; kind: RuleKind; status: RuleStatus }>;
+  rules: Array<{ rule_id: string; version: number; kind: RuleKind; status: RuleStatus; lists: string[] }>;
   /** Sorted ids of the lists the compiled rules read with in_list(). */
   lists: string[];
 }

@@ -2,6 +2,7 @@
 // rate-limit class, and handler. The server (server.ts) applies each column in the same order for
 // every route; nothing about a route is decided anywhere else.
 import type { Scope } from '../auth/api-keys.js';
+import type { ListsHandlers } from './handlers/lists.js';
 import type { RulesHandlers } from './handlers/rules.js';
 import type { WebhookHandlers } from './handlers/webhooks.js';
 import type { HttpMethod } from './router.js';
@@ -11,8 +12,13 @@ import type { Handler, RateLimitClass, RouteDefinition } from './types.js';
 export const kDefaultBodyLimit = 1024 * 1024;
 /** Body cap of POST /v1/fp/collect (interface, Limits). */
 export const kFingerprintBodyLimit = 64 * 1024;
+/**
+ * Body cap of POST /v1/lists/{list_id}/items: 10,000 items with notes of their own do not fit in
+ * 1 MiB (docs/lists.md).
+ */
+export const kListItemsBodyLimit = 4 * 1024 * 1024;
 
-export interface RouteHandlers extends RulesHandlers, WebhookHandlers {
+export interface RouteHandlers extends RulesHandlers, WebhookHandlers, ListsHandlers {
   readonly health: Handler;
   readonly metrics: Handler;
   readonly submitEvent: Handler;
@@ -69,6 +75,13 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('PUT',    '/v1/policy',              'key',  'rules:write',    'json', kMiB,                  'route', h.replacePolicy),
     row('GET',    '/v1/rulesets',            'key',  'rules:read',     'none', kMiB,                  'route', h.listRulesets),
     row('GET',    '/v1/rulesets/:version',   'key',  'rules:read',     'none', kMiB,                  'route', h.readRuleset),
+    // Block and allow lists (DESIGN §8, docs/lists.md): read with the rules, changed with them.
+    row('GET',    '/v1/lists',               'key',  'rules:read',     'none', kMiB,                  'route', h.listLists),
+    row('POST',   '/v1/lists',               'key',  'rules:write',    'json', kMiB,                  'route', h.createList),
+    row('GET',    '/v1/lists/:list_id',      'key',  'rules:read',     'none', kMiB,                  'route', h.readList),
+    row('DELETE', '/v1/lists/:list_id',      'key',  'rules:write',    'none', kMiB,                  'route', h.deleteList),
+    row('POST',   '/v1/lists/:list_id/items', 'key', 'rules:write',    'json', kListItemsBodyLimit,   'route', h.addListItems),
+    row('POST',   '/v1/lists/:list_id/remove', 'key', 'rules:write',   'json', kListItemsBodyLimit,   'route', h.removeListItems),
     // Webhook deliveries (docs/webhooks.md): a message carries a decision, which scores:read reads;
     // sending one again is part of event intake, which events:write grants.
     row('GET',    '/v1/webhooks/deliveries', 'key',  'scores:read',    'none', kMiB,                  'route', h.listDeliveries),

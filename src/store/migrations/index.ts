@@ -8,6 +8,7 @@ import { kCasesMigration } from './005-cases.js';
 import { kFingerprintsMigration } from './006-fingerprints.js';
 import { kEnvironmentsMigrationAfter, kEnvironmentsMigrationBefore } from './007-environments.js';
 import { kOperationsMigration } from './008-operations.js';
+import { kListsLabelsAuditMigration } from './009-lists-labels-audit.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
 
@@ -30,4 +31,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 6, name: 'fingerprints', sql: kFingerprintsMigration },
   { version: 7, name: 'environments', sql: kEnvironmentsMigrationBefore, run: splitEnvironments, sqlAfter: kEnvironmentsMigrationAfter },
   { version: 8, name: 'operations', sql: kOperationsMigration },
+  { version: 9, name: 'lists, labels and audit', sql: kListsLabelsAuditMigration },
 ];
