@@ -48,6 +48,8 @@ import { ListsClock } from './lists/lists-clock.js';
 import { ListsService } from './lists/lists-service.js';
 import { listClock } from './lists/list-store.js';
 import { createListsHandlers } from './http/handlers/lists.js';
+import { createLabelsHandlers } from './http/handlers/labels.js';
+import { LabelsService } from './labels/labels-service.js';
 import { kAuditPurgeBatch } from './audit/audit-store.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/provision.js';
 
@@ -146,6 +148,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const lists = new ListsService({ readDb, writer, compiler: rulesCompiler, clock: listsClock, now });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
   const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
+  const labels = new LabelsService({ readDb, writer, events, now });
   const pending = asyncScorer.loadPending(readDb);
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
   deliverer.start();
@@ -229,6 +232,7 @@ export async function startService(config: Config, log: Logger, options: Service
     fpAgent: createAgentHandler(loadAgentScript()),
     ...createRulesHandlers(rules),
     ...createListsHandlers(lists),
+    ...createLabelsHandlers(labels),
     ...createWebhookHandlers(deliveries),
   });
   const server = new HttpServer({

@@ -2,6 +2,7 @@
 // rate-limit class, and handler. The server (server.ts) applies each column in the same order for
 // every route; nothing about a route is decided anywhere else.
 import type { Scope } from '../auth/api-keys.js';
+import type { LabelsHandlers } from './handlers/labels.js';
 import type { ListsHandlers } from './handlers/lists.js';
 import type { RulesHandlers } from './handlers/rules.js';
 import type { WebhookHandlers } from './handlers/webhooks.js';
@@ -18,7 +19,7 @@ export const kFingerprintBodyLimit = 64 * 1024;
  */
 export const kListItemsBodyLimit = 4 * 1024 * 1024;
 
-export interface RouteHandlers extends RulesHandlers, WebhookHandlers, ListsHandlers {
+export interface RouteHandlers extends RulesHandlers, WebhookHandlers, ListsHandlers, LabelsHandlers {
   readonly health: Handler;
   readonly metrics: Handler;
   readonly submitEvent: Handler;
@@ -61,6 +62,9 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('GET',    '/v1/cases',               'key',  'cases:read',     'none', kMiB,                  'route', h.listCases),
     row('GET',    '/v1/cases/:case_id',      'key',  'cases:read',     'none', kMiB,                  'route', h.readCase),
     row('PATCH',  '/v1/cases/:case_id',      'key',  'cases:write',    'json', kMiB,                  'route', h.changeCase),
+    // The event behind a case, and its label (docs/events.md): the analyst's routes.
+    row('GET',    '/v1/events/:event_id',    'key',  'cases:read',     'none', kMiB,                  'route', h.readEvent),
+    row('PUT',    '/v1/events/:event_id/label', 'key', 'cases:write',  'json', kMiB,                  'route', h.labelEvent),
     row('POST',   '/v1/fp/collect',          'key',  'fp:write',       'json', kFingerprintBodyLimit, 'fp',    h.fpCollect, { cors: true }),
     // cors so that pages may load it with integrity= and crossorigin="anonymous" (subresource integrity).
     row('GET',    '/v1/fp/agent.js',         'none', null,             'none', kMiB,                  'none',  h.fpAgent, { cors: true }),
