@@ -49,6 +49,7 @@ import { ListsService } from './lists/lists-service.js';
 import { listClock } from './lists/list-store.js';
 import { createListsHandlers } from './http/handlers/lists.js';
 import { createLabelsHandlers } from './http/handlers/labels.js';
+import { createAuditHandler } from './http/handlers/audit.js';
 import { LabelsService } from './labels/labels-service.js';
 import { kAuditPurgeBatch } from './audit/audit-store.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/provision.js';
@@ -141,7 +142,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: directory, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
-  const accounts = new AccountsService({ readDb, writer, directory, velocity, gate, checkpointer, latch, secret, log, now, recentSignalWrites: scorer.recentSignalWrites });
+  const accounts = new AccountsService({ readDb, writer, directory, velocity, gate, checkpointer, latch, secret, log, now, recentSignalWrites: scorer.recentSignalWrites, listsClock });
   const cases = new CasesService(readDb, writer, now);
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
@@ -230,6 +231,7 @@ export async function startService(config: Config, log: Logger, options: Service
     changeCase: createChangeCaseHandler(cases),
     fpCollect: createCollectHandler({ installSecret: secret, writer }),
     fpAgent: createAgentHandler(loadAgentScript()),
+    audit: createAuditHandler(readDb),
     ...createRulesHandlers(rules),
     ...createListsHandlers(lists),
     ...createLabelsHandlers(labels),

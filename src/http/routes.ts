@@ -31,6 +31,7 @@ export interface RouteHandlers extends RulesHandlers, WebhookHandlers, ListsHand
   readonly changeCase: Handler;
   readonly fpCollect: Handler;
   readonly fpAgent: Handler;
+  readonly audit: Handler;
 }
 
 type Auth = RouteDefinition['auth'];
@@ -39,13 +40,17 @@ type Body = RouteDefinition['body'];
 interface Extras {
   readonly liveOnly?: boolean;
   readonly cors?: boolean;
+  readonly alsoScope?: Scope;
 }
 
 function row(
   method: HttpMethod, pattern: string, auth: Auth, scope: Scope | null, body: Body, bodyLimit: number,
   rateLimit: RateLimitClass, handler: Handler, extras: Extras = {},
 ): RouteDefinition {
-  return { method, pattern, auth, scope, body, bodyLimit, rateLimit, handler, liveOnly: extras.liveOnly ?? false, cors: extras.cors ?? false };
+  return {
+    method, pattern, auth, scope, body, bodyLimit, rateLimit, handler,
+    liveOnly: extras.liveOnly ?? false, cors: extras.cors ?? false, alsoScope: extras.alsoScope ?? null,
+  };
 }
 
 const kMiB = kDefaultBodyLimit;
@@ -86,6 +91,9 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('DELETE', '/v1/lists/:list_id',      'key',  'rules:write',    'none', kMiB,                  'route', h.deleteList),
     row('POST',   '/v1/lists/:list_id/items', 'key', 'rules:write',    'json', kListItemsBodyLimit,   'route', h.addListItems),
     row('POST',   '/v1/lists/:list_id/remove', 'key', 'rules:write',   'json', kListItemsBodyLimit,   'route', h.removeListItems),
+    // The audit trail (docs/audit.md): it records rule and list changes and case and label work
+    // alike, so reading it takes the read scopes of both (the interface's scope names are fixed).
+    row('GET',    '/v1/audit',               'key',  'rules:read',     'none', kMiB,                  'route', h.audit, { alsoScope: 'cases:read' }),
     // Webhook deliveries (docs/webhooks.md): a message carries a decision, which scores:read reads;
     // sending one again is part of event intake, which events:write grants.
     row('GET',    '/v1/webhooks/deliveries', 'key',  'scores:read',    'none', kMiB,                  'route', h.listDeliveries),

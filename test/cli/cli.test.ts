@@ -216,7 +216,8 @@ test('the command line migrates an older schema only while no server holds the d
   const db = new Database(join(dataDir, 'fraud-scorer.db'));
   const newest = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v;
   db.prepare('DELETE FROM schema_migrations WHERE version = ?').run(newest);
-  db.exec('DROP TABLE api_key_usage; ALTER TABLE webhooks DROP COLUMN previous_secret; ALTER TABLE webhooks DROP COLUMN previous_secret_until; ALTER TABLE webhook_outbox DROP COLUMN retry_from');
+  // What migration 9 (lists, labels, audit) made.
+  db.exec('DROP TABLE lists; DROP TABLE list_items; DROP TABLE list_changes; DROP TABLE list_clock; DROP TABLE rule_lists; DROP TABLE event_labels; DROP TABLE audit_log; ALTER TABLE rulesets DROP COLUMN lists');
   db.close();
 
   // A server of that older build holds the lock (this process takes it the way serve does).
