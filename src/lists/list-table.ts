@@ -17,7 +17,12 @@ import { canonicalCard, canonicalDomain, canonicalPhone, parseIpAddress, parseIp
 
 const kEncoder = new TextEncoder();
 
-/** Hashes text and byte strings with one key, through a reusable buffer. */
+/**
+ * Hashes text and byte strings with one key, through a reusable buffer. SipHash with a random key
+ * per thread, not a faster unkeyed hash: values are sent by callers, and with a hash whose
+ * collisions can be found without the key (MurmurHash's can) a caller could make a value collide
+ * with an item of an allow list.
+ */
 export class KeyHasher {
   readonly #key: SipKey;
   #buffer = new Uint8Array(256);
@@ -28,11 +33,27 @@ export class KeyHasher {
     this.#key = key;
   }
 
+  /**
+   * The text as UTF-8, then SipHash. UTF-8 is one-to-one only for well-formed text: a string with a
+   * lone surrogate (JSON can carry one) is written unit by unit after a 0xfe byte instead, which
+   * no UTF-8 text contains, so the two encodings never meet.
+   */
   text(value: string): void {
-    // UTF-8 takes at most 3 bytes per UTF-16 unit.
-    if (value.length * 3 > this.#buffer.length) this.#buffer = new Uint8Array(value.length * 3);
-    const { written } = kEncoder.encodeInto(value, this.#buffer);
-    sipHash(this.#key, this.#buffer, written, this.out, 0);
+    const length = value.length;
+    if (length * 3 + 1 > this.#buffer.length) this.#buffer = new Uint8Array(length * 3 + 1);
+    const buffer = this.#buffer;
+    if ((value as unknown as { isWellFormed(): boolean }).isWellFormed()) {
+      sipHash(this.#key, buffer, kEncoder.encodeInto(value, buffer).written, this.out, 0);
+      return;
+    }
+    let written = 0;
+    buffer[written++] = 0xfe;
+    for (let i = 0; i < length; i++) {
+      const unit = value.charCodeAt(i);
+      buffer[written++] = unit >> 8;
+      buffer[written++] = unit & 0xff;
+    }
+    sipHash(this.#key, buffer, written, this.out, 0);
   }
 
   /** An ip key: family, prefix length, then the address bytes masked to the prefix. */
@@ -48,6 +69,35 @@ export class KeyHasher {
   }
 }
 
+/**
+ * Dotted-quad IPv4 ("203.0.113.7", decimal octets without leading zeros) into `out`; false when
+ * the text is not one. The common case of both items and lookups, without the allocations of the
+ * general parser.
+ */
+export function parseIpv4Into(text: string, from: number, to: number, out: Uint8Array): boolean {
+  let octet = 0;
+  let digits = 0;
+  let part = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46) {
+      if (digits === 0 || part === 3) return false;
+      out[part++] = octet;
+      octet = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57) {
+      if (digits > 0 && octet === 0) return false;
+      octet = octet * 10 + (c - 48);
+      if (++digits > 3 || octet > 255) return false;
+    } else {
+      return false;
+    }
+  }
+  if (digits === 0 || part !== 3) return false;
+  out[3] = octet;
+  return true;
+}
+
 export class ListTable {
   readonly kind: ListKind;
   readonly #hasher: KeyHasher;
@@ -57,6 +107,8 @@ export class ListTable {
   #prefixes: { 4: number[]; 6: number[] } | null = null;
   /** bin lists: members per BIN length (index 6 to 8). */
   readonly #binCounts = new Uint32Array(9);
+  /** Scratch for IPv4 addresses. */
+  readonly #v4 = new Uint8Array(4);
 
   constructor(kind: ListKind, hasher: KeyHasher, expected = 0) {
     this.kind = kind;
@@ -75,36 +127,53 @@ export class ListTable {
 
   /** Adds a stored item (its value as normalizeListItem made it), or sets its expiry. */
   add(value: string, expiresAt: number | null): void {
-    if (!this.#hashItem(value)) return;
+    const item = this.#hashItem(value);
+    if (item === -1) return;
     const out = this.#hasher.out;
-    if (this.#set.set(out[1]!, out[0]!, expiresAt)) this.#count(value, 1);
+    if (this.#set.set(out[1]!, out[0]!, expiresAt)) this.#count(item, 1);
   }
 
   remove(value: string): void {
-    if (!this.#hashItem(value)) return;
+    const item = this.#hashItem(value);
+    if (item === -1) return;
     const out = this.#hasher.out;
-    if (this.#set.delete(out[1]!, out[0]!)) this.#count(value, -1);
+    if (this.#set.delete(out[1]!, out[0]!)) this.#count(item, -1);
   }
 
-  /** Hashes a stored item's value into the hasher; false for a value that is not one (never stored). */
-  #hashItem(value: string): boolean {
+  /**
+   * Hashes a stored item's value into the hasher. Returns what its count is kept under (ip: family
+   * × 256 + prefix length; bin: its length; others 0), or -1 for a value that is not one (never
+   * stored).
+   */
+  #hashItem(value: string): number {
+    if (this.kind === 'bin') {
+      this.#hasher.text(value);
+      return value.length;
+    }
     if (this.kind !== 'ip') {
       this.#hasher.text(value);
-      return true;
+      return 0;
+    }
+    // Stored ip items are canonical: an IPv4 address or range takes the fast path.
+    const slash = value.indexOf('/');
+    const end = slash === -1 ? value.length : slash;
+    if (parseIpv4Into(value, 0, end, this.#v4)) {
+      const prefix = slash === -1 ? 32 : Number(value.slice(slash + 1));
+      this.#hasher.ip(4, prefix, this.#v4);
+      return 4 * 256 + prefix;
     }
     const parsed = parseIpItem(value);
-    if (parsed === null) return false;
+    if (parsed === null) return -1;
     this.#hasher.ip(parsed.item.family, parsed.item.prefix, parsed.item.bytes);
-    return true;
+    return parsed.item.family * 256 + parsed.item.prefix;
   }
 
-  #count(value: string, delta: 1 | -1): void {
+  #count(item: number, delta: 1 | -1): void {
     if (this.#prefixCounts !== null) {
-      const { item } = parseIpItem(value)!;
-      this.#prefixCounts[item.family][item.prefix]! += delta;
+      this.#prefixCounts[(item >> 8) as 4 | 6][item & 255]! += delta;
       this.#prefixes = null;
     } else if (this.kind === 'bin') {
-      this.#binCounts[value.length]! += delta;
+      this.#binCounts[item]! += delta;
     }
   }
 
@@ -162,12 +231,19 @@ export class ListTable {
   }
 
   #hasIp(value: string, now: number): boolean {
-    const address = parseIpAddress(value);
-    if (address === null) return false;
-    const prefixes = this.#prefixLengths()[address.family];
+    let family: 4 | 6 = 4;
+    let bytes: Uint8Array = this.#v4;
+    if (!parseIpv4Into(value, 0, value.length, bytes)) {
+      // IPv6, IPv4-mapped IPv6, or not an address.
+      const address = parseIpAddress(value);
+      if (address === null) return false;
+      family = address.family;
+      bytes = address.bytes;
+    }
+    const prefixes = this.#prefixLengths()[family];
     const out = this.#hasher.out;
     for (let i = 0; i < prefixes.length; i++) {
-      this.#hasher.ip(address.family, prefixes[i]!, address.bytes);
+      this.#hasher.ip(family, prefixes[i]!, bytes);
       if (this.#set.has(out[1]!, out[0]!, now)) return true;
     }
     return false;

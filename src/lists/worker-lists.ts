@@ -36,6 +36,8 @@ interface ChangeRow {
 
 /** Changes read per statement while catching up. */
 const kChangeBatch = 5_000;
+/** Items read per statement while loading a list. */
+const kLoadPage = 10_000;
 
 export class WorkerLists implements ListLookup {
   readonly #db: Db;
@@ -44,7 +46,7 @@ export class WorkerLists implements ListLookup {
   readonly #clockRow: Statement<[], { seq: number; pruned_through: number }>;
   readonly #changes: Statement<[number, number], ChangeRow>;
   readonly #listRef: Statement<[string, string], ListRef>;
-  readonly #items: Statement<[number], [string, number | null]>;
+  readonly #items: Statement<[number, string, number], [string, number | null]>;
   readonly #count: Statement<[number], { item_count: number }>;
   /** project → list_id → its list, or null when the project has none of that name. */
   readonly #names = new Map<string, Map<string, ListRef | null>>();
@@ -69,7 +71,9 @@ export class WorkerLists implements ListLookup {
     this.#clockRow = db.prepare('SELECT seq, pruned_through FROM list_clock WHERE id = 1');
     this.#changes = db.prepare('SELECT seq, lid, op, value, expires_at FROM list_changes WHERE seq > ? ORDER BY seq LIMIT ?');
     this.#listRef = db.prepare('SELECT lid, kind FROM lists WHERE project_id = ? AND list_id = ? AND deleted_at IS NULL');
-    this.#items = db.prepare<[number], [string, number | null]>('SELECT value, expires_at FROM list_items WHERE lid = ?').raw(true) as unknown as Statement<[number], [string, number | null]>;
+    this.#items = db.prepare<[number, string, number], [string, number | null]>(
+      'SELECT value, expires_at FROM list_items WHERE lid = ? AND value > ? ORDER BY value LIMIT ?',
+    ).raw(true) as unknown as Statement<[number, string, number], [string, number | null]>;
     this.#count = db.prepare('SELECT item_count FROM lists WHERE lid = ?');
   }
 
@@ -136,8 +140,9 @@ export class WorkerLists implements ListLookup {
     // One read transaction: the clock and the changes as of one moment.
     this.#db.transaction(() => {
       const clock = this.#clockRow.get()!;
-      if (clock.pruned_through > this.#applied) {
-        // Changes this worker lacks are gone from the log: start over from the lists themselves.
+      if (clock.pruned_through > this.#applied || this.#tables.size === 0) {
+        // Nothing held to bring up to date (a worker's first lookup), or changes this worker lacks
+        // are gone from the log: start from the lists themselves.
         this.#tables.clear();
         this.#forgetNames();
       } else {
@@ -179,7 +184,13 @@ export class WorkerLists implements ListLookup {
     return this.#db.transaction((): LoadedList => {
       const loadedSeq = this.#clockRow.get()!.seq;
       const table = new ListTable(ref.kind, this.#hasher, this.#count.get(ref.lid)?.item_count ?? 0);
-      for (const [value, expiresAt] of this.#items.iterate(ref.lid)) table.add(value, expiresAt);
+      // In pages along the primary key: all() is several times cheaper per row than iterate().
+      for (let after = ''; ; ) {
+        const rows = this.#items.all(ref.lid, after, kLoadPage);
+        for (let i = 0; i < rows.length; i++) table.add(rows[i]![0], rows[i]![1]);
+        if (rows.length < kLoadPage) break;
+        after = rows[rows.length - 1]![0];
+      }
       const loaded = { table, loadedSeq };
       this.#tables.set(ref.lid, loaded);
       return loaded;

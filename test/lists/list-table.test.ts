@@ -103,3 +103,14 @@ test('expired items stop matching at their time', (t) => {
   t.false(ips.has('192.0.2.9', 5000, null));
   t.true(ips.has('198.51.100.1', 1e15, null));
 });
+
+test('texts hash one-to-one: lone surrogates (which UTF-8 would merge) and non-ASCII text stay apart', (t) => {
+  const strings = table('string', ['x\ud800', 'zoë', '😀']);
+  t.true(strings.has('x\ud800', 0, null));
+  t.false(strings.has('x\ud801', 0, null));
+  t.false(strings.has('x\ufffd', 0, null));
+  t.true(strings.has('zoë', 0, null));
+  t.false(strings.has('zoe', 0, null));
+  t.true(strings.has('😀', 0, null));
+  t.false(strings.has('\ud83d', 0, null));
+});
