@@ -148,8 +148,9 @@ export async function startService(config: Config, log: Logger, options: Service
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
   const lists = new ListsService({ readDb, writer, compiler: rulesCompiler, clock: listsClock, now });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
-  const events = new EventService({ reader: new EventReader(readDb), writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
-  const labels = new LabelsService({ readDb, writer, events, now });
+  const eventReader = new EventReader(readDb);
+  const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
+  const labels = new LabelsService({ readDb, writer, reader: eventReader, now });
   const pending = asyncScorer.loadPending(readDb);
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
   deliverer.start();

@@ -181,7 +181,7 @@ export function changeCase(db: Db, projectId: string, caseId: string, change: Ca
       "UPDATE accounts SET fraud_confirmed = EXISTS (SELECT 1 FROM cases WHERE account_id = ? AND resolution = 'fraud') WHERE account_id = ?",
     ).run(current.account_id, current.account_id);
   }
-  const labelled = resolution !== current.resolution ? labelCaseEvents(db, projectId, caseId, resolution, authorKeyId, now) : 0;
+  const labelled = resolution !== current.resolution ? labelCaseEvents(db, projectId, caseId, current.account_id, resolution, authorKeyId, now) : 0;
   const summary: Record<string, unknown> = {};
   if (status !== current.status) summary.status = [current.status, status];
   if (resolution !== current.resolution) summary.resolution = [current.resolution, resolution];

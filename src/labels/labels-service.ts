@@ -2,10 +2,12 @@
 // "Labels" and "The event behind a case"): label an event, and show an analyst what was stored of
 // it — its input (after an erasure, what is left), its result, its label, its account and cases.
 //
-// The result is read only through EventService.read, as GET /v1/scores/{event_id} reads it: its
-// stored form belongs to the scoring pipeline, and is embedded here as that function gives it.
+// An event is found, and its result read, only through the scoring pipeline's EventReader — the
+// reader GET /v1/scores/{event_id} answers from: the stored form of results and the way events
+// are looked up by id belong to the pipeline. The result is embedded as the reader gives it; the
+// rest of the row is read by its rowid.
 import type { Statement } from 'better-sqlite3';
-import type { EventService } from '../scoring/event-service.js';
+import type { EventReader } from '../scoring/event-store.js';
 import { apiError, causedBy, type ApiError } from '../shared/errors.js';
 import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
@@ -17,7 +19,8 @@ export type EventAnswer = { readonly ok: true; readonly json: string } | { reado
 export interface LabelsServiceOptions {
   readonly readDb: Db;
   readonly writer: AppWriter;
-  readonly events: EventService;
+  /** The reader of EventService (and so of GET /v1/scores/{event_id}). */
+  readonly reader: EventReader;
   readonly now: () => number;
 }
 
@@ -25,8 +28,6 @@ interface EventRow {
   event_type: string;
   account_id: string | null;
   external_account_id: string | null;
-  payload: string;
-  received_at: number;
 }
 
 function notFound(): ApiError {
@@ -40,19 +41,18 @@ function labelView(eventId: string, label: LabelRecord | null): Record<string, u
 export class LabelsService {
   readonly #readDb: Db;
   readonly #writer: AppWriter;
-  readonly #events: EventService;
+  readonly #reader: EventReader;
   readonly #now: () => number;
-  readonly #event: Statement<[string, string], EventRow>;
+  readonly #event: Statement<[number], EventRow>;
   readonly #cases: Statement<[string, string], string>;
 
   constructor(options: LabelsServiceOptions) {
     this.#readDb = options.readDb;
     this.#writer = options.writer;
-    this.#events = options.events;
+    this.#reader = options.reader;
     this.#now = options.now;
     this.#event = options.readDb.prepare(
-      `SELECT e.event_type, e.account_id, a.external_account_id, e.payload, e.received_at
-       FROM events e LEFT JOIN accounts a ON a.account_id = e.account_id WHERE e.project_id = ? AND e.event_id = ?`,
+      'SELECT e.event_type, e.account_id, a.external_account_id FROM events e LEFT JOIN accounts a ON a.account_id = e.account_id WHERE e.seq = ?',
     );
     this.#cases = options.readDb.prepare(
       'SELECT ce.case_id FROM case_events ce JOIN cases c ON c.case_id = ce.case_id WHERE c.project_id = ? AND ce.event_id = ? ORDER BY ce.case_id',
@@ -61,9 +61,11 @@ export class LabelsService {
 
   async label(projectId: string, rawEventId: string, change: LabelChange, actor: string): Promise<LabelAnswer> {
     const eventId = rawEventId.toLowerCase();
+    const stored = this.#reader.find(projectId, eventId);
+    if (stored === null) return { ok: false, error: notFound() };
     let outcome;
     try {
-      outcome = await this.#writer.call('putLabel', projectId, eventId, change, actor, this.#now());
+      outcome = await this.#writer.call('putLabel', projectId, eventId, stored.seq, change, actor, this.#now());
     } catch (error) {
       return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The label could not be stored; nothing was changed. Retry the request.'), error) };
     }
@@ -71,26 +73,25 @@ export class LabelsService {
     return { ok: true, body: labelView(eventId, outcome.record)! };
   }
 
-  /** The answer's data as JSON text (the result embedded as EventService.read gives it). */
+  /** The answer's data as JSON text (the result embedded as the event reader gives it). */
   read(projectId: string, rawEventId: string): EventAnswer {
     const eventId = rawEventId.toLowerCase();
     // One read transaction: the event, its result, label and cases as of one moment.
     return this.#readDb.transaction((): EventAnswer => {
-      const stored = this.#events.read(projectId, eventId);
-      const row = this.#event.get(projectId, eventId);
+      const stored = this.#reader.find(projectId, eventId);
+      const row = stored === null ? undefined : this.#event.get(stored.seq);
       if (stored === null || row === undefined) return { ok: false, error: notFound() };
       let input: unknown;
       try {
-        input = JSON.parse(row.payload);
+        input = JSON.parse(stored.payload);
       } catch {
         input = null;
       }
-      const state = stored.kind === 'stored' ? 'scored' : (stored.body as { state: string }).state;
       const head = {
         event_id: eventId,
         event_type: row.event_type,
-        state,
-        received_at: new Date(row.received_at).toISOString(),
+        state: stored.state,
+        received_at: new Date(stored.received_at).toISOString(),
         account_public_id: row.account_id,
         external_account_id: row.external_account_id,
         case_ids: this.#cases.all(projectId, eventId),
@@ -98,7 +99,8 @@ export class LabelsService {
         input,
       };
       const json = JSON.stringify(head);
-      return { ok: true, json: `${json.slice(0, -1)},"result":${stored.kind === 'stored' ? stored.json : 'null'}}` };
+      const result = stored.state === 'scored' && stored.result !== null ? stored.result : 'null';
+      return { ok: true, json: `${json.slice(0, -1)},"result":${result}}` };
     })();
   }
 }

@@ -63,10 +63,16 @@ function upsert(db: Db, projectId: string, eventId: string, accountId: string | 
 
 export type PutLabelOutcome = { readonly kind: 'labelled'; readonly record: LabelRecord } | { readonly kind: 'not_found' };
 
-/** Write command: sets the label of a stored event of the project (any state), with its audit record. */
-export function putLabel(db: Db, projectId: string, eventId: string, change: LabelChange, actor: string, now: number): PutLabelOutcome {
-  const event = db.prepare('SELECT account_id FROM events WHERE project_id = ? AND event_id = ?').get(projectId, eventId) as { account_id: string | null } | undefined;
-  if (event === undefined) return { kind: 'not_found' };
+/**
+ * Write command: sets the label of the stored event of the project at row `seq` (found by the
+ * caller through the event reader: the events table is read by rowid, never searched by event id),
+ * in any state, with its audit record.
+ */
+export function putLabel(db: Db, projectId: string, eventId: string, seq: number, change: LabelChange, actor: string, now: number): PutLabelOutcome {
+  const event = db.prepare('SELECT project_id, event_id, account_id FROM events WHERE seq = ?').get(seq) as
+    | { project_id: string; event_id: string; account_id: string | null }
+    | undefined;
+  if (event === undefined || event.project_id !== projectId || event.event_id !== eventId) return { kind: 'not_found' };
   const previous = readLabel(db, projectId, eventId);
   upsert(db, projectId, eventId, event.account_id, change, 'api', actor, now);
   recordAudit(db, {
@@ -81,16 +87,17 @@ export function putLabel(db: Db, projectId: string, eventId: string, change: Lab
 /**
  * Inside changeCase: the labels a case's resolution gives its events. The labels this case gave
  * before are taken back; with a resolution, every event of the case without a label of its own
- * (set through the API) is labelled with it, reason manual_review. Returns the events labelled.
+ * (set through the API) is labelled with it, reason manual_review, for the case's account (a case
+ * is one account's, or one event's without an account). Returns the events labelled.
  */
-export function labelCaseEvents(db: Db, projectId: string, caseId: string, resolution: Label | null, actor: string, now: number): number {
+export function labelCaseEvents(db: Db, projectId: string, caseId: string, accountId: string | null, resolution: Label | null, actor: string, now: number): number {
   const source = `case:${caseId}`;
   db.prepare('DELETE FROM event_labels WHERE project_id = ? AND source = ? AND event_id IN (SELECT event_id FROM case_events WHERE case_id = ?)').run(projectId, source, caseId);
   if (resolution === null) return 0;
   const events = db.prepare(
-    `SELECT ce.event_id, e.account_id FROM case_events ce JOIN events e ON e.project_id = ? AND e.event_id = ce.event_id
-     WHERE ce.case_id = ? AND NOT EXISTS (SELECT 1 FROM event_labels l WHERE l.project_id = ? AND l.event_id = ce.event_id)`,
-  ).all(projectId, caseId, projectId) as Array<{ event_id: string; account_id: string | null }>;
-  for (const event of events) upsert(db, projectId, event.event_id, event.account_id, { label: resolution, reason: 'manual_review', note: null }, source, actor, now);
+    `SELECT ce.event_id FROM case_events ce WHERE ce.case_id = ?
+     AND NOT EXISTS (SELECT 1 FROM event_labels l WHERE l.project_id = ? AND l.event_id = ce.event_id)`,
+  ).pluck().all(caseId, projectId) as string[];
+  for (const eventId of events) upsert(db, projectId, eventId, accountId, { label: resolution, reason: 'manual_review', note: null }, source, actor, now);
   return events.length;
 }

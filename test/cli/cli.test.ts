@@ -217,7 +217,7 @@ test('the command line migrates an older schema only while no server holds the d
   const newest = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v;
   db.prepare('DELETE FROM schema_migrations WHERE version = ?').run(newest);
   // What migration 9 (lists, labels, audit) made.
-  db.exec('DROP TABLE lists; DROP TABLE list_items; DROP TABLE list_changes; DROP TABLE list_clock; DROP TABLE rule_lists; DROP TABLE event_labels; DROP TABLE audit_log; ALTER TABLE rulesets DROP COLUMN lists');
+  db.exec('DROP TABLE lists; DROP TABLE list_items; DROP TABLE list_changes; DROP TABLE list_clock; DROP TABLE rule_lists; DROP TABLE event_labels; DROP TABLE audit_log; DROP INDEX case_events_by_event; ALTER TABLE rulesets DROP COLUMN lists');
   db.close();
 
   // A server of that older build holds the lock (this process takes it the way serve does).

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createKeyWithCli } from '../_helpers/fingerprint.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { createRule, newProject, publish, readStore } from '../_helpers/rules.js';
+import { openSocket, readResponse, requestHead } from '../_helpers/raw-http.js';
 import { api, serverForFile, waitFor, type ApiResponse } from '../_helpers/server.js';
 
 const file = serverForFile(test);
@@ -167,6 +168,18 @@ test('items refusals: an invalid value names items[i].value and nothing of the r
   refusal(t, await api(file.server, 'POST', '/v1/lists/nope/items', { key, body: { items: [valid(1)] } }), 404, 'NOT_FOUND', 'list_id');
   refusal(t, await api(file.server, 'POST', '/v1/lists/nope/remove', { key, body: { values: ['192.0.2.1'] } }), 404, 'NOT_FOUND', 'list_id');
   refusal(t, await api(file.server, 'DELETE', '/v1/lists/nope', { key }), 404, 'NOT_FOUND', 'list_id');
+  t.deepEqual(listsState(projectId), before);
+
+  // The items routes take 4 MiB (10,000 items with notes): a body declared larger is refused
+  // before it is sent; one of 2 MiB (over the default cap) is read.
+  const socket = await openSocket(file.server.port);
+  socket.write(requestHead('POST', '/v1/lists/ips/items', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': String(4 * 1024 * 1024 + 1) }));
+  const tooLarge = await readResponse(socket);
+  socket.destroy();
+  t.is(tooLarge.status, 413);
+  t.like(JSON.parse(tooLarge.body).errors[0], { code: 'PAYLOAD_TOO_LARGE', parameter: 'body' });
+  const twoMiB = { items: [{ value: 'not an ip', note: 'x'.repeat(1000) }, ...Array.from({ length: 2000 }, () => ({ value: '192.0.2.9', note: 'x'.repeat(1000) }))] };
+  refusal(t, await api(file.server, 'POST', '/v1/lists/ips/items', { key, body: twoMiB }), 400, 'VALIDATION_ERROR', 'items[0].value');
   t.deepEqual(listsState(projectId), before);
 
   // 10,000 items in one request are accepted.
@@ -346,7 +359,7 @@ test('membership is data: adding and removing items moves the next live score wi
   t.deepEqual(versions(), published, 'no publish in between');
 
   // An item that expires stops matching (waited for, never timed); one that does not keeps matching.
-  await addItems(key, 'bad_ips', [{ value: '198.51.100.23', expires_at: new Date(Date.now() + 2_000).toISOString() }]);
+  await addItems(key, 'bad_ips', [{ value: '198.51.100.23', expires_at: new Date(Date.now() + 4_000).toISOString() }]);
   await addItems(key, 'bad_emails', [{ value: 'victim@mail.example.com', expires_at: '2099-01-01T00:00:00Z' }]);
   await waitFor(async () => !(await score(key, event)).matched.includes('ip_listed'), 'the IP item to expire');
   t.true((await score(key, event)).matched.includes('email_listed'));

@@ -78,6 +78,8 @@ CREATE TABLE event_labels (
   PRIMARY KEY (project_id, event_id)
 ) WITHOUT ROWID;
 CREATE INDEX event_labels_by_account ON event_labels (account_id, label) WHERE account_id IS NOT NULL;
+-- The cases an event is in (GET /v1/events/{event_id}); written only for review decisions.
+CREATE INDEX case_events_by_event ON case_events (event_id);
 
 -- The audit trail: every change made through the API or the command line. Append-only: no
 -- statement may change a record; the background purge deletes those past AUDIT_RETENTION_DAYS.
