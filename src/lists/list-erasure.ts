@@ -46,6 +46,13 @@ export class ErasableValues {
     return this.#byKind.get(kind) ?? new Set();
   }
 
+  /** Every value, of every kind. */
+  all(): Set<string> {
+    const out = new Set<string>();
+    for (const values of this.#byKind.values()) for (const value of values) out.add(value);
+    return out;
+  }
+
   #add(kind: ListKind, raw: string): void {
     const normalized = normalizeListItem(kind, raw);
     if (!normalized.ok) return;
@@ -79,23 +86,29 @@ export function eraseListValues(db: Db, tenantId: string, environment: string, v
      WHERE p.tenant_id = ? AND p.environment = ?`,
   ).all(tenantId, environment) as Array<{ lid: number; project_id: string; list_id: string; kind: ListKind; deleted_at: number | null }>;
   const removeItem = db.prepare('DELETE FROM list_items WHERE lid = ? AND value = ?');
-  const removeChanges = db.prepare('DELETE FROM list_changes WHERE lid = ? AND value = ?');
   let removed = 0;
   const touched: string[] = [];
-  let seq = listClock(db);
+  const reload = new Set<number>();
   for (const list of lists) {
     let fromList = 0;
-    for (const value of values.of(list.kind)) {
-      fromList += removeItem.run(list.lid, value).changes;
-      // The log may hold the value even when the item is gone (added, then removed).
-      removeChanges.run(list.lid, value);
-    }
+    for (const value of values.of(list.kind)) fromList += removeItem.run(list.lid, value).changes;
     if (fromList === 0) continue;
     removed += fromList;
     if (list.deleted_at !== null) continue;
     touched.push(`${list.project_id}/${list.list_id}`);
+    reload.add(list.lid);
     db.prepare('UPDATE lists SET item_count = item_count - ?, updated_at = ? WHERE lid = ?').run(fromList, now, list.lid);
-    seq = logListChanges(db, list.lid, [['reload', null, null]], now);
   }
+  // The change log may hold the values too, even of items gone before (added, then removed): one
+  // pass over the log (it keeps minutes of changes) takes them out. A worker that had not applied
+  // a row taken out reloads the list instead.
+  const lids = JSON.stringify(lists.map((list) => list.lid));
+  const all = JSON.stringify([...values.all()]);
+  const inLog = `FROM list_changes WHERE lid IN (SELECT value FROM json_each(?)) AND value IN (SELECT value FROM json_each(?))`;
+  for (const lid of db.prepare(`SELECT DISTINCT lid ${inLog}`).pluck().all(lids, all) as number[]) reload.add(lid);
+  db.prepare(`DELETE ${inLog}`).run(lids, all);
+  const live = new Set(lists.filter((list) => list.deleted_at === null).map((list) => list.lid));
+  let seq = listClock(db);
+  for (const lid of reload) if (live.has(lid)) seq = logListChanges(db, lid, [['reload', null, null]], now);
   return { removed, lists: touched, seq };
 }

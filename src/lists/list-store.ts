@@ -264,7 +264,10 @@ export function sweepLists(db: Db, now: number): SweepOutcome {
     if (db.prepare('SELECT 1 FROM list_items WHERE lid = ? LIMIT 1').get(lid) === undefined) db.prepare('DELETE FROM lists WHERE lid = ?').run(lid);
   }
 
-  const stale = db.prepare('SELECT max(seq) AS seq FROM list_changes WHERE at < ?').get(now - kListChangeRetentionMs) as { seq: number | null };
+  // The log is in seq order and its times follow it: the oldest rows are the stale ones, so only
+  // they are looked at (a bounded scan along the rowid), never the whole log.
+  const stale = db.prepare(`SELECT max(seq) AS seq FROM (SELECT seq, at FROM list_changes ORDER BY seq LIMIT ${kSweepBatch * 10}) WHERE at < ?`)
+    .get(now - kListChangeRetentionMs) as { seq: number | null };
   if (stale.seq !== null) {
     db.prepare('DELETE FROM list_changes WHERE seq <= ?').run(stale.seq);
     db.prepare('UPDATE list_clock SET pruned_through = max(pruned_through, ?) WHERE id = 1').run(stale.seq);

@@ -274,7 +274,13 @@ test('lists and labels holding the erased account\'s values: its items go, range
     await api(server, 'POST', '/v1/lists', { key: sandbox, body: { list_id: 'emails', kind: 'email' } });
     await api(server, 'POST', '/v1/lists/emails/items', { key: sandbox, body: { items: [{ value: 'sandbox.only@example.org' }] } });
 
+    // A published rule reads the email list, and an event has made the rule worker load it.
+    t.is((await api(server, 'POST', '/v1/rules', { key, body: { rule_id: 'listed_email', kind: 'hard_block', status: 'active', expression: "in_list('emails', user.email)" } })).status, 201);
+    t.is((await api(server, 'POST', '/v1/rules/publish', { key })).status, 201);
+    t.is((await post(server, key, { user: { email: 'someone.else@example.org' } })).decision, 'block');
+
     const first = await post(server, key, victim.fields);
+    t.is(first.decision, 'block', 'the victim is on the list');
     const labelled = await api(server, 'PUT', `/v1/events/${first.event_id}/label`, { key, body: { label: 'fraud', reason: 'chargeback', note: 'issuer chargeback' } });
     t.is(labelled.status, 200, labelled.text);
 
@@ -308,9 +314,7 @@ test('lists and labels holding the erased account\'s values: its items go, range
     t.is(audit[0].target, `account:${first.account_public_id}`);
     t.like(audit[0].summary, { list_items: 6, labels_unlinked: 1 });
 
-    // A rule reading the lists no longer matches the erased values (the workers reloaded them).
-    t.is((await api(server, 'POST', '/v1/rules', { key, body: { rule_id: 'listed_email', kind: 'hard_block', status: 'active', expression: "in_list('emails', user.email)" } })).status, 201);
-    t.is((await api(server, 'POST', '/v1/rules/publish', { key })).status, 201);
+    // The rule no longer matches the erased value: the worker that held the list reloaded it.
     t.is((await post(server, key, { user: { email: fields.user.email } })).decision, 'allow');
     t.is((await post(server, key, { user: { email: 'someone.else@example.org' } })).decision, 'block');
   } finally {
