@@ -9,6 +9,11 @@
 //   bin           one per BIN length (6, 7, 8) the list holds, up to the value's length
 //   the others    one probe of the canonical text
 //
+// Ranges are matched by hashing the address under each prefix length, not with node:net's
+// BlockList (DESIGN §7 names it for IP parsing), whose check walks every range it holds: O(n) at a
+// million items. Addresses are validated by node:net (signals/ip.ts); the IPv4 fast path below
+// only avoids the allocations of that general path on the hot one.
+//
 // Pure, given the SipHash key.
 import { sipHash, type SipKey } from '../state/siphash.js';
 import { normalizeEmail } from '../signals/email.js';
