@@ -16,6 +16,12 @@ export interface WebhookConfig {
 
 const kConfigColumns = 'project_id, url, secret, previous_secret, previous_secret_until, created_at, updated_at';
 
+// The changes below run with their audit record in one transaction, taken IMMEDIATE: the command
+// line calls them while a server writes, and a transaction that starts by reading and then writes
+// cannot wait for the server's write lock (SQLite answers SQLITE_BUSY at once), where one that takes
+// the lock first waits up to the busy timeout. Inside the writer's own transaction (redeliver) they
+// are a savepoint.
+
 /**
  * The part of a webhook URL the audit trail may hold: its origin. A path or query may carry a
  * token of the receiver's, which the trail must not keep.
@@ -43,7 +49,7 @@ export function setWebhook(db: Db, projectId: string, url: string, secret: strin
       at: now,
     });
     return findWebhook(db, projectId)!;
-  })();
+  }).immediate();
 }
 
 /**
@@ -60,7 +66,7 @@ export function rotateWebhookSecret(db: Db, projectId: string, secret: string, o
     if (changed === 0) return null;
     recordAudit(db, { projectId, actor, action: 'webhook.rotate_secret', target: 'webhook', summary: { overlap_seconds: overlapMs / 1000 }, at: now });
     return findWebhook(db, projectId);
-  })();
+  }).immediate();
 }
 
 export function findWebhook(db: Db, projectId: string): WebhookConfig | null {
@@ -72,7 +78,7 @@ export function removeWebhook(db: Db, projectId: string, now: number, actor: str
     const removed = db.prepare('DELETE FROM webhooks WHERE project_id = ?').run(projectId).changes > 0;
     if (removed) recordAudit(db, { projectId, actor, action: 'webhook.remove', target: 'webhook', summary: {}, at: now });
     return removed;
-  })();
+  }).immediate();
 }
 
 export interface OutboxMessage {
@@ -208,7 +214,7 @@ export function redeliver(db: Db, projectId: string, messageId: string, now: num
     const delivery = findDelivery(db, projectId, messageId)!;
     recordAudit(db, { projectId, actor, action: 'webhook.redeliver', target: `message:${messageId}`, summary: { event_id: delivery.event_id }, at: now });
     return delivery;
-  })();
+  }).immediate();
 }
 
 /** Redelivers every abandoned message of a project (after a receiver outage); returns how many. */
@@ -219,5 +225,5 @@ export function redeliverAbandoned(db: Db, projectId: string, now: number, actor
     ).run(now, now, projectId).changes;
     if (count > 0) recordAudit(db, { projectId, actor, action: 'webhook.redeliver', target: 'webhook', summary: { abandoned_redelivered: count }, at: now });
     return count;
-  })();
+  }).immediate();
 }
