@@ -49,6 +49,8 @@ interface CompiledRule {
   readonly condition: Lowered;
   readonly bandCodes: readonly Lowered[] | null;
   readonly bands: readonly Band[];
+  /** Sorted ids of the lists the rule reads. */
+  readonly lists: string[];
 }
 
 function bandsOf(rule: RuleDefinition): Band[] {
@@ -116,6 +118,11 @@ export interface CompileOptions {
    * would refuse.
    */
   readonly maxRuleCost?: number;
+  /**
+   * The ids of the project's lists: in_list() of any other id is refused. Left out, list ids are
+   * not checked (the compiler alone knows no project).
+   */
+  readonly lists?: readonly string[];
 }
 
 /**
@@ -130,7 +137,7 @@ export function compileRuleset(rules: readonly RuleDefinition[], options: Compil
   }
   const errors: RuleDiagnostic[] = [];
   const seen = new Set<string>();
-  const scope = new RulesetScope();
+  const scope = new RulesetScope(options.lists === undefined ? null : new Set(options.lists));
   const compiled: CompiledRule[] = [];
 
   for (const input of rules) {
@@ -146,6 +153,7 @@ export function compileRuleset(rules: readonly RuleDefinition[], options: Compil
     if (rule === null) continue;
 
     const frame = new FunctionFrame();
+    scope.ruleLists = new Set();
     const condition = compileExpression(rule.expression, scope, frame);
     if (!condition.ok) errors.push(diagnostic(id, 'expression', condition.problem.message, condition.problem.position));
     const bands: Lowered[] = [];
@@ -167,7 +175,7 @@ export function compileRuleset(rules: readonly RuleDefinition[], options: Compil
     const fn = scope.names.name('r');
     compiled.push({
       def: rule, fn, frame, condition: condition.value,
-      bandCodes: rule.bands === null ? null : bands, bands: bandsOf(rule),
+      bandCodes: rule.bands === null ? null : bands, bands: bandsOf(rule), lists: [...scope.ruleLists].sort(),
     });
   }
   if (errors.length > 0) return { ok: false, errors };
@@ -343,7 +351,8 @@ return function ruleset(input) {
     source: source.str,
     max_possible: maxPossible,
     signals: signalList(scope.signals),
-    rules: [...active, ...shadow].map((c) => ({ rule_id: c.def.rule_id, version: c.def.version, kind: c.def.kind, status: c.def.status })),
+    rules: [...active, ...shadow].map((c) => ({ rule_id: c.def.rule_id, version: c.def.version, kind: c.def.kind, status: c.def.status, lists: c.lists })),
+    lists: [...scope.lists].sort(),
   };
 }
 

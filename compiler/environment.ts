@@ -12,6 +12,7 @@ import { kCelLimits } from './limits.js';
 import { charAt, stringOfDuration, stringOfTimestamp } from './runtime/index.js';
 import { kCelTypeOf, kExtras, kGroups, kScalars } from './schema.js';
 import type { GroupDef } from './schema.js';
+import type { ListLookup } from './types.js';
 
 const kOpenGroups: readonly GroupDef[] = kGroups.filter((g) => g.open);
 const kCacheSize = 256;
@@ -45,10 +46,30 @@ function registerTimeConversions(env: Environment): void {
   });
 }
 
+/**
+ * The lists cel-js's evaluator (the test oracle, reference.ts) answers in_list() from: set per
+ * evaluation by reference.ts from the input. The compiled rules never use it.
+ */
+let referenceLists: ListLookup | null = null;
+
+export function setReferenceLists(lists: ListLookup | null): void {
+  referenceLists = lists;
+}
+
+/** in_list(id, value): declared for the checker; ops.ts has the compiled form. */
+function registerInList(env: Environment): void {
+  env.registerFunction('in_list(string, string): bool', (id: string, value: string) => {
+    const found = referenceLists?.has(id, value);
+    if (typeof found !== 'boolean') throw new Error(`in_list: no list ${id}`);
+    return found;
+  });
+}
+
 function createBase(): Environment {
   // Lists and maps may mix types (list<dyn>), as the specification allows and cel-go does by default.
   const env = new Environment({ limits: kCelLimits, homogeneousAggregateLiterals: false });
   registerTimeConversions(env);
+  registerInList(env);
   for (const group of kGroups) {
     if (group.open) continue;
     env.registerType(group.celType, { fields: fieldTypes(group, []) });

@@ -2,11 +2,13 @@
 // Pure: no I/O, no clock, no environment. See docs/rules.md for the language.
 
 export type {
-  BreakdownEntry, CompileResult, RuleBand, RuleDefinition, RuleDiagnostic, RuleKind, RuleProblem, RuleStatus,
+  BreakdownEntry, CompileResult, ListLookup, RuleBand, RuleDefinition, RuleDiagnostic, RuleKind, RuleProblem, RuleStatus,
   RulesetArtifact, RulesetFunction, RulesetInput, RulesetOutcome, ShadowOutcome,
 } from './types.js';
 export type { Signals } from './signals.js';
 export { validateRuleDefinition } from './validate.js';
+export type { ValidateOptions } from './validate.js';
+export { kListIdPattern } from './limits.js';
 export { compileRuleset } from './emit.js';
 export type { CompileOptions } from './emit.js';
 export { loadRuleset, loadRulesetWithEntries } from './load.js';

@@ -95,6 +95,21 @@ export class RulesetScope {
   readonly #helpers = new Map<string, Name>();
   /** Dotted signal paths read (group.field), or a whole group name. */
   readonly signals = new Set<string>();
+  /** Ids of the lists read with in_list(). */
+  readonly lists = new Set<string>();
+  /** Ids of the lists read by the rule being compiled (emit.ts starts a new set per rule). */
+  ruleLists = new Set<string>();
+  /**
+   * The list ids of the project, when the caller knows them: in_list() of any other id is a
+   * compile error. null: not checked (the compiler alone knows no project).
+   */
+  readonly knownLists: ReadonlySet<string> | null;
+  /** The hoisted `input.lists` (the ListLookup), once an in_list() needs it. */
+  #lists: Name | null = null;
+
+  constructor(knownLists: ReadonlySet<string> | null = null) {
+    this.knownLists = knownLists;
+  }
 
   /** A runtime helper, bound to a local name in the prelude. */
   helper(name: keyof typeof runtime): Name {
@@ -165,6 +180,12 @@ export class RulesetScope {
     return n;
   }
 
+  /** The variable holding input.lists, read once per evaluation like the other inputs. */
+  listsVar(): Name {
+    this.#lists ??= this.names.name('h');
+    return this.#lists;
+  }
+
   scalar(def: ScalarDef): Name {
     let s = this.#scalars.get(def.name);
     if (s === undefined) {
@@ -194,6 +215,7 @@ export class RulesetScope {
     }
     if (extras && this.#extras !== null) out.push(this.#extras.name, ...[...this.#extras.fields.values()].filter((n) => names.has(n)));
     for (const s of this.#scalars.values()) if (names.has(s.name)) out.push(s.name);
+    if (this.#lists !== null && names.has(this.#lists)) out.push(this.#lists);
     return out;
   }
 
@@ -230,6 +252,7 @@ export class RulesetScope {
       if (def.source === 'now') out.push(_`${name} = ${this.helper('nowMs')}(${N.input}.now);`);
       else out.push(this.#typedRead(name, _`${N.event}${property(def.name)}`, def.type));
     }
+    if (this.#lists !== null && only.has(this.#lists)) out.push(_`${this.#lists} = ${N.input}.lists;`);
     return out;
   }
 

@@ -28,6 +28,9 @@ export const kBandPattern = /^[a-z][a-z0-9_]{0,31}$/;
 /** Rule ids (DESIGN §3). */
 export const kRuleIdPattern = /^[a-z][a-z0-9_]{0,63}$/;
 
+/** List ids, as rule ids (DESIGN §8): the first argument of in_list(). */
+export const kListIdPattern = kRuleIdPattern;
+
 /** Largest |score_delta|: keeps every sum exact in doubles. */
 export const kMaxAbsDelta = 1_000_000;
 

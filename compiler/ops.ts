@@ -17,7 +17,7 @@ import {
 import { RE2JS } from 're2js';
 import type { Estimate, SizeBound } from './size.js';
 import { elementOf, elementsOf, kScalarSize, maxSize } from './size.js';
-import { kMaxRegexPatternLength } from './limits.js';
+import { kListIdPattern, kMaxRegexPatternLength } from './limits.js';
 import * as runtime from './runtime/index.js';
 
 // ---------------------------------------------------------------------------
@@ -565,6 +565,31 @@ const kFunctionList: readonly FunctionDef[] = [
       }
       requireParams(node, 'duration', [v], ['string']);
       return call(ctx, [v], kDuration, true, (r) => _`${ctx.rt('toDuration')}(${r[0]})`, ['string']);
+    },
+  },
+  {
+    name: 'IN_LIST', wire: 'in_list', receiver: false, arity: [2],
+    // One pass to normalise the value (runtime inList); the probes after it are a bounded number
+    // of hash lookups whatever the list's size (one per prefix length of an ip list, per label of
+    // an email domain): O(1) in the list.
+    cost: ({ sizes }) => ({ cost: 1 + runtime.traversal((sizes[1] ?? kAnySize).len), size: kScalarSize }),
+    lower: ({ ctx, node, operands, nodes }) => {
+      const [id, value] = operands as [Lowered, Lowered];
+      const idNode = nodes[0] ?? node;
+      const listId = literalString(id);
+      if (listId === null) {
+        throw new CompileError("in_list() needs the list id as a string literal, e.g. in_list('blocked_emails', user.email)", idNode);
+      }
+      if (!kListIdPattern.test(listId)) throw new CompileError(`'${listId}' is not a list id (lower-case letters, digits and _, starting with a letter)`, idNode);
+      if (ctx.ruleset.knownLists !== null && !ctx.ruleset.knownLists.has(listId)) {
+        throw new CompileError(`the project has no list '${listId}' (create it with POST /v1/lists first)`, idNode);
+      }
+      requireParams(node, 'in_list', [value], ['string']);
+      ctx.ruleset.lists.add(listId);
+      ctx.ruleset.ruleLists.add(listId);
+      const lists = ctx.ruleset.listsVar();
+      ctx.frame.reads.add(lists);
+      return call(ctx, [value], kBool, true, (v) => _`${ctx.rt('inList')}(${lists}, ${listId}, ${v[0]})`, ['string']);
     },
   },
   conversion('int'),

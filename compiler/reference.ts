@@ -13,7 +13,7 @@
 //   - numbers in dyn data stay doubles, as JSON numbers are in CEL.
 
 import type { ParseResult } from '@marcbachmann/cel-js';
-import { collectOpenMembers, environmentFor, parsingEnvironment } from './environment.js';
+import { collectOpenMembers, environmentFor, parsingEnvironment, setReferenceLists } from './environment.js';
 import { parseTimestamp } from './runtime/index.js';
 import { kExtras, kGroups, kScalars } from './schema.js';
 import type { BreakdownEntry, RuleDefinition, RulesetInput, RulesetOutcome, ShadowOutcome } from './types.js';
@@ -79,6 +79,8 @@ function groupValue(raw: unknown, fields: Readonly<Record<string, string>>): unk
 
 /** The cel-js evaluation context for a ruleset input. */
 export function celContext(input: RulesetInput): Record<string, unknown> {
+  // in_list() answers from the input's lists (evaluation is synchronous: one input at a time).
+  setReferenceLists(input.lists ?? null);
   const event = isPlainObject(input.event) ? input.event : {};
   const signals = isPlainObject(input.signals) ? (input.signals as Record<string, unknown>) : {};
   const ctx: Record<string, unknown> = {};

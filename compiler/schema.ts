@@ -82,7 +82,7 @@ export const kGroups: readonly GroupDef[] = [
     name: 'account', source: 'signals', celType: 'Account', open: false,
     fields: {
       known: 'bool', age_days: 'double', events: 'int', blocks: 'int', reviews: 'int',
-      fraud_confirmed: 'bool',
+      fraud_confirmed: 'bool', labelled_fraud: 'int',
     },
   },
   {

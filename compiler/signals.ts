@@ -19,7 +19,7 @@ export interface Signals {
     email_1h: 'int'; email_24h: 'int'; fp_1h: 'int'; fp_24h: 'int'; account_amount_24h: 'int'; card_amount_24h: 'int';
   }>;
   links: Fields<{ email: 'int'; phone: 'int'; fp: 'int'; ip_24h: 'int'; card: 'int'; total: 'int'; fraud: 'int' }>;
-  account: Fields<{ known: 'bool'; age_days: 'double'; events: 'int'; blocks: 'int'; reviews: 'int'; fraud_confirmed: 'bool' }>;
+  account: Fields<{ known: 'bool'; age_days: 'double'; events: 'int'; blocks: 'int'; reviews: 'int'; fraud_confirmed: 'bool'; labelled_fraud: 'int' }>;
   phone: Fields<{ present: 'bool'; valid: 'bool'; parseable: 'bool'; country: 'string'; type: 'string' }>;
   email: Fields<{ present: 'bool'; valid: 'bool'; disposable: 'bool'; free_provider: 'bool'; domain: 'string' }>;
 }

@@ -57,10 +57,21 @@ export interface RulesetArtifact {
   /** Sorted dotted paths of computed signals read; a group read dynamically is listed whole. */
   signals: string[];
   /** The compiled (non-archived) rules, in evaluation order. */
-  rules: Array<{ rule_id: string; version: number; kind: RuleKind; status: RuleStatus }>;
+  rules: Array<{ rule_id: string; version: number; kind: RuleKind; status: RuleStatus; lists: string[] }>;
+  /** Sorted ids of the lists the compiled rules read with in_list(). */
+  lists: string[];
 }
 
 export type CompileResult = { ok: true; artifact: RulesetArtifact } | { ok: false; errors: RuleDiagnostic[] };
+
+/**
+ * The project's block and allow lists, as in_list() reads them. The service implements it (the
+ * compiler knows list ids only): `has` normalises `value` by the list's kind and answers whether
+ * the list holds it, or null when the project has no list `listId` (the rule then cannot match).
+ */
+export interface ListLookup {
+  has(listId: string, value: string): boolean | null;
+}
 
 export interface RulesetInput {
   /** The validated event body (JSON). */
@@ -69,6 +80,8 @@ export interface RulesetInput {
   signals: Partial<Signals>;
   /** Epoch milliseconds, the value of `now`. */
   now: number;
+  /** The project's lists; needed only by rulesets that call in_list() (artifact.lists). */
+  lists?: ListLookup;
 }
 
 export interface BreakdownEntry {

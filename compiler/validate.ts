@@ -125,17 +125,25 @@ export function validateRecord(input: unknown): { rule: RuleDefinition | null; p
   };
 }
 
+/** Options of validateRuleDefinition. */
+export interface ValidateOptions {
+  /** The ids of the project's lists: in_list() of any other id is a problem. Left out: not checked. */
+  readonly lists?: readonly string[];
+}
+
 /**
  * Field-level validation of a rule record as it arrives from the API, with
- * the expressions parsed, type-checked and lowered for early feedback.
+ * the expressions parsed, type-checked and lowered for early feedback. A valid
+ * rule comes back with the sorted ids of the lists it reads.
  */
 export function validateRuleDefinition(
   input: unknown,
-): { ok: true; rule: RuleDefinition } | { ok: false; problems: RuleProblem[] } {
+  options: ValidateOptions = {},
+): { ok: true; rule: RuleDefinition; lists: string[] } | { ok: false; problems: RuleProblem[] } {
   const { rule, problems } = validateRecord(input);
   const record = isPlainObject(input) ? input : {};
   // Expressions are checked even when other fields are wrong: drafts get all feedback at once.
-  const scope = new RulesetScope();
+  const scope = new RulesetScope(options.lists === undefined ? null : new Set(options.lists));
   const costs: { field: string; cost: number }[] = [];
   const check = (source: unknown, field: string): void => {
     if (typeof source !== 'string') return;
@@ -152,5 +160,5 @@ export function validateRuleDefinition(
   const tooCostly = ruleCostProblem(costs.map((c) => c.cost));
   if (tooCostly !== null) problems.push({ field: costs[tooCostly.index]?.field ?? 'expression', message: tooCostly.message });
   if (problems.length > 0 || rule === null) return { ok: false, problems };
-  return { ok: true, rule };
+  return { ok: true, rule, lists: [...scope.lists].sort() };
 }

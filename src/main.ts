@@ -46,6 +46,14 @@ import { FaultLatch } from './shared/fault-latch.js';
 import { migrate, SchemaTooNewError } from './store/migrate.js';
 import { Writer } from './store/writer.js';
 import { kWriterThreadScript, type AppWriter } from './write-commands.js';
+import { ListsClock } from './lists/lists-clock.js';
+import { ListsService } from './lists/lists-service.js';
+import { listClock } from './lists/list-store.js';
+import { createListsHandlers } from './http/handlers/lists.js';
+import { createLabelsHandlers } from './http/handlers/labels.js';
+import { createAuditHandler } from './http/handlers/audit.js';
+import { LabelsService } from './labels/labels-service.js';
+import { kAuditPurgeBatch } from './audit/audit-store.js';
 import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/provision.js';
 
 export const kBootstrapKeysFile = 'bootstrap-keys.json';
@@ -53,6 +61,11 @@ const kDrainTimeoutMs = 10_000;
 const kVelocitySweepIntervalMs = 10 * 60_000;
 /** How often the last use of keys, counted in memory, is written (and at every stop). */
 const kKeyUseFlushIntervalMs = 60_000;
+/** How often expired list items and deleted lists' items are swept, and the list change log pruned. */
+const kListSweepIntervalMs = 60_000;
+/** How often audit records past AUDIT_RETENTION_DAYS are purged (and once at start). */
+const kAuditPurgeIntervalMs = 60 * 60_000;
+const kDayMs = 86_400_000;
 
 /**
  * A start that cannot go on, for a reason the operator must fix (the data dir or the port in use,
@@ -110,8 +123,11 @@ export async function startService(config: Config, log: Logger, options: Service
   rulesets.start();
   const faults = kFaults.filter((fault) => hasFault(config, fault));
   const outcomes = new OutcomeCounts();
+  // The rule workers catch up with every list change committed before now (lists/lists-clock.ts).
+  const listsClock = new ListsClock();
+  listsClock.advance(listClock(readDb));
   const pool = new RulesPool(
-    { dataDir: config.dataDir, installSecret: secret.toString('base64'), faults },
+    { dataDir: config.dataDir, installSecret: secret.toString('base64'), faults, listsClock: listsClock.buffer },
     { threads: config.workers, maxHeapMb: config.workerMaxHeapMb, taskTimeoutMs: config.workerTaskTimeoutMs, log, onTally: (tally) => outcomes.add(tally) },
   );
   // Keys of the in-memory state (velocity windows, event ids): keyed hashes under the install secret.
@@ -130,12 +146,15 @@ export async function startService(config: Config, log: Logger, options: Service
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: directory, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
-  const accounts = new AccountsService({ readDb, writer, directory, velocity, gate, checkpointer, latch, secret, log, now, recentSignalWrites: scorer.recentSignalWrites });
+  const accounts = new AccountsService({ readDb, writer, directory, velocity, gate, checkpointer, latch, secret, log, now, recentSignalWrites: scorer.recentSignalWrites, listsClock });
   const cases = new CasesService(readDb, writer, now);
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
+  const lists = new ListsService({ readDb, writer, compiler: rulesCompiler, clock: listsClock, now });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
-  const events = new EventService({ reader: new EventReader(readDb, EventIds.load(readDb, hasher)), writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
+  const eventReader = new EventReader(readDb, EventIds.load(readDb, hasher));
+  const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
+  const labels = new LabelsService({ readDb, writer, reader: eventReader, now });
   const pending = asyncScorer.loadPending(readDb);
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
   deliverer.start();
@@ -152,6 +171,33 @@ export async function startService(config: Config, log: Logger, options: Service
   };
   const keyUseFlush = setInterval(() => void flushKeyUses(), kKeyUseFlushIntervalMs);
   keyUseFlush.unref();
+  // Background upkeep through the writer: expired list items, deleted lists, the list change log,
+  // and audit records past retention; each in rounds, so no round holds the writer for long.
+  let stopping = false;
+  const sweepLists = async (): Promise<void> => {
+    try {
+      for (let more = true; more && !stopping; ) {
+        const swept = await writer.call('sweepLists', now());
+        listsClock.advance(swept.seq);
+        more = swept.more;
+      }
+    } catch (error) {
+      if (!stopping) log.warn('the list sweep failed; it runs again in a minute', { error });
+    }
+  };
+  const purgeAuditTrail = async (): Promise<void> => {
+    try {
+      const before = now() - config.auditRetentionDays * kDayMs;
+      while (!stopping && (await writer.call('purgeAudit', before)) === kAuditPurgeBatch);
+    } catch (error) {
+      if (!stopping) log.warn('the audit purge failed; it runs again in an hour', { error });
+    }
+  };
+  const listSweep = setInterval(() => void sweepLists(), kListSweepIntervalMs);
+  listSweep.unref();
+  const auditPurge = setInterval(() => void purgeAuditTrail(), kAuditPurgeIntervalMs);
+  auditPurge.unref();
+  void purgeAuditTrail();
   log.info('store ready', { velocity_events_rebuilt: rebuilt, pending_async_events: pending, pid: process.pid });
   if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
 
@@ -190,7 +236,10 @@ export async function startService(config: Config, log: Logger, options: Service
     changeCase: createChangeCaseHandler(cases),
     fpCollect: createCollectHandler({ installSecret: secret, writer }),
     fpAgent: createAgentHandler(loadAgentScript()),
+    audit: createAuditHandler(readDb),
     ...createRulesHandlers(rules),
+    ...createListsHandlers(lists),
+    ...createLabelsHandlers(labels),
     ...createWebhookHandlers(deliveries),
   });
   const server = new HttpServer({
@@ -221,6 +270,9 @@ export async function startService(config: Config, log: Logger, options: Service
       await server.drain(kDrainTimeoutMs);
       server.close();
       clearInterval(keyUseFlush);
+      clearInterval(listSweep);
+      clearInterval(auditPurge);
+      stopping = true;
       await flushKeyUses();
       // Pending async events stay pending in the store; the next start scores them.
       await asyncScorer.pause();

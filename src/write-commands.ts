@@ -5,6 +5,9 @@
 import { checkpointTruncate, eraseAccount } from './accounts/accounts-service.js';
 import { changeCase } from './cases/cases-service.js';
 import { recordFingerprintSighting } from './fingerprint/fingerprint-store.js';
+import { purgeAudit } from './audit/audit-store.js';
+import { putLabel } from './labels/labels-store.js';
+import { addListItems, createList, deleteList, removeListItems, sweepLists } from './lists/list-store.js';
 import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset } from './rulesets/ruleset-store.js';
 import { insertPendingEvent, persistScoredEvent } from './scoring/event-store.js';
 import type { Writer } from './store/writer.js';
@@ -27,6 +30,13 @@ export const kWriteCommands = {
   replaceDraftRule,
   replaceDraftPolicy,
   storePublishedRuleset,
+  createList,
+  deleteList,
+  addListItems,
+  removeListItems,
+  sweepLists,
+  purgeAudit,
+  putLabel,
 };
 
 export type WriteCommands = typeof kWriteCommands;

@@ -19,6 +19,7 @@ import { VelocityWindows } from '../../src/signals/velocity.js';
 import { KeyHasher } from '../../src/state/keys.js';
 import { createLogger } from '../../src/shared/log.js';
 import { openDatabase } from '../../src/store/database.js';
+import { ListsClock } from '../../src/lists/lists-clock.js';
 import type { AppWriter } from '../../src/write-commands.js';
 import { createBenchStore } from '../_helpers/store.js';
 
@@ -70,7 +71,7 @@ export async function runSignalsBenchmark(): Promise<void> {
   const accounts = new AccountsService({
     readDb, writer: null as unknown as AppWriter, directory: new AccountDirectory(readDb), velocity: new VelocityWindows(new KeyHasher(randomBytes(32))),
     gate: new AccountGate(), checkpointer: null as unknown as Checkpointer, latch: new FaultLatch(null),
-    secret, log: createLogger('error'), now: Date.now, recentSignalWrites: new RecentSignalWrites(3_600_000),
+    secret, log: createLogger('error'), now: Date.now, recentSignalWrites: new RecentSignalWrites(3_600_000), listsClock: new ListsClock(),
   });
   const scope = { tenantId, environment: 'live', projectId } as const;
   const hubAnswer = accounts.links(scope, 'hub');

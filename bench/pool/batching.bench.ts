@@ -12,7 +12,7 @@ const kEvents = 20_000;
 
 export async function runBatchingBenchmark(): Promise<void> {
   const store = createBenchStore();
-  const setup = { dataDir: store.dataDir, installSecret: store.secret.toString('base64'), faults: [] };
+  const setup = { dataDir: store.dataDir, installSecret: store.secret.toString('base64'), faults: [], listsClock: new SharedArrayBuffer(8) };
   const mix = eventMix(11);
   const items: EvaluateItem[] = Array.from({ length: kEvents }, () => {
     const payload = mix();

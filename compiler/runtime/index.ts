@@ -689,6 +689,21 @@ export function contains(s: string, t: string): boolean | CelError {
   return spend(traversal(s.length)) ? s.includes(t) : X;
 }
 
+/**
+ * in_list(id, v): whether the project's list `id` holds `v`, normalised by the list's kind (the
+ * service's ListLookup does that). Normalising is one pass over `v`, spent before it runs; the
+ * probes after it are a bounded number of hash lookups. A lookup that is missing, or that does not
+ * know the list, is an evaluation error: the rule cannot match, and is not degraded.
+ */
+export function inList(lists: unknown, id: string, v: string): boolean | CelError {
+  if (!spend(traversal(v.length))) return X;
+  if (typeof lists !== 'object' || lists === null) return X;
+  const has = (lists as { has?: unknown }).has;
+  if (typeof has !== 'function') return X;
+  const r: unknown = has.call(lists, id, v);
+  return typeof r === 'boolean' ? r : X;
+}
+
 /** s.startsWith(t) */
 export function startsWith(s: string, t: string): boolean | CelError {
   return spend(traversal(t.length)) ? s.startsWith(t) : X;

@@ -19,6 +19,9 @@ import { scrubPayload } from './erasure.js';
 import { analyzePhone } from '../signals/phone.js';
 import { storedIdentifiers } from '../signals/stored-identifiers.js';
 import type { RecentSignalWrites } from '../signals/recent-writes.js';
+import { recordAudit } from '../audit/audit-store.js';
+import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
+import type { ListsClock } from '../lists/lists-clock.js';
 
 /** One entry of the links route (built by SQLite as account_links.entry; see migrations/004). */
 export interface AccountLink {
@@ -42,6 +45,10 @@ export interface ErasureSummary {
     readonly signals: number;
     readonly links: number;
     readonly cases_unlinked: number;
+    /** Items of the environment's lists that held the account's values (docs/lists.md, "Erasure"). */
+    readonly list_items: number;
+    /** Labels of its events, kept without the account (docs/events.md, "Labels"). */
+    readonly labels_unlinked: number;
   };
   readonly already_erased: boolean;
 }
@@ -63,6 +70,8 @@ export interface AccountsServiceDeps {
   readonly secret: Buffer;
   readonly log: Logger;
   readonly now: () => number;
+  /** Advanced after an erasure removed list items, so that no rule matches them again. */
+  readonly listsClock: ListsClock;
 }
 
 /** The key's view: accounts are per tenant and environment; a project sees the accounts it used. */
@@ -138,7 +147,7 @@ export class AccountsService {
    * async events included), and answers only once the WAL no longer holds the old pages.
    * `acrossProjects`: erase an account that several live projects used (otherwise 403).
    */
-  async erase(scope: AccountScope, id: string, acrossProjects: boolean): Promise<ErasureAnswer> {
+  async erase(scope: AccountScope, id: string, acrossProjects: boolean, actor: string): Promise<ErasureAnswer> {
     const externalId = this.#externalIdFor(scope, id);
     if (externalId === null) return this.#answerPrevious(scope, id);
     const gateKey = AccountGate.key(scope.tenantId, scope.environment, externalId);
@@ -150,6 +159,7 @@ export class AccountsService {
         externalIdHash: keyedHash(secret, 'external_id', externalId),
         acrossProjects,
         now: now(),
+        actor,
       };
       let outcome: ErasureOutcome;
       try {
@@ -161,6 +171,7 @@ export class AccountsService {
       if (outcome.kind === 'shared') {
         return { ok: false, error: apiError('ACCOUNT_SHARED_ACROSS_PROJECTS', 'The account was used by several live projects; add across_projects=true to erase it in all of them.', 'id') };
       }
+      this.#deps.listsClock.advance(outcome.listsSeq);
       this.#deps.directory.forget(scope.tenantId, scope.environment, externalId);
       if (outcome.summary.account_public_id !== null) this.#deps.recentSignalWrites.forgetAccount(outcome.summary.account_public_id);
       for (const { projectId, keys } of outcome.velocityKeys) this.#deps.velocity.forget(projectId, keys);
@@ -229,12 +240,20 @@ export interface ErasureRequest extends AccountScope {
   readonly externalIdHash: string;
   readonly acrossProjects: boolean;
   readonly now: number;
+  /** The key id that asked, for the audit trail. */
+  readonly actor: string;
 }
 
 export type ErasureOutcome =
   | { readonly kind: 'not_found' }
   | { readonly kind: 'shared' }
-  | { readonly kind: 'erased'; readonly summary: ErasureSummary; readonly velocityKeys: Array<{ projectId: string; keys: VelocityKeys }> };
+  | {
+      readonly kind: 'erased';
+      readonly summary: ErasureSummary;
+      readonly velocityKeys: Array<{ projectId: string; keys: VelocityKeys }>;
+      /** The lists clock after the erasure (it removed list items when it moved). */
+      readonly listsSeq: number;
+    };
 
 interface ErasedEventRow {
   seq: number;
@@ -271,10 +290,13 @@ export function eraseAccount(db: Db, request: ErasureRequest, secret: Uint8Array
   const key = Buffer.from(secret);
   const velocityKeys: Array<{ projectId: string; keys: VelocityKeys }> = [];
   let signals = 0;
+  // The account's values as lists hold them, gathered before its events lose them.
+  const listValues = new ErasableValues(externalId);
   for (const event of [...scored, ...pending]) {
     let bodyHash = event.body_hash;
     try {
       const body = JSON.parse(event.payload) as EventInput;
+      listValues.addEvent(body);
       const ids = velocityIdentifiers(body);
       velocityKeys.push({ projectId: event.project_id, keys: { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp } });
       // Kept so that a retry of the same request is still recognised (and a different body refused).
@@ -295,7 +317,10 @@ export function eraseAccount(db: Db, request: ErasureRequest, secret: Uint8Array
   }
   let links = 0;
   let cases = 0;
+  let labels = 0;
   if (accountId !== null) {
+    // Labels stay (what the events turned out to be); they no longer say whose they were.
+    labels = db.prepare('UPDATE event_labels SET account_id = NULL WHERE account_id = ?').run(accountId).changes;
     const reverse = db.prepare('DELETE FROM account_links WHERE account_id = ? AND signal_type = ? AND other_account_id = ?');
     const own = db.prepare('SELECT signal_type, other_account_id FROM account_links WHERE account_id = ?').all(accountId) as Array<{ signal_type: string; other_account_id: string }>;
     for (const link of own) reverse.run(link.other_account_id, link.signal_type, accountId);
@@ -305,16 +330,28 @@ export function eraseAccount(db: Db, request: ErasureRequest, secret: Uint8Array
     db.prepare('DELETE FROM account_projects WHERE account_id = ?').run(accountId);
     db.prepare('DELETE FROM accounts WHERE account_id = ?').run(accountId);
   }
+  const lists = eraseListValues(db, tenantId, environment, listValues, now);
   const summary: ErasureSummary = {
     account_public_id: accountId,
     erased_at: new Date(now).toISOString(),
-    erased: { events: scored.length + pending.length, pending_events: pending.length, signals, links, cases_unlinked: cases },
+    erased: {
+      events: scored.length + pending.length, pending_events: pending.length, signals, links, cases_unlinked: cases,
+      list_items: lists.removed, labels_unlinked: labels,
+    },
     already_erased: false,
   };
+  // The trail names the account by its acc_ id (or, known only from queued events, by the keyed
+  // hash the erasures table keeps): never by the external id, which may itself be personal.
+  recordAudit(db, {
+    projectId, actor: request.actor, action: 'account.erase',
+    target: `account:${accountId ?? `pending:${request.externalIdHash}`}`,
+    summary: { ...summary.erased, across_projects: request.acrossProjects, lists: lists.lists },
+    at: now,
+  });
   db.prepare('INSERT OR REPLACE INTO erasures (tenant_id, environment, account_id, external_id_hash, project_id, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
     tenantId, environment, accountId ?? `pending:${request.externalIdHash}`, request.externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined }),
   );
-  return { kind: 'erased', summary, velocityKeys };
+  return { kind: 'erased', summary, velocityKeys, listsSeq: lists.seq };
 }
 
 function externalIdOfPayload(payload: string): string | null {

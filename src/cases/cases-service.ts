@@ -5,6 +5,8 @@ import { apiError, type ApiError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
+import { recordAudit } from '../audit/audit-store.js';
+import { labelCaseEvents } from '../labels/labels-store.js';
 import { encodeCursor, type CaseChange, type CaseListQuery } from './cases-query.js';
 
 export interface CaseNote {
@@ -145,8 +147,10 @@ function notFound(): ApiError {
 
 /**
  * Write command: checks the change against the current case, applies it, writes a change note per
- * changed field and the analyst's note, and keeps the account's fraud mark in step with its cases
- * (fraud_confirmed while any of its cases is resolved as fraud). Returns the refusal, if any.
+ * changed field and the analyst's note, keeps the account's fraud mark in step with its cases
+ * (fraud_confirmed while any of its cases is resolved as fraud) and the labels of its events with
+ * its resolution (labels/labels-store.ts), and records the change in the audit trail. Returns the
+ * refusal, if any.
  */
 export function changeCase(db: Db, projectId: string, caseId: string, change: CaseChange, authorKeyId: string, now: number): ApiError | null {
   const current = db.prepare('SELECT status, resolution, account_id, assignee FROM cases WHERE project_id = ? AND case_id = ?').get(projectId, caseId) as
@@ -177,5 +181,14 @@ export function changeCase(db: Db, projectId: string, caseId: string, change: Ca
       "UPDATE accounts SET fraud_confirmed = EXISTS (SELECT 1 FROM cases WHERE account_id = ? AND resolution = 'fraud') WHERE account_id = ?",
     ).run(current.account_id, current.account_id);
   }
+  const labelled = resolution !== current.resolution ? labelCaseEvents(db, projectId, caseId, current.account_id, resolution, authorKeyId, now) : 0;
+  const summary: Record<string, unknown> = {};
+  if (status !== current.status) summary.status = [current.status, status];
+  if (resolution !== current.resolution) summary.resolution = [current.resolution, resolution];
+  if (assignee !== current.assignee) summary.assignee = [current.assignee, assignee];
+  // The note's text stays in the case (analysts' notes may name people); the trail says one was added.
+  if (change.note !== undefined) summary.note_added = true;
+  if (resolution !== current.resolution) summary.events_labelled = labelled;
+  recordAudit(db, { projectId, actor: authorKeyId, action: 'case.change', target: `case:${caseId}`, summary, at: now });
   return null;
 }

@@ -1,5 +1,7 @@
 import { resolveScopes, type KeyKind } from '../auth/api-keys.js';
+import { recordKeyCreated } from '../tenancy/provision.js';
 import { createApiKey, findApiKey, listApiKeys, resolveProjectRef, revokeApiKey, type ApiKeyInfo } from '../tenancy/tenancy-store.js';
+import { kCliActor, recordAudit } from '../audit/audit-store.js';
 import { actionCommand, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError } from './args.js';
 
 const kHelp = `Usage:
@@ -48,7 +50,12 @@ function create(args: string[]): number {
   return withDataDir(values, (db) => {
     const project = resolveProjectRef(db, required(values.project, 'project'));
     if (project === null) throw new UsageError(`no such project: ${values.project}`);
-    const { key, info } = createApiKey(db, { projectId: project.project_id, kind: kind as KeyKind, scopes, label: values.label ?? '', allowedOrigins: origins }, Date.now());
+    const now = Date.now();
+    const { key, info } = db.transaction(() => {
+      const created = createApiKey(db, { projectId: project.project_id, kind: kind as KeyKind, scopes, label: values.label ?? '', allowedOrigins: origins }, now);
+      recordKeyCreated(db, created.info, now);
+      return created;
+    }).immediate();
     if (values.json) {
       printJson({ key, key_id: info.key_id, project_id: info.project_id, environment: info.environment, kind: info.kind, scopes: info.scopes, allowed_origins: info.allowed_origins });
     } else {
@@ -83,7 +90,17 @@ function revoke(args: string[]): number {
   const keyId = values['key-id'] ?? positionals[0];
   if (keyId === undefined) throw new UsageError('--key-id is required');
   return withDataDir(values, (db) => {
-    if (!revokeApiKey(db, keyId, Date.now())) {
+    const now = Date.now();
+    const revoked = db.transaction(() => {
+      const before = findApiKey(db, keyId);
+      if (!revokeApiKey(db, keyId, now)) return false;
+      // Revoking a revoked key changes nothing, and records nothing.
+      if (before !== null && before.revoked_at === null) {
+        recordAudit(db, { projectId: before.project_id, actor: kCliActor, action: 'key.revoke', target: `key:${keyId}`, summary: { kind: before.kind, environment: before.environment }, at: now });
+      }
+      return true;
+    }).immediate();
+    if (!revoked) {
       process.stderr.write(`no such key: ${keyId}\n`);
       return 1;
     }

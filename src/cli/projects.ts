@@ -1,5 +1,5 @@
 import { listPresets } from '../../compiler/index.js';
-import { provisionProject, provisionTenant, kDefaultPreset, kNoPreset } from '../tenancy/provision.js';
+import { provisionProject, provisionTenant, recordProjectCreated, recordTenantCreated, kDefaultPreset, kNoPreset } from '../tenancy/provision.js';
 import { findTenant, listProjects, listTenants } from '../tenancy/tenancy-store.js';
 import { actionCommand, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError, withDataDir } from './args.js';
 
@@ -32,7 +32,12 @@ export const projectsCommand = actionCommand('projects', 'create and list projec
     return withDataDir(values, (db) => {
       const tenant = values.tenant === undefined ? listTenants(db)[0] : findTenant(db, values.tenant);
       if (!tenant) throw new UsageError(values.tenant === undefined ? 'there is no tenant yet: start the server once or run tenants create' : `no such tenant: ${values.tenant}`);
-      const project = provisionProject(db, tenant.tenant_id, name, preset, Date.now());
+      const now = Date.now();
+      const project = db.transaction(() => {
+        const made = provisionProject(db, tenant.tenant_id, name, preset, now);
+        recordProjectCreated(db, made, now);
+        return made;
+      }).immediate();
       if (values.json) printJson(project);
       else print(`${project.project_id}  live  tenant ${project.tenant_id}  "${project.name}"`);
       return 0;
@@ -56,7 +61,12 @@ export const tenantsCommand = actionCommand('tenants', 'create and list tenants'
     if (values.help) return (print(kTenantsHelp), 0);
     const name = required(values.name, 'name');
     return withDataDir(values, (db) => {
-      const created = provisionTenant(db, name, Date.now());
+      const now = Date.now();
+      const created = db.transaction(() => {
+        const made = provisionTenant(db, name, now);
+        recordTenantCreated(db, made, now);
+        return made;
+      }).immediate();
       if (values.json) printJson(created);
       else print(`${created.tenant.tenant_id}  live ${created.live.project_id}  sandbox ${created.sandbox.project_id}`);
       return 0;

@@ -1,4 +1,5 @@
 import { resolveProjectRef, type Project } from '../tenancy/tenancy-store.js';
+import { kCliActor } from '../audit/audit-store.js';
 import type { Db } from '../store/database.js';
 import { generateWebhookSecret, isWebhookSecret } from '../webhooks/signature.js';
 import {
@@ -52,7 +53,7 @@ export const webhookCommand = actionCommand('webhook', 'set, rotate, show or rem
     const url = required(values.url, 'url');
     if (!isHttpUrl(url)) throw new UsageError(`--url: ${JSON.stringify(url)} is not an http(s) URL`);
     const secret = checkedSecret(values.secret);
-    return withProject(values, (db, project) => printConfig(setWebhook(db, project.project_id, url, secret, Date.now()), values.json));
+    return withProject(values, (db, project) => printConfig(setWebhook(db, project.project_id, url, secret, Date.now(), kCliActor), values.json));
   },
   show(args) {
     const { values } = parse(args, kProjectOptions);
@@ -63,7 +64,7 @@ export const webhookCommand = actionCommand('webhook', 'set, rotate, show or rem
     const { values } = parse(args, kProjectOptions);
     if (values.help) return (print(kHelp), 0);
     return withProject(values, (db, project) => {
-      if (!removeWebhook(db, project.project_id)) throw new CliError(`project ${project.project_id} has no webhook`);
+      if (!removeWebhook(db, project.project_id, Date.now(), kCliActor)) throw new CliError(`project ${project.project_id} has no webhook`);
       print(`removed the webhook of ${project.project_id}`);
       return 0;
     });
@@ -75,7 +76,7 @@ export const webhookCommand = actionCommand('webhook', 'set, rotate, show or rem
     if (overlapMs === null || overlapMs > kMaxOverlapMs) throw new UsageError('--overlap must be a duration like 24h, 90m or 2d (s, m, h, d), 0 for none, at most 30d');
     const secret = checkedSecret(values.secret);
     return withProject(values, (db, project) => {
-      const config = rotateWebhookSecret(db, project.project_id, secret, overlapMs, Date.now());
+      const config = rotateWebhookSecret(db, project.project_id, secret, overlapMs, Date.now(), kCliActor);
       if (config === null) throw new CliError(`project ${project.project_id} has no webhook; set one first`);
       return printConfig(config, values.json);
     });
@@ -102,12 +103,12 @@ export const webhookCommand = actionCommand('webhook', 'set, rotate, show or rem
     return withProject(values, (db, project) => {
       configOf(db, project);
       if (messageId === undefined) {
-        const count = redeliverAbandoned(db, project.project_id, Date.now());
+        const count = redeliverAbandoned(db, project.project_id, Date.now(), kCliActor);
         if (values.json) printJson({ redelivered: count });
         else print(`${count} abandoned message(s) of ${project.project_id} are due again`);
         return 0;
       }
-      const delivery = redeliver(db, project.project_id, messageId, Date.now());
+      const delivery = redeliver(db, project.project_id, messageId, Date.now(), kCliActor);
       if (delivery === null) throw new CliError(`project ${project.project_id} has no message ${messageId}`);
       if (values.json) printJson(delivery);
       else print(describeDelivery(delivery));

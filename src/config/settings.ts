@@ -88,6 +88,10 @@ export const kSettings = {
     flag: 'sqlite-busy-timeout-ms', env: 'SQLITE_BUSY_TIMEOUT_MS', type: 'integer', default: 2000, minimum: 0, maximum: 60_000,
     description: 'How long the writer waits for a lock held by another process (a backup, the CLI).',
   },
+  auditRetentionDays: {
+    flag: 'audit-retention-days', env: 'AUDIT_RETENTION_DAYS', type: 'integer', default: 400, minimum: 1, maximum: 36_500,
+    description: 'Audit records older than this many days are deleted by a background purge (hourly, and at start).',
+  },
   logLevel: {
     flag: 'log-level', env: 'LOG_LEVEL', type: 'string', default: 'info', choices: ['debug', 'info', 'warn', 'error'],
     description: 'Least severe log lines written (JSON lines on stderr): debug, info, warn or error.',

@@ -2,6 +2,8 @@
 // rate-limit class, and handler. The server (server.ts) applies each column in the same order for
 // every route; nothing about a route is decided anywhere else.
 import type { Scope } from '../auth/api-keys.js';
+import type { LabelsHandlers } from './handlers/labels.js';
+import type { ListsHandlers } from './handlers/lists.js';
 import type { RulesHandlers } from './handlers/rules.js';
 import type { WebhookHandlers } from './handlers/webhooks.js';
 import type { HttpMethod } from './router.js';
@@ -11,8 +13,13 @@ import type { Handler, RateLimitClass, RouteDefinition } from './types.js';
 export const kDefaultBodyLimit = 1024 * 1024;
 /** Body cap of POST /v1/fp/collect (interface, Limits). */
 export const kFingerprintBodyLimit = 64 * 1024;
+/**
+ * Body cap of POST /v1/lists/{list_id}/items: 10,000 items with notes of their own do not fit in
+ * 1 MiB (docs/lists.md).
+ */
+export const kListItemsBodyLimit = 4 * 1024 * 1024;
 
-export interface RouteHandlers extends RulesHandlers, WebhookHandlers {
+export interface RouteHandlers extends RulesHandlers, WebhookHandlers, ListsHandlers, LabelsHandlers {
   readonly health: Handler;
   readonly metrics: Handler;
   readonly submitEvent: Handler;
@@ -24,6 +31,7 @@ export interface RouteHandlers extends RulesHandlers, WebhookHandlers {
   readonly changeCase: Handler;
   readonly fpCollect: Handler;
   readonly fpAgent: Handler;
+  readonly audit: Handler;
 }
 
 type Auth = RouteDefinition['auth'];
@@ -32,13 +40,17 @@ type Body = RouteDefinition['body'];
 interface Extras {
   readonly liveOnly?: boolean;
   readonly cors?: boolean;
+  readonly alsoScope?: Scope;
 }
 
 function row(
   method: HttpMethod, pattern: string, auth: Auth, scope: Scope | null, body: Body, bodyLimit: number,
   rateLimit: RateLimitClass, handler: Handler, extras: Extras = {},
 ): RouteDefinition {
-  return { method, pattern, auth, scope, body, bodyLimit, rateLimit, handler, liveOnly: extras.liveOnly ?? false, cors: extras.cors ?? false };
+  return {
+    method, pattern, auth, scope, body, bodyLimit, rateLimit, handler,
+    liveOnly: extras.liveOnly ?? false, cors: extras.cors ?? false, alsoScope: extras.alsoScope ?? null,
+  };
 }
 
 const kMiB = kDefaultBodyLimit;
@@ -55,6 +67,9 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('GET',    '/v1/cases',               'key',  'cases:read',     'none', kMiB,                  'route', h.listCases),
     row('GET',    '/v1/cases/:case_id',      'key',  'cases:read',     'none', kMiB,                  'route', h.readCase),
     row('PATCH',  '/v1/cases/:case_id',      'key',  'cases:write',    'json', kMiB,                  'route', h.changeCase),
+    // The event behind a case, and its label (docs/events.md): the analyst's routes.
+    row('GET',    '/v1/events/:event_id',    'key',  'cases:read',     'none', kMiB,                  'route', h.readEvent),
+    row('PUT',    '/v1/events/:event_id/label', 'key', 'cases:write',  'json', kMiB,                  'route', h.labelEvent),
     row('POST',   '/v1/fp/collect',          'key',  'fp:write',       'json', kFingerprintBodyLimit, 'fp',    h.fpCollect, { cors: true }),
     // cors so that pages may load it with integrity= and crossorigin="anonymous" (subresource integrity).
     row('GET',    '/v1/fp/agent.js',         'none', null,             'none', kMiB,                  'none',  h.fpAgent, { cors: true }),
@@ -69,6 +84,16 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('PUT',    '/v1/policy',              'key',  'rules:write',    'json', kMiB,                  'route', h.replacePolicy),
     row('GET',    '/v1/rulesets',            'key',  'rules:read',     'none', kMiB,                  'route', h.listRulesets),
     row('GET',    '/v1/rulesets/:version',   'key',  'rules:read',     'none', kMiB,                  'route', h.readRuleset),
+    // Block and allow lists (DESIGN §8, docs/lists.md): read with the rules, changed with them.
+    row('GET',    '/v1/lists',               'key',  'rules:read',     'none', kMiB,                  'route', h.listLists),
+    row('POST',   '/v1/lists',               'key',  'rules:write',    'json', kMiB,                  'route', h.createList),
+    row('GET',    '/v1/lists/:list_id',      'key',  'rules:read',     'none', kMiB,                  'route', h.readList),
+    row('DELETE', '/v1/lists/:list_id',      'key',  'rules:write',    'none', kMiB,                  'route', h.deleteList),
+    row('POST',   '/v1/lists/:list_id/items', 'key', 'rules:write',    'json', kListItemsBodyLimit,   'route', h.addListItems),
+    row('POST',   '/v1/lists/:list_id/remove', 'key', 'rules:write',   'json', kListItemsBodyLimit,   'route', h.removeListItems),
+    // The audit trail (docs/audit.md): it records rule and list changes and case and label work
+    // alike, so reading it takes the read scopes of both (the interface's scope names are fixed).
+    row('GET',    '/v1/audit',               'key',  'rules:read',     'none', kMiB,                  'route', h.audit, { alsoScope: 'cases:read' }),
     // Webhook deliveries (docs/webhooks.md): a message carries a decision, which scores:read reads;
     // sending one again is part of event intake, which events:write grants.
     row('GET',    '/v1/webhooks/deliveries', 'key',  'scores:read',    'none', kMiB,                  'route', h.listDeliveries),

@@ -366,7 +366,10 @@ export class HttpServer {
 
   #authorize(route: CompiledRoute, key: AuthenticatedKey, origin: string): ApiError | null {
     if (route.scope !== null && !key.scopes.has(route.scope)) {
-      return apiError('SCOPE_ERROR', `This key lacks the scope ${route.scope}, which ${route.label} needs.`);
+      return apiError('SCOPE_ERROR', `This key lacks the scope ${route.scope}, which ${route.label} needs${route.alsoScope === null ? '' : ` (with ${route.alsoScope})`}.`);
+    }
+    if (route.alsoScope !== null && !key.scopes.has(route.alsoScope)) {
+      return apiError('SCOPE_ERROR', `This key lacks the scope ${route.alsoScope}, which ${route.label} needs (with ${route.scope}).`);
     }
     if (route.liveOnly && key.environment !== 'live') return apiError('SANDBOX_KEY_FORBIDDEN');
     if (route.cors && key.allowedOrigins !== null && !key.allowedOrigins.includes(origin)) {

@@ -57,6 +57,8 @@ export interface RouteDefinition {
   /** 'key': Authorization: Bearer <key> required. 'none': open (health, metrics, agent script). */
   readonly auth: 'key' | 'none';
   readonly scope: Scope | null;
+  /** A second scope the key must hold as well (GET /v1/audit: rules:read and cases:read). */
+  readonly alsoScope: Scope | null;
   /** Refuses sandbox keys with 403 SANDBOX_KEY_FORBIDDEN. */
   readonly liveOnly: boolean;
   /** 'json': a JSON object body is required. 'optional-json': an empty body reads as {}. */

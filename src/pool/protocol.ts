@@ -13,6 +13,8 @@ export interface WorkerSetup {
   readonly installSecret: string;
   /** Test-suite faults (config FAULT_INJECTION) the worker simulates; empty in production. */
   readonly faults: readonly string[];
+  /** The lists clock (lists/lists-clock.ts), shared with the HTTP thread. */
+  readonly listsClock: SharedArrayBuffer;
 }
 
 /** What the worker must compute besides the rules (bit flags, so the message stays small). */

@@ -15,6 +15,8 @@ import { encodeRecordedSignals, type RecordedSignals } from '../scoring/recorded
 import { decide, storedResultJson } from '../scoring/score-result.js';
 import type { EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
 import { announceThread } from '../shared/threads.js';
+import { ListsClock } from '../lists/lists-clock.js';
+import { WorkerLists } from '../lists/worker-lists.js';
 
 announceThread('rules');
 
@@ -27,6 +29,7 @@ const db = new Database(databasePath(setup.dataDir), { readonly: true, fileMustE
 db.pragma('busy_timeout = 5000');
 const stored = new StoredSignals(db);
 const rulesets = new LoadedRulesets(db);
+const lists = new WorkerLists(db, new ListsClock(setup.listsClock));
 
 /**
  * FAULT_INJECTION rule_worker_oom / rule_worker_hang (tests only): an event whose body contains the
@@ -61,9 +64,16 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       results[i] = { ok: false, code: 'INTERNAL_ERROR', message: `signals could not be read: ${(error as Error).message}` };
       continue;
     }
+    const country = (prepared.event.user as { country?: unknown } | undefined)?.country;
+    const listView = lists.forEvent(item.projectId, item.now, typeof country === 'string' ? country : null);
     const started = performance.now();
-    const outcome = ruleset.evaluate({ event: prepared.event, signals: prepared.signals, now: item.now });
+    const outcome = ruleset.evaluate({ event: prepared.event, signals: prepared.signals, now: item.now, lists: listView });
     const evalMs = performance.now() - started;
+    if (listView.failure !== null) {
+      // A list could not be read: no verdict from rules that could not see it.
+      results[i] = { ok: false, code: 'INTERNAL_ERROR', message: `lists could not be read: ${listView.failure}` };
+      continue;
+    }
     if (outcome.over_budget) {
       // Some rules could not finish: no partial verdict. The same event on the same ruleset will
       // always do this (the budget counts work, not time), so it is not retried here.

@@ -3,7 +3,8 @@
 // stops when idle, so a server whose rules nobody edits keeps no thread for it.
 import { Piscina } from 'piscina';
 import type { CompileResult, RuleDefinition } from '../../compiler/index.js';
-import type { ValidateOutcome } from './compile-worker.js';
+import type { ListKind } from '../lists/list-kinds.js';
+import type { NormalizeOutcome, ValidateOutcome } from './compile-worker.js';
 
 const kIdleTimeoutMs = 60_000;
 
@@ -15,14 +16,22 @@ export class RulesCompiler {
     idleTimeout: kIdleTimeoutMs,
   });
 
-  /** validateRuleDefinition on the compiler thread. Rejects only if the thread fails. */
-  validate(input: unknown): Promise<ValidateOutcome> {
-    return this.#pool.run(input, { name: 'validate' }) as Promise<ValidateOutcome>;
+  /**
+   * validateRuleDefinition on the compiler thread, in_list() ids checked against `lists` (the
+   * project's). Rejects only if the thread fails.
+   */
+  validate(input: unknown, lists: readonly string[]): Promise<ValidateOutcome> {
+    return this.#pool.run({ input, lists }, { name: 'validate' }) as Promise<ValidateOutcome>;
   }
 
   /** compileRuleset on the compiler thread. Rejects only if the thread fails (or the compiler throws on a bug). */
-  compile(rules: readonly RuleDefinition[]): Promise<CompileResult> {
-    return this.#pool.run(rules, { name: 'compile' }) as Promise<CompileResult>;
+  compile(rules: readonly RuleDefinition[], lists: readonly string[]): Promise<CompileResult> {
+    return this.#pool.run({ rules, lists }, { name: 'compile' }) as Promise<CompileResult>;
+  }
+
+  /** List values normalised by `kind` on the compiler thread (lists-service.ts). */
+  normalizeListValues(kind: ListKind, values: readonly unknown[]): Promise<NormalizeOutcome> {
+    return this.#pool.run({ kind, values }, { name: 'normalizeListValues' }) as Promise<NormalizeOutcome>;
   }
 
   close(): Promise<void> {

@@ -16,6 +16,12 @@ import {
   readLiveVersion, readRuleHistory, readRuleset, sameDrafts,
 } from './ruleset-store.js';
 import { policyView, ruleView, ruleWithHistoryView, rulesListView, rulesetView } from './rules-view.js';
+import { projectListIds } from '../lists/list-store.js';
+
+/** A list a rule reads was deleted between the check and the save (a race with DELETE /v1/lists). */
+function listsGone(lists: readonly string[]): ApiError {
+  return apiError('VALIDATION_ERROR', `The project has no list ${lists.map((id) => `'${id}'`).join(', ')} any more (deleted meanwhile); create it, or change the expression.`, 'expression');
+}
 
 export type RulesAnswer = { readonly ok: true; readonly status: number; readonly body: object } | { readonly ok: false; readonly error: ApiError };
 
@@ -80,12 +86,12 @@ export class RulesService {
   }
 
   async create(projectId: string, keyId: string, input: Record<string, unknown>): Promise<RulesAnswer> {
-    const checked = await this.#check(input);
+    const checked = await this.#check(projectId, input);
     if (!checked.ok) return checked;
     const rule = checked.rule;
     let outcome;
     try {
-      outcome = await this.#writer.call('createDraftRule', projectId, rule, keyId, kMaxRules, this.#now());
+      outcome = await this.#writer.call('createDraftRule', projectId, rule, keyId, kMaxRules, this.#now(), checked.lists);
     } catch (error) {
       return failed('The rule could not be saved', error);
     }
@@ -96,6 +102,8 @@ export class RulesService {
         return refused(apiError('VALIDATION_ERROR', `A rule ${rule.rule_id} exists already: change it with PUT /v1/rules/${rule.rule_id}.`, 'rule_id'));
       case 'limit':
         return refused(apiError('VALIDATION_ERROR', `The project has ${outcome.limit} rules, the most a ruleset may hold (archived rules count). Reuse an archived rule instead.`, 'rule_id'));
+      case 'missing_lists':
+        return refused(listsGone(outcome.lists));
     }
   }
 
@@ -103,11 +111,11 @@ export class RulesService {
     const ruleId = change.record.rule_id as string;
     // Unknown rule first: checking the body of a rule that cannot be replaced would be wasted work.
     if (readDraftRuleRecord(this.#readDb, projectId, ruleId) === null) return refused(ruleNotFound(ruleId));
-    const checked = await this.#check(change.record);
+    const checked = await this.#check(projectId, change.record);
     if (!checked.ok) return checked;
     let outcome;
     try {
-      outcome = await this.#writer.call('replaceDraftRule', projectId, checked.rule, change.expectedVersion, keyId, this.#now());
+      outcome = await this.#writer.call('replaceDraftRule', projectId, checked.rule, change.expectedVersion, keyId, this.#now(), checked.lists);
     } catch (error) {
       return failed('The rule could not be saved', error);
     }
@@ -119,14 +127,19 @@ export class RulesService {
         return refused(ruleNotFound(ruleId));
       case 'version_mismatch':
         return refused(versionMismatch(`rule ${ruleId}`, change.expectedVersion!, outcome.current));
+      case 'missing_lists':
+        return refused(listsGone(outcome.lists));
     }
   }
 
-  /** validateRuleDefinition on the compiler thread, its problems as one VALIDATION_ERROR. */
-  async #check(input: Record<string, unknown>): Promise<{ ok: true; rule: RuleDefinition } | { ok: false; error: ApiError }> {
+  /**
+   * validateRuleDefinition on the compiler thread, in_list() ids checked against the project's
+   * lists; its problems as one VALIDATION_ERROR.
+   */
+  async #check(projectId: string, input: Record<string, unknown>): Promise<{ ok: true; rule: RuleDefinition; lists: string[] } | { ok: false; error: ApiError }> {
     let checked;
     try {
-      checked = await this.#compiler.validate(input);
+      checked = await this.#compiler.validate(input, projectListIds(this.#readDb, projectId));
     } catch (error) {
       return { ok: false, error: apiError('INTERNAL_ERROR', `The rule could not be checked: ${(error as Error).message}. Nothing was changed.`) };
     }
@@ -137,11 +150,11 @@ export class RulesService {
     return ok(policyView(readDraftPolicyRecord(this.#readDb, projectId)));
   }
 
-  async replacePolicy(projectId: string, change: PolicyChange): Promise<RulesAnswer> {
+  async replacePolicy(projectId: string, keyId: string, change: PolicyChange): Promise<RulesAnswer> {
     const thresholds = { review_threshold: change.review_threshold, block_threshold: change.block_threshold };
     let outcome;
     try {
-      outcome = await this.#writer.call('replaceDraftPolicy', projectId, thresholds, change.expectedVersion, this.#now());
+      outcome = await this.#writer.call('replaceDraftPolicy', projectId, thresholds, change.expectedVersion, this.#now(), keyId);
     } catch (error) {
       return failed('The policy could not be saved', error);
     }
@@ -160,7 +173,7 @@ export class RulesService {
       if (live !== null && sameDrafts(snapshot, live)) return ok({ changed: false, ...rulesetView(live, live.version) });
       let compiled;
       try {
-        compiled = await this.#compiler.compile(snapshot.rules);
+        compiled = await this.#compiler.compile(snapshot.rules, projectListIds(this.#readDb, projectId));
       } catch (error) {
         return failed('The ruleset could not be compiled', error);
       }
@@ -172,6 +185,8 @@ export class RulesService {
         return failed('The ruleset could not be stored', error);
       }
       if (outcome.kind === 'stale') continue;
+      // A list deleted between the compile and the store: compile again, which names the rules.
+      if (outcome.kind === 'missing_lists') continue;
       if (outcome.kind === 'published') {
         // Committed: the next event of the project must take the new version, not the cached one.
         this.#live.notifyPublished(projectId);

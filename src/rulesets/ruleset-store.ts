@@ -2,6 +2,7 @@
 // Publishing compiles the drafts with compiler/ and stores ruleset version N+1 in one transaction:
 // the new version is live the moment that transaction commits, and never half-written.
 import { compileRuleset, getPreset, type RuleDefinition, type RuleDiagnostic, type RulesetArtifact } from '../../compiler/index.js';
+import { recordAudit } from '../audit/audit-store.js';
 import type { Db } from '../store/database.js';
 
 export interface Policy {
@@ -115,14 +116,42 @@ export type CreateRuleOutcome =
   | { readonly kind: 'created'; readonly record: DraftRuleRecord }
   | { readonly kind: 'exists' }
   /** The project already holds `limit` rules (archived ones included: they are still records). */
-  | { readonly kind: 'limit'; readonly limit: number };
+  | { readonly kind: 'limit'; readonly limit: number }
+  /** A list the rule reads is gone (deleted since the rule was checked). */
+  | { readonly kind: 'missing_lists'; readonly lists: string[] };
 
-/** Write command: adds a new draft rule as version 1. The existence check and the insert are one transaction. */
-export function createDraftRule(db: Db, projectId: string, rule: RuleDefinition, changedBy: string, maxRules: number, now: number): CreateRuleOutcome {
+/** Of `lists`, those the project does not have (as of this transaction). */
+export function missingLists(db: Db, projectId: string, lists: readonly string[]): string[] {
+  if (lists.length === 0) return [];
+  const exists = db.prepare('SELECT 1 FROM lists WHERE project_id = ? AND list_id = ? AND deleted_at IS NULL');
+  return lists.filter((listId) => exists.get(projectId, listId) === undefined);
+}
+
+/** Records which lists a draft rule reads (rule_lists): a list in use cannot be deleted. */
+function setRuleLists(db: Db, projectId: string, ruleId: string, lists: readonly string[]): void {
+  db.prepare('DELETE FROM rule_lists WHERE project_id = ? AND rule_id = ?').run(projectId, ruleId);
+  const insert = db.prepare('INSERT INTO rule_lists (project_id, list_id, rule_id) VALUES (?, ?, ?)');
+  for (const listId of lists) insert.run(projectId, listId, ruleId);
+}
+
+/**
+ * Write command: adds a new draft rule as version 1. The existence check, the check that the lists
+ * it reads (`lists`) exist, the insert and its audit record are one transaction.
+ */
+export function createDraftRule(
+  db: Db, projectId: string, rule: RuleDefinition, changedBy: string, maxRules: number, now: number, lists: readonly string[] = [],
+): CreateRuleOutcome {
   if (readDraftRule(db, projectId, rule.rule_id) !== null) return { kind: 'exists' };
   const { n } = db.prepare('SELECT count(*) AS n FROM rules WHERE project_id = ?').get(projectId) as { n: number };
   if (n >= maxRules) return { kind: 'limit', limit: maxRules };
-  saveDraftRule(db, projectId, rule, changedBy, now);
+  const missing = missingLists(db, projectId, lists);
+  if (missing.length > 0) return { kind: 'missing_lists', lists: missing };
+  const stored = saveDraftRule(db, projectId, rule, changedBy, now);
+  setRuleLists(db, projectId, rule.rule_id, lists);
+  recordAudit(db, {
+    projectId, actor: changedBy, action: 'rule.create', target: `rule:${rule.rule_id}`,
+    summary: { version: stored.version, kind: stored.kind, status: stored.status, lists: [...lists] }, at: now,
+  });
   return { kind: 'created', record: readDraftRuleRecord(db, projectId, rule.rule_id)! };
 }
 
@@ -132,21 +161,38 @@ export type ReplaceRuleOutcome =
   | { readonly kind: 'unchanged'; readonly record: DraftRuleRecord }
   | { readonly kind: 'not_found' }
   /** The caller's expected version is not the current one (someone else changed the rule). */
-  | { readonly kind: 'version_mismatch'; readonly current: number };
+  | { readonly kind: 'version_mismatch'; readonly current: number }
+  /** A list the rule reads is gone (deleted since the rule was checked). */
+  | { readonly kind: 'missing_lists'; readonly lists: string[] };
 
 /**
  * Write command: replaces an existing draft rule with its next version. `expectedVersion`, when
  * not null, must be the current version: an optimistic lock between analysts editing one rule.
+ * `lists`: the lists the new version reads, which must exist.
  */
 export function replaceDraftRule(
-  db: Db, projectId: string, rule: RuleDefinition, expectedVersion: number | null, changedBy: string, now: number,
+  db: Db, projectId: string, rule: RuleDefinition, expectedVersion: number | null, changedBy: string, now: number, lists: readonly string[] = [],
 ): ReplaceRuleOutcome {
   const current = readDraftRuleRecord(db, projectId, rule.rule_id);
   if (current === null) return { kind: 'not_found' };
   if (expectedVersion !== null && expectedVersion !== current.rule.version) return { kind: 'version_mismatch', current: current.rule.version };
   if (sameRuleContent(current.rule, rule)) return { kind: 'unchanged', record: current };
-  saveDraftRule(db, projectId, rule, changedBy, now);
+  const missing = missingLists(db, projectId, lists);
+  if (missing.length > 0) return { kind: 'missing_lists', lists: missing };
+  const stored = saveDraftRule(db, projectId, rule, changedBy, now);
+  setRuleLists(db, projectId, rule.rule_id, lists);
+  recordAudit(db, {
+    projectId, actor: changedBy, action: 'rule.replace', target: `rule:${rule.rule_id}`,
+    summary: { version: stored.version, previous_version: current.rule.version, changed: changedFields(current.rule, stored), status: stored.status, lists: [...lists] },
+    at: now,
+  });
   return { kind: 'saved', record: readDraftRuleRecord(db, projectId, rule.rule_id)! };
+}
+
+/** The fields of a rule that differ between two versions (for the audit summary: names, not contents). */
+function changedFields(before: RuleDefinition, after: RuleDefinition): string[] {
+  const fields = ['kind', 'status', 'expression', 'score_delta', 'bands', 'action', 'description'] as const;
+  return fields.filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
 }
 
 /** Equal in every field but the version. */
@@ -193,14 +239,23 @@ export type ReplacePolicyOutcome =
 
 /** Write command: saves the draft thresholds as the policy's next version, unless they are unchanged. */
 export function replaceDraftPolicy(
-  db: Db, projectId: string, thresholds: { review_threshold: number; block_threshold: number }, expectedVersion: number | null, now: number,
+  db: Db, projectId: string, thresholds: { review_threshold: number; block_threshold: number }, expectedVersion: number | null, now: number, changedBy: string,
 ): ReplacePolicyOutcome {
   const current = readDraftPolicyRecord(db, projectId);
   if (expectedVersion !== null && expectedVersion !== current.version) return { kind: 'version_mismatch', current: current.version };
   if (current.updated_at !== null && current.review_threshold === thresholds.review_threshold && current.block_threshold === thresholds.block_threshold) {
     return { kind: 'unchanged', policy: current };
   }
-  saveDraftPolicy(db, projectId, thresholds, now);
+  const saved = saveDraftPolicy(db, projectId, thresholds, now);
+  recordAudit(db, {
+    projectId, actor: changedBy, action: 'policy.replace', target: 'policy',
+    summary: {
+      version: saved.version,
+      review_threshold: [current.review_threshold, saved.review_threshold],
+      block_threshold: [current.block_threshold, saved.block_threshold],
+    },
+    at: now,
+  });
   return { kind: 'saved', policy: readDraftPolicyRecord(db, projectId) };
 }
 
@@ -232,7 +287,9 @@ export type StoreRulesetOutcome =
   /** The live ruleset already holds exactly these drafts (a concurrent publish stored them). */
   | { readonly kind: 'unchanged'; readonly ruleset: PublishedRuleset }
   /** A draft changed after the snapshot was compiled: compile again. */
-  | { readonly kind: 'stale' };
+  | { readonly kind: 'stale' }
+  /** A list the compiled rules read is gone (deleted since they were compiled). */
+  | { readonly kind: 'missing_lists'; readonly lists: string[] };
 
 /**
  * Write command: stores `artifact`, compiled elsewhere from `snapshot`, as ruleset version N+1.
@@ -246,7 +303,16 @@ export function storePublishedRuleset(
   if (!sameDrafts(readDraftSnapshot(db, projectId), snapshot)) return { kind: 'stale' };
   const live = readLiveRuleset(db, projectId);
   if (live !== null && sameDrafts(live, snapshot)) return { kind: 'unchanged', ruleset: live };
-  return { kind: 'published', ruleset: insertRuleset(db, projectId, snapshot, artifact, publishedBy, now) };
+  const missing = missingLists(db, projectId, artifact.lists);
+  if (missing.length > 0) return { kind: 'missing_lists', lists: missing };
+  const ruleset = insertRuleset(db, projectId, snapshot, artifact, publishedBy, now);
+  const changes = draftChanges(snapshot, live);
+  recordAudit(db, {
+    projectId, actor: publishedBy, action: 'ruleset.publish', target: `ruleset:${ruleset.version}`,
+    summary: { version: ruleset.version, previous_version: live?.version ?? null, rules: artifact.rules.length, changed_rules: changes.changed_rules, policy_changed: changes.policy_changed, lists: artifact.lists },
+    at: now,
+  });
+  return { kind: 'published', ruleset };
 }
 
 /**
@@ -293,6 +359,13 @@ function insertRuleset(db: Db, projectId: string, snapshot: DraftSnapshot, artif
     projectId, ruleset.version, ruleset.max_possible, JSON.stringify(ruleset.signals), JSON.stringify(ruleset.rules),
     JSON.stringify(ruleset.policy), now, publishedBy, artifact.source,
   );
+  // Which rules read which lists: a list the live ruleset reads cannot be deleted. Written only
+  // when there are some (the column's default is {}), so that presets install on any schema.
+  if (artifact.lists.length > 0) {
+    const lists: Record<string, string[]> = {};
+    for (const rule of artifact.rules) for (const listId of rule.lists) (lists[listId] ??= []).push(rule.rule_id);
+    db.prepare('UPDATE rulesets SET lists = ? WHERE project_id = ? AND version = ?').run(JSON.stringify(lists), projectId, ruleset.version);
+  }
   return ruleset;
 }
 

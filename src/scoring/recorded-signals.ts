@@ -31,7 +31,10 @@ export function encodeRecordedSignals(signals: RecordedSignals): string {
   let account: Array<number | null> | null = null;
   if (signals.account !== undefined) {
     const a = signals.account;
-    account = [a.known ? 1 : 0, ...kAccountNumbers.map((field) => a[field] ?? null), a.fraud_confirmed === undefined ? null : a.fraud_confirmed ? 1 : 0];
+    account = [
+      a.known ? 1 : 0, ...kAccountNumbers.map((field) => a[field] ?? null), a.fraud_confirmed === undefined ? null : a.fraud_confirmed ? 1 : 0,
+      a.labelled_fraud ?? null,
+    ];
   }
   return JSON.stringify([kFormat, velocity, links, account]);
 }
@@ -61,6 +64,8 @@ export function decodeRecordedSignals(stored: string): RecordedSignals {
     });
     const fraud = account[kAccountNumbers.length + 1];
     if (fraud !== null && fraud !== undefined) a.fraud_confirmed = fraud === 1;
+    const labelled = account[kAccountNumbers.length + 2];
+    if (labelled !== null && labelled !== undefined) a.labelled_fraud = labelled;
     decoded.account = a as unknown as AccountSignals;
   }
   return decoded;

@@ -37,3 +37,12 @@ export function decodeCursor(text: string, length: number): unknown[] | null {
     return null;
   }
 }
+
+const kRfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** An RFC 3339 date-time as epoch ms, or null when `value` is not one. */
+export function parseRfc3339(value: string): number | null {
+  if (!kRfc3339.test(value)) return null;
+  const time = Date.parse(value);
+  return Number.isNaN(time) ? null : time;
+}

@@ -17,7 +17,7 @@ export function normalizeIp(raw: string): string | null {
 }
 
 /** The eight 16-bit groups of an address that isIPv6 accepted. */
-function expandIpv6(text: string): number[] | null {
+export function expandIpv6(text: string): number[] | null {
   let body = text;
   const embedded: number[] = [];
   // A trailing dotted IPv4 part (::ffff:1.2.3.4) stands for the last two groups.

@@ -24,6 +24,8 @@ export interface AccountSignals {
   blocks?: number;
   reviews?: number;
   fraud_confirmed?: boolean;
+  /** The account's events labelled fraud (docs/events.md, "Labels"). */
+  labelled_fraud?: number;
 }
 
 export interface HashedSignal {
@@ -45,7 +47,7 @@ export class StoredSignals {
   readonly #holders: Statement<[string, string, string, string, string], OtherAccount>;
   readonly #recentHolders: Statement<[string, string, string, string, string, number], OtherAccount>;
   readonly #links: Statement<[string], OtherAccount & { signal_type: string }>;
-  readonly #account: Statement<[string], { created_at: number; events: number; blocks: number; reviews: number; fraud_confirmed: number }>;
+  readonly #account: Statement<[string], { created_at: number; events: number; blocks: number; reviews: number; fraud_confirmed: number; labelled_fraud: number }>;
 
   constructor(db: Database) {
     const joined = `SELECT s.account_id, a.fraud_confirmed, a.blocks FROM account_signals s JOIN accounts a ON a.account_id = s.account_id
@@ -56,7 +58,12 @@ export class StoredSignals {
       `SELECT l.signal_type, l.other_account_id AS account_id, a.fraud_confirmed, a.blocks
        FROM account_links l JOIN accounts a ON a.account_id = l.other_account_id WHERE l.account_id = ?`,
     );
-    this.#account = db.prepare('SELECT created_at, events, blocks, reviews, fraud_confirmed FROM accounts WHERE account_id = ?');
+    // labelled_fraud: one range of the labels' account index (migrations/009).
+    this.#account = db.prepare(
+      `SELECT created_at, events, blocks, reviews, fraud_confirmed,
+         (SELECT count(*) FROM event_labels l WHERE l.account_id = a.account_id AND l.label = 'fraud') AS labelled_fraud
+       FROM accounts a WHERE account_id = ?`,
+    );
   }
 
   /**
@@ -102,6 +109,7 @@ export class StoredSignals {
       blocks: row.blocks,
       reviews: row.reviews,
       fraud_confirmed: row.fraud_confirmed === 1,
+      labelled_fraud: row.labelled_fraud,
     };
   }
 }

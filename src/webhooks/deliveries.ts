@@ -59,13 +59,13 @@ export class DeliveriesService {
     return { deliveries: page.deliveries, next_cursor: page.next === null ? null : encodeCursor([page.next]) };
   }
 
-  async redeliver(projectId: string, messageId: string): Promise<Checked<Delivery>> {
+  async redeliver(projectId: string, messageId: string, actor: string): Promise<Checked<Delivery>> {
     if (findWebhook(this.#readDb, projectId) === null) {
       return { ok: false, error: apiError('NOT_FOUND', 'This project has no webhook to deliver to; set one with fraud-scorer webhook set.') };
     }
     let delivery: Delivery | null;
     try {
-      delivery = await this.#writer.call('redeliver', projectId, messageId, this.#now());
+      delivery = await this.#writer.call('redeliver', projectId, messageId, this.#now(), actor);
     } catch (error) {
       return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The redelivery could not be recorded; nothing was changed. Retry the request.'), error) };
     }

@@ -1,5 +1,6 @@
 // Per-project webhook configuration and the delivery outbox (schema: migrations/003-events.ts,
 // 008-operations.ts).
+import { recordAudit } from '../audit/audit-store.js';
 import type { Db } from '../store/database.js';
 
 export interface WebhookConfig {
@@ -15,14 +16,40 @@ export interface WebhookConfig {
 
 const kConfigColumns = 'project_id, url, secret, previous_secret, previous_secret_until, created_at, updated_at';
 
-/** Sets the URL and the secret; the new secret alone signs from now on (no overlap). */
-export function setWebhook(db: Db, projectId: string, url: string, secret: string, now: number): WebhookConfig {
-  db.prepare(
-    `INSERT INTO webhooks (project_id, url, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-     ON CONFLICT (project_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at,
-       previous_secret = NULL, previous_secret_until = NULL`,
-  ).run(projectId, url, secret, now, now);
-  return findWebhook(db, projectId)!;
+// The changes below run with their audit record in one transaction, taken IMMEDIATE: the command
+// line calls them while a server writes, and a transaction that starts by reading and then writes
+// cannot wait for the server's write lock (SQLite answers SQLITE_BUSY at once), where one that takes
+// the lock first waits up to the busy timeout. Inside the writer's own transaction (redeliver) they
+// are a savepoint.
+
+/**
+ * The part of a webhook URL the audit trail may hold: its origin. A path or query may carry a
+ * token of the receiver's, which the trail must not keep.
+ */
+function urlOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}
+
+/** Sets the URL and the secret; the new secret alone signs from now on (no overlap). `actor`: for the audit trail. */
+export function setWebhook(db: Db, projectId: string, url: string, secret: string, now: number, actor: string): WebhookConfig {
+  return db.transaction(() => {
+    const before = findWebhook(db, projectId);
+    db.prepare(
+      `INSERT INTO webhooks (project_id, url, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (project_id) DO UPDATE SET url = excluded.url, secret = excluded.secret, updated_at = excluded.updated_at,
+         previous_secret = NULL, previous_secret_until = NULL`,
+    ).run(projectId, url, secret, now, now);
+    recordAudit(db, {
+      projectId, actor, action: 'webhook.set', target: 'webhook',
+      summary: { url_origin: urlOrigin(url), url_changed: before === null || before.url !== url, secret_replaced: true, first: before === null },
+      at: now,
+    });
+    return findWebhook(db, projectId)!;
+  }).immediate();
 }
 
 /**
@@ -30,20 +57,28 @@ export function setWebhook(db: Db, projectId: string, url: string, secret: strin
  * all), so receivers can switch without dropping a message. A secret that was still overlapping
  * from an earlier rotation stops signing now. null when the project has no webhook.
  */
-export function rotateWebhookSecret(db: Db, projectId: string, secret: string, overlapMs: number, now: number): WebhookConfig | null {
-  const changed = db.prepare(
-    `UPDATE webhooks SET previous_secret = CASE WHEN ? > 0 THEN secret END, previous_secret_until = CASE WHEN ? > 0 THEN ? END,
-       secret = ?, updated_at = ? WHERE project_id = ?`,
-  ).run(overlapMs, overlapMs, now + overlapMs, secret, now, projectId).changes;
-  return changed === 0 ? null : findWebhook(db, projectId);
+export function rotateWebhookSecret(db: Db, projectId: string, secret: string, overlapMs: number, now: number, actor: string): WebhookConfig | null {
+  return db.transaction(() => {
+    const changed = db.prepare(
+      `UPDATE webhooks SET previous_secret = CASE WHEN ? > 0 THEN secret END, previous_secret_until = CASE WHEN ? > 0 THEN ? END,
+         secret = ?, updated_at = ? WHERE project_id = ?`,
+    ).run(overlapMs, overlapMs, now + overlapMs, secret, now, projectId).changes;
+    if (changed === 0) return null;
+    recordAudit(db, { projectId, actor, action: 'webhook.rotate_secret', target: 'webhook', summary: { overlap_seconds: overlapMs / 1000 }, at: now });
+    return findWebhook(db, projectId);
+  }).immediate();
 }
 
 export function findWebhook(db: Db, projectId: string): WebhookConfig | null {
   return (db.prepare(`SELECT ${kConfigColumns} FROM webhooks WHERE project_id = ?`).get(projectId) as WebhookConfig | undefined) ?? null;
 }
 
-export function removeWebhook(db: Db, projectId: string): boolean {
-  return db.prepare('DELETE FROM webhooks WHERE project_id = ?').run(projectId).changes > 0;
+export function removeWebhook(db: Db, projectId: string, now: number, actor: string): boolean {
+  return db.transaction(() => {
+    const removed = db.prepare('DELETE FROM webhooks WHERE project_id = ?').run(projectId).changes > 0;
+    if (removed) recordAudit(db, { projectId, actor, action: 'webhook.remove', target: 'webhook', summary: {}, at: now });
+    return removed;
+  }).immediate();
 }
 
 export interface OutboxMessage {
@@ -170,16 +205,25 @@ export function findDelivery(db: Db, projectId: string, messageId: string): Deli
  * messages are sent again (same webhook-id, so receivers still de-duplicate), abandoned ones get
  * WEBHOOK_RETRY_HOURS of retries afresh. null when the project has no such message.
  */
-export function redeliver(db: Db, projectId: string, messageId: string, now: number): Delivery | null {
-  const changed = db.prepare(
-    'UPDATE webhook_outbox SET delivered_at = NULL, abandoned_at = NULL, next_attempt_at = ?, retry_from = ? WHERE project_id = ? AND message_id = ?',
-  ).run(now, now, projectId, messageId).changes;
-  return changed === 0 ? null : findDelivery(db, projectId, messageId);
+export function redeliver(db: Db, projectId: string, messageId: string, now: number, actor: string): Delivery | null {
+  return db.transaction(() => {
+    const changed = db.prepare(
+      'UPDATE webhook_outbox SET delivered_at = NULL, abandoned_at = NULL, next_attempt_at = ?, retry_from = ? WHERE project_id = ? AND message_id = ?',
+    ).run(now, now, projectId, messageId).changes;
+    if (changed === 0) return null;
+    const delivery = findDelivery(db, projectId, messageId)!;
+    recordAudit(db, { projectId, actor, action: 'webhook.redeliver', target: `message:${messageId}`, summary: { event_id: delivery.event_id }, at: now });
+    return delivery;
+  }).immediate();
 }
 
 /** Redelivers every abandoned message of a project (after a receiver outage); returns how many. */
-export function redeliverAbandoned(db: Db, projectId: string, now: number): number {
-  return db.prepare(
-    'UPDATE webhook_outbox SET abandoned_at = NULL, next_attempt_at = ?, retry_from = ? WHERE project_id = ? AND abandoned_at IS NOT NULL',
-  ).run(now, now, projectId).changes;
+export function redeliverAbandoned(db: Db, projectId: string, now: number, actor: string): number {
+  return db.transaction(() => {
+    const count = db.prepare(
+      'UPDATE webhook_outbox SET abandoned_at = NULL, next_attempt_at = ?, retry_from = ? WHERE project_id = ? AND abandoned_at IS NOT NULL',
+    ).run(now, now, projectId).changes;
+    if (count > 0) recordAudit(db, { projectId, actor, action: 'webhook.redeliver', target: 'webhook', summary: { abandoned_redelivered: count }, at: now });
+    return count;
+  }).immediate();
 }

@@ -11,12 +11,12 @@ const base = {
 
 test('a valid record comes back normalised', (t) => {
   const r = validateRuleDefinition(base);
-  t.deepEqual(r, { ok: true, rule: base });
+  t.deepEqual(r, { ok: true, rule: base, lists: [] });
 });
 
 test('missing optional fields get defaults', (t) => {
   const r = validateRuleDefinition({ rule_id: 'x', kind: 'monitoring', status: 'shadow', expression: 'true' });
-  t.deepEqual(r, { ok: true, rule: { rule_id: 'x', kind: 'monitoring', status: 'shadow', expression: 'true', score_delta: 0, bands: null, action: null, description: '', version: 1 } });
+  t.deepEqual(r, { ok: true, rule: { rule_id: 'x', kind: 'monitoring', status: 'shadow', expression: 'true', score_delta: 0, bands: null, action: null, description: '', version: 1 }, lists: [] });
 });
 
 const problem = test.macro({

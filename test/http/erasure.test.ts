@@ -247,3 +247,77 @@ test('the data dir is 0700 and its files 0600 with umask 0022, and an existing 0
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('lists and labels holding the erased account\'s values: its items go, ranges and domains stay, labels stay without the account; no trace in any file', async (t) => {
+  const server = await startServer();
+  try {
+    const key = server.bootstrap.keys.live_secret.key;
+    const sandbox = server.bootstrap.keys.sandbox_secret.key;
+    const tag = randomUUID().slice(0, 8);
+    const victim = person(tag);
+    const fields = victim.fields as { external_account_id: string; user: { email: string; phone: string }; context: { ip: string; fp_id: string }; extras: { note: string } };
+    const lists: Array<[string, string, string[]]> = [
+      ['emails', 'email', [fields.user.email, 'someone.else@example.org']],
+      ['accounts', 'account', [fields.external_account_id, 'other-account']],
+      ['phones', 'phone', [`+447700900${victim.values[2]!.slice(-3)}`]],
+      ['ips', 'ip', [fields.context.ip, '2001:db8::/32']],
+      ['devices', 'fp', [fields.context.fp_id]],
+      ['notes', 'string', [fields.extras.note, 'not about anyone']],
+      ['domains', 'email_domain', ['example.org']],
+    ];
+    for (const [listId, kind, values] of lists) {
+      t.is((await api(server, 'POST', '/v1/lists', { key, body: { list_id: listId, kind } })).status, 201);
+      const added = await api(server, 'POST', `/v1/lists/${listId}/items`, { key, body: { items: values.map((value) => ({ value, note: `listed ${listId}` })) } });
+      t.is(added.status, 200, added.text);
+    }
+    // The sandbox is another environment: its list of the same email is not the live account's.
+    await api(server, 'POST', '/v1/lists', { key: sandbox, body: { list_id: 'emails', kind: 'email' } });
+    await api(server, 'POST', '/v1/lists/emails/items', { key: sandbox, body: { items: [{ value: 'sandbox.only@example.org' }] } });
+
+    // A published rule reads the email list, and an event has made the rule worker load it.
+    t.is((await api(server, 'POST', '/v1/rules', { key, body: { rule_id: 'listed_email', kind: 'hard_block', status: 'active', expression: "in_list('emails', user.email)" } })).status, 201);
+    t.is((await api(server, 'POST', '/v1/rules/publish', { key })).status, 201);
+    t.is((await post(server, key, { user: { email: 'someone.else@example.org' } })).decision, 'block');
+
+    const first = await post(server, key, victim.fields);
+    t.is(first.decision, 'block', 'the victim is on the list');
+    const labelled = await api(server, 'PUT', `/v1/events/${first.event_id}/label`, { key, body: { label: 'fraud', reason: 'chargeback', note: 'issuer chargeback' } });
+    t.is(labelled.status, 200, labelled.text);
+
+    const erased = await api(server, 'DELETE', `/v1/accounts/${fields.external_account_id}`, { key });
+    t.is(erased.status, 200, erased.text);
+    t.like(erased.body.data.erased, { events: 1, list_items: 6, labels_unlinked: 1 });
+    t.deepEqual(tracesIn(server.dataDir, victim.values), [], 'right after the 200');
+
+    const left = async (listId: string): Promise<string[]> =>
+      (await api(server, 'GET', `/v1/lists/${listId}`, { key })).body.data.items.map((item: { value: string }) => item.value);
+    t.deepEqual(await left('emails'), ['someone.else@example.org']);
+    t.deepEqual(await left('accounts'), ['other-account']);
+    t.deepEqual(await left('phones'), []);
+    t.deepEqual(await left('ips'), ['2001:db8::/32'], 'a range is no one person\'s');
+    t.deepEqual(await left('devices'), []);
+    t.deepEqual(await left('notes'), ['not about anyone']);
+    t.deepEqual(await left('domains'), ['example.org']);
+    t.is((await api(server, 'GET', '/v1/lists/emails', { key: sandbox })).body.data.item_count, 1);
+
+    // The event keeps its label and what erasure leaves of its input; the account is gone.
+    const event = (await api(server, 'GET', `/v1/events/${first.event_id}`, { key })).body.data;
+    t.is(event.account_public_id, null);
+    t.is(event.external_account_id, null);
+    t.like(event.label, { label: 'fraud', reason: 'chargeback', note: 'issuer chargeback' });
+    t.true(event.input.erased);
+    t.is(event.input.user, undefined);
+    t.is(event.result.decision, first.decision);
+    // The audit trail names the account by its acc_ id, with counts only.
+    const audit = (await api(server, 'GET', '/v1/audit?action=account.erase', { key })).body.data.records;
+    t.is(audit.length, 1);
+    t.is(audit[0].target, `account:${first.account_public_id}`);
+    t.like(audit[0].summary, { list_items: 6, labels_unlinked: 1 });
+
+    // The rule no longer matches the erased value: the worker that held the list reloaded it.
+    t.is((await post(server, key, { user: { email: fields.user.email } })).decision, 'allow');
+    t.is((await post(server, key, { user: { email: 'someone.else@example.org' } })).decision, 'block');
+  } finally {
+    await server.stop();
+  }
+});

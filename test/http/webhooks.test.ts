@@ -287,6 +287,11 @@ test('failed and abandoned deliveries are listed and can be redelivered over HTT
   // A delivered message can be sent once more too (receivers de-duplicate by webhook-id).
   t.is((await api(server, 'POST', `/v1/webhooks/deliveries/${failed.message_id}/redeliver`, {  key })).status, 202);
   await until(() => working.received.length === 2, 'the second redelivery');
+  // Each request is in the audit trail, with the key that asked.
+  const audit = await api(server, 'GET', `/v1/audit?action=webhook.redeliver&target=message:${failed.message_id}`, { key });
+  t.is(audit.body.data.records.length, 2, audit.text);
+  t.regex(audit.body.data.records[0].actor, /^key_/);
+  t.is(audit.body.data.records[0].summary.event_id, failed.event_id);
 });
 
 test('deliveries: refusals name their parameter and change nothing; scopes; paging; other projects stay apart', async (t) => {

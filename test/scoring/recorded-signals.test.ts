@@ -15,7 +15,7 @@ const cases: Array<[string, RecordedSignals]> = [
   ['links', { links: { email: 1, phone: 0, fp: 2, ip_24h: 0, card: 1, total: 3, fraud: 1 } }],
   ['an unknown account', { account: { known: false } }],
   ['a known account', { account: { known: true, age_days: 12.345678901234, events: 40, blocks: 1, reviews: 0, fraud_confirmed: false } }],
-  ['a fraudulent account', { account: { known: true, age_days: 0, events: 1, blocks: 0, reviews: 0, fraud_confirmed: true } }],
+  ['a fraudulent account', { account: { known: true, age_days: 0, events: 1, blocks: 0, reviews: 0, fraud_confirmed: true, labelled_fraud: 2 } }],
   ['all three', {
     velocity: { email_1h: 1 },
     links: { email: 0, phone: 0, fp: 0, ip_24h: 0, card: 0, total: 0, fraud: 0 },
@@ -35,6 +35,10 @@ test('the stored form is compact', (t) => {
   const stored = encodeRecordedSignals(all);
   t.true(stored.length < JSON.stringify(all).length / 2, stored);
   t.is(encodeRecordedSignals({}), '[1,null,null,null]');
+});
+
+test('an account recorded before labelled_fraud existed decodes without it', (t) => {
+  t.deepEqual(decodeRecordedSignals('[1,null,null,[1,2,3,0,0,0]]'), { account: { known: true, age_days: 2, events: 3, blocks: 0, reviews: 0, fraud_confirmed: false } });
 });
 
 test('a form of another version is refused', (t) => {

@@ -18,7 +18,7 @@ export function createEraseHandler(accounts: AccountsService): Handler {
     if (across.length > 1 || (across.length === 1 && across[0] !== 'true' && across[0] !== 'false')) {
       return failure(apiError('VALIDATION_ERROR', 'across_projects is true or false, given at most once.', 'across_projects'));
     }
-    const erased = await accounts.erase(key, context.params.id!, across[0] === 'true');
+    const erased = await accounts.erase(key, context.params.id!, across[0] === 'true', key.keyId);
     return erased.ok ? data(erased.body) : failure(erased.error);
   };
 }

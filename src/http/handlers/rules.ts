@@ -56,7 +56,7 @@ export function createRulesHandlers(rules: RulesService): RulesHandlers {
       if (refusal !== null) return failure(refusal);
       const change = parsePolicy(context.body!);
       if (!change.ok) return failure(change.error);
-      return reply(await rules.replacePolicy(context.key!.projectId, change.value));
+      return reply(await rules.replacePolicy(context.key!.projectId, context.key!.keyId, change.value));
     },
     publishRules: async (context) => {
       const refusal = parseNoQuery(context.query) ?? parsePublishBody(context.body);

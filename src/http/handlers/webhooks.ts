@@ -18,7 +18,7 @@ export function createWebhookHandlers(deliveries: DeliveriesService): WebhookHan
     redeliver: async (context) => {
       const extra = Object.keys(context.body ?? {})[0];
       if (extra !== undefined) return failure(apiError('VALIDATION_ERROR', 'A redelivery takes no body (or an empty object).', extra));
-      const outcome = await deliveries.redeliver(context.key!.projectId, context.params.message_id!);
+      const outcome = await deliveries.redeliver(context.key!.projectId, context.params.message_id!, context.key!.keyId);
       return outcome.ok ? data({ delivery: outcome.value }, 202) : failure(outcome.error);
     },
   };

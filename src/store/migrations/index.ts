@@ -8,6 +8,7 @@ import { kCasesMigration } from './005-cases.js';
 import { kFingerprintsMigration } from './006-fingerprints.js';
 import { kEnvironmentsMigrationAfter, kEnvironmentsMigrationBefore } from './007-environments.js';
 import { kOperationsMigration } from './008-operations.js';
+import { kListsLabelsAuditMigration } from './009-lists-labels-audit.js';
 import { kRecordedSignalsMigration } from './010-recorded-signals.js';
 import { kEventLogMigration } from './012-event-log.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
@@ -32,6 +33,7 @@ export const kMigrations: readonly Migration[] = [
   { version: 6, name: 'fingerprints', sql: kFingerprintsMigration },
   { version: 7, name: 'environments', sql: kEnvironmentsMigrationBefore, run: splitEnvironments, sqlAfter: kEnvironmentsMigrationAfter },
   { version: 8, name: 'operations', sql: kOperationsMigration },
+  { version: 9, name: 'lists, labels and audit', sql: kListsLabelsAuditMigration },
   { version: 10, name: 'recorded signals', sql: kRecordedSignalsMigration },
   { version: 12, name: 'event log', sql: kEventLogMigration },
 ];

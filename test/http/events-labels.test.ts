@@ -1,0 +1,137 @@
+// Labels and the event behind a case over real HTTP (DESIGN §8, docs/events.md): PUT
+// /v1/events/{event_id}/label and GET /v1/events/{event_id}, their refusals (status, code,
+// parameter, nothing stored), labels from resolved cases, account.labelled_fraud in rules, and
+// stored results that labels never change.
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { createKeyWithCli } from '../_helpers/fingerprint.js';
+import { minimalEvent } from '../_helpers/events.js';
+import { createRule, newProject, publish, readStore } from '../_helpers/rules.js';
+import { api, serverForFile, type ApiResponse } from '../_helpers/server.js';
+
+const file = serverForFile(test);
+
+function refusal(t: import('ava').ExecutionContext, response: ApiResponse, status: number, code: string, parameter: string): void {
+  t.is(response.status, status, response.text);
+  t.is(response.body.errors[0]?.code, code, response.text);
+  t.is(response.body.errors[0]?.parameter, parameter, response.text);
+}
+
+/** A project whose rules send `extras.risk == 'review'` to review and hard-block accounts with a fraud label. */
+async function project(): Promise<{ projectId: string; key: string }> {
+  const created = await newProject(file.server, 'none');
+  await createRule(file.server, created.key, { rule_id: 'risky', kind: 'scoring', status: 'active', score_delta: 50, expression: "extras.risk == 'review'" });
+  await createRule(file.server, created.key, { rule_id: 'labelled_before', kind: 'hard_block', status: 'active', expression: 'account.labelled_fraud >= 2' });
+  await publish(file.server, created.key);
+  return created;
+}
+
+async function post(key: string, fields: Record<string, unknown>): Promise<any> {
+  const response = await api(file.server, 'POST', '/v1/events', { key, body: minimalEvent(fields) });
+  if (response.status !== 200) throw new Error(`not scored: ${response.text}`);
+  return response.body.data;
+}
+
+function labelsState(projectId: string): unknown {
+  return readStore(file.server, (db) => ({
+    labels: db.prepare('SELECT * FROM event_labels WHERE project_id = ? ORDER BY event_id').all(projectId),
+    audit: db.prepare('SELECT count(*) AS n FROM audit_log WHERE project_id = ?').get(projectId),
+  }));
+}
+
+test('label an event; GET /v1/events shows its input, result, label, account and case; the stored result never changes', async (t) => {
+  const { key } = await project();
+  const account = `user-${randomUUID().slice(0, 8)}`;
+  const scored = await post(key, { external_account_id: account, user: { email: 'ann@example.com' }, extras: { risk: 'review' } });
+  t.is(scored.decision, 'review');
+  const before = await api(file.server, 'GET', `/v1/scores/${scored.event_id}`, { key });
+
+  const shown = await api(file.server, 'GET', `/v1/events/${scored.event_id.toUpperCase()}`, { key });
+  t.is(shown.status, 200, shown.text);
+  const event = shown.body.data;
+  t.like(event, { event_id: scored.event_id, event_type: 'payment', state: 'scored', account_public_id: scored.account_public_id, external_account_id: account, label: null });
+  t.deepEqual(event.input.user, { email: 'ann@example.com' });
+  t.is(event.input.external_account_id, account);
+  t.deepEqual(event.result, before.body.data, 'the result as GET /v1/scores gives it');
+  t.is(event.case_ids.length, 1);
+  t.regex(event.case_ids[0], /^case_/);
+
+  const labelled = await api(file.server, 'PUT', `/v1/events/${scored.event_id}/label`, { key, body: { label: 'fraud', reason: 'chargeback', note: 'Issuer chargeback 4837' } });
+  t.is(labelled.status, 200, labelled.text);
+  t.like(labelled.body.data, { event_id: scored.event_id, label: 'fraud', reason: 'chargeback', note: 'Issuer chargeback 4837', source: 'api' });
+  t.regex(labelled.body.data.labelled_by, /^key_/);
+  const relabelled = await api(file.server, 'PUT', `/v1/events/${scored.event_id}/label`, { key, body: { label: 'legitimate', reason: 'customer_report' } });
+  t.like(relabelled.body.data, { label: 'legitimate', reason: 'customer_report', note: null });
+
+  const after = await api(file.server, 'GET', `/v1/events/${scored.event_id}`, { key });
+  t.like(after.body.data.label, { label: 'legitimate', reason: 'customer_report', source: 'api' });
+  const scoreAfter = await api(file.server, 'GET', `/v1/scores/${scored.event_id}`, { key });
+  t.is(scoreAfter.text, before.text, 'byte for byte');
+});
+
+test('refusals: scopes, body fields, unknown events and other projects; nothing stored', async (t) => {
+  const { projectId, key } = await project();
+  const scored = await post(key, {});
+  const reader = (await createKeyWithCli(file.server.dataDir, ['--project', projectId, '--kind', 'secret', '--scopes', 'cases:read'])).key;
+  const backend = (await createKeyWithCli(file.server.dataDir, ['--project', projectId, '--kind', 'secret', '--scopes', 'events:write,scores:read'])).key;
+  const before = labelsState(projectId);
+  const path = `/v1/events/${scored.event_id}/label`;
+  const cases: Array<[unknown, string]> = [
+    [{ reason: 'chargeback' }, 'label'],
+    [{ label: 'fraudulent', reason: 'chargeback' }, 'label'],
+    [{ label: 'fraud' }, 'reason'],
+    [{ label: 'fraud', reason: 'because' }, 'reason'],
+    [{ label: 'fraud', reason: 'other', note: '' }, 'note'],
+    [{ label: 'fraud', reason: 'other', note: 'x'.repeat(4001) }, 'note'],
+    [{ label: 'fraud', reason: 'other', note: 7 }, 'note'],
+    [{ label: 'fraud', reason: 'other', source: 'api' }, 'source'],
+  ];
+  for (const [body, parameter] of cases) refusal(t, await api(file.server, 'PUT', path, { key, body }), 400, 'VALIDATION_ERROR', parameter);
+  refusal(t, await api(file.server, 'PUT', `${path}?force=1`, { key, body: { label: 'fraud', reason: 'other' } }), 400, 'VALIDATION_ERROR', 'force');
+  refusal(t, await api(file.server, 'PUT', path, { key, rawBody: 'label=fraud', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 400, 'VALIDATION_ERROR', 'Content-Type');
+  refusal(t, await api(file.server, 'PUT', path, { key: reader, body: { label: 'fraud', reason: 'other' } }), 403, 'SCOPE_ERROR', '');
+  refusal(t, await api(file.server, 'PUT', path, { key: backend, body: { label: 'fraud', reason: 'other' } }), 403, 'SCOPE_ERROR', '');
+  refusal(t, await api(file.server, 'GET', `/v1/events/${scored.event_id}`, { key: backend }), 403, 'SCOPE_ERROR', '');
+  t.is((await api(file.server, 'GET', `/v1/events/${scored.event_id}`, { key: reader })).status, 200);
+  const unknown = randomUUID();
+  refusal(t, await api(file.server, 'PUT', `/v1/events/${unknown}/label`, { key, body: { label: 'fraud', reason: 'other' } }), 404, 'NOT_FOUND', 'event_id');
+  refusal(t, await api(file.server, 'GET', `/v1/events/${unknown}`, { key }), 404, 'NOT_FOUND', 'event_id');
+  refusal(t, await api(file.server, 'GET', '/v1/events/not-a-uuid', { key }), 404, 'NOT_FOUND', 'event_id');
+  refusal(t, await api(file.server, 'GET', `/v1/events/${scored.event_id}?x=1`, { key }), 400, 'VALIDATION_ERROR', 'x');
+  // Another project's key, and the sandbox, do not see the event.
+  refusal(t, await api(file.server, 'GET', `/v1/events/${scored.event_id}`, { key: file.key }), 404, 'NOT_FOUND', 'event_id');
+  refusal(t, await api(file.server, 'PUT', path, { key: file.server.bootstrap.keys.sandbox_secret.key, body: { label: 'fraud', reason: 'other' } }), 404, 'NOT_FOUND', 'event_id');
+  t.deepEqual(labelsState(projectId), before);
+});
+
+test('resolving a case labels its events (an API label stays); reopening takes the case\'s labels back', async (t) => {
+  const { key, projectId } = await project();
+  const account = `user-${randomUUID().slice(0, 8)}`;
+  const first = await post(key, { external_account_id: account, extras: { risk: 'review' } });
+  const second = await post(key, { external_account_id: account, extras: { risk: 'review' } });
+  const third = await post(key, { external_account_id: account, extras: { risk: 'review' } });
+  const caseId = (await api(file.server, 'GET', `/v1/events/${first.event_id}`, { key })).body.data.case_ids[0];
+  await api(file.server, 'PUT', `/v1/events/${third.event_id}/label`, { key, body: { label: 'legitimate', reason: 'customer_report' } });
+
+  const resolved = await api(file.server, 'PATCH', `/v1/cases/${caseId}?project_id=${projectId}`, { key, body: { resolution: 'fraud' } });
+  t.is(resolved.status, 200, resolved.text);
+  const labelOf = async (eventId: string): Promise<any> => (await api(file.server, 'GET', `/v1/events/${eventId}`, { key })).body.data.label;
+  t.like(await labelOf(first.event_id), { label: 'fraud', reason: 'manual_review', source: `case:${caseId}` });
+  t.like(await labelOf(second.event_id), { label: 'fraud', reason: 'manual_review', source: `case:${caseId}` });
+  t.like(await labelOf(third.event_id), { label: 'legitimate', reason: 'customer_report', source: 'api' });
+
+  // Two fraud labels on the account: the next event of it is hard-blocked by account.labelled_fraud.
+  const next = await post(key, { external_account_id: account });
+  t.is(next.decision, 'block');
+  t.true(next.hard_block_hit);
+  t.is(next.breakdown[0].rule_id, 'labelled_before');
+
+  const reopened = await api(file.server, 'PATCH', `/v1/cases/${caseId}?project_id=${projectId}`, { key, body: { status: 'open' } });
+  t.is(reopened.status, 200, reopened.text);
+  t.is(await labelOf(first.event_id), null);
+  t.is(await labelOf(second.event_id), null);
+  t.like(await labelOf(third.event_id), { label: 'legitimate', source: 'api' });
+  t.is((await post(key, { external_account_id: account })).decision, 'allow');
+  // The case's events kept their results: labels never change them.
+  t.is((await api(file.server, 'GET', `/v1/scores/${first.event_id}`, { key })).body.data.decision, 'review');
+});
