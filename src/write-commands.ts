@@ -5,7 +5,7 @@
 import { checkpointTruncate, eraseAccount } from './accounts/accounts-service.js';
 import { changeCase } from './cases/cases-service.js';
 import { recordFingerprintSighting } from './fingerprint/fingerprint-store.js';
-import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset } from './rulesets/ruleset-store.js';
+import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset, storeRestoredRuleset } from './rulesets/ruleset-store.js';
 import { insertPendingEvent, persistScoredEvent } from './scoring/event-store.js';
 import type { Writer } from './store/writer.js';
 import { recordKeyUse } from './tenancy/tenancy-store.js';
@@ -27,6 +27,7 @@ export const kWriteCommands = {
   replaceDraftRule,
   replaceDraftPolicy,
   storePublishedRuleset,
+  storeRestoredRuleset,
 };
 
 export type WriteCommands = typeof kWriteCommands;

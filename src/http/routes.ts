@@ -69,6 +69,7 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('PUT',    '/v1/policy',              'key',  'rules:write',    'json', kMiB,                  'route', h.replacePolicy),
     row('GET',    '/v1/rulesets',            'key',  'rules:read',     'none', kMiB,                  'route', h.listRulesets),
     row('GET',    '/v1/rulesets/:version',   'key',  'rules:read',     'none', kMiB,                  'route', h.readRuleset),
+    row('POST',   '/v1/rulesets/:version/restore', 'key', 'rules:publish', 'optional-json', kMiB,     'route', h.restoreRuleset),
     // Webhook deliveries (docs/webhooks.md): a message carries a decision, which scores:read reads;
     // sending one again is part of event intake, which events:write grants.
     row('GET',    '/v1/webhooks/deliveries', 'key',  'scores:read',    'none', kMiB,                  'route', h.listDeliveries),

@@ -114,10 +114,13 @@ export function publishDiagnosticsError(diagnostics: readonly RuleDiagnostic[]):
   return apiError('VALIDATION_ERROR', `${listProblems(named)} Nothing was published.`, named[0]!.parameter);
 }
 
-/** The body of POST /v1/rules/publish: optional, and when sent an empty object (room for options later). */
-export function parsePublishBody(body: Readonly<Record<string, unknown>> | null): ApiError | null {
+/**
+ * The body of POST /v1/rules/publish (and of POST /v1/rulesets/{version}/restore, `request`
+ * 'restore'): optional, and when sent an empty object (room for options later).
+ */
+export function parsePublishBody(body: Readonly<Record<string, unknown>> | null, request: 'publish' | 'restore' = 'publish'): ApiError | null {
   const field = body === null ? undefined : Object.keys(body)[0];
-  return field === undefined ? null : apiError('VALIDATION_ERROR', `${field} is not a field of a publish request; send no body or {}.`, field);
+  return field === undefined ? null : apiError('VALIDATION_ERROR', `${field} is not a field of a ${request} request; send no body or {}.`, field);
 }
 
 export interface PolicyChange {
