@@ -5,6 +5,7 @@
 import { checkpointTruncate, eraseAccount } from './accounts/accounts-service.js';
 import { changeCase } from './cases/cases-service.js';
 import { recordFingerprintSighting } from './fingerprint/fingerprint-store.js';
+import { createBacktest, failBacktest, failUnfinishedBacktests, finishBacktest, startBacktest } from './analysis/backtest-store.js';
 import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset, storeRestoredRuleset } from './rulesets/ruleset-store.js';
 import { insertPendingEvent, persistScoredEvent } from './scoring/event-store.js';
 import type { Writer } from './store/writer.js';
@@ -28,6 +29,11 @@ export const kWriteCommands = {
   replaceDraftPolicy,
   storePublishedRuleset,
   storeRestoredRuleset,
+  createBacktest,
+  startBacktest,
+  finishBacktest,
+  failBacktest,
+  failUnfinishedBacktests,
 };
 
 export type WriteCommands = typeof kWriteCommands;

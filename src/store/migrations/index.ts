@@ -9,6 +9,7 @@ import { kFingerprintsMigration } from './006-fingerprints.js';
 import { kEnvironmentsMigrationAfter, kEnvironmentsMigrationBefore } from './007-environments.js';
 import { kOperationsMigration } from './008-operations.js';
 import { kRecordedSignalsMigration } from './010-recorded-signals.js';
+import { kBacktestsMigration } from './011-backtests.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
 
@@ -32,4 +33,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 7, name: 'environments', sql: kEnvironmentsMigrationBefore, run: splitEnvironments, sqlAfter: kEnvironmentsMigrationAfter },
   { version: 8, name: 'operations', sql: kOperationsMigration },
   { version: 10, name: 'recorded signals', sql: kRecordedSignalsMigration },
+  { version: 11, name: 'backtests', sql: kBacktestsMigration },
 ];
