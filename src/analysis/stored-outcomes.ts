@@ -23,7 +23,10 @@ export interface StoredVersion {
   readonly kinds: ReadonlyMap<string, RuleKind>;
 }
 
-/** Versions of the project's rulesets, loaded once each. Throws for a version that is not stored or does not load. */
+/** Versions kept loaded; a scan meets few, statistics over many projects a few each. */
+const kKeptVersions = 256;
+
+/** Versions of the projects' rulesets, loaded once each (up to kKeptVersions). Throws for a version that is not stored or does not load. */
 export class StoredVersions {
   readonly #loaded: LoadedRulesets;
   readonly #row;
@@ -53,6 +56,7 @@ export class StoredVersions {
       shadowIds: rules.filter((rule) => rule.status === 'shadow').map((rule) => rule.rule_id),
       kinds: new Map(rules.map((rule) => [rule.rule_id, rule.kind])),
     };
+    if (this.#cache.size >= kKeptVersions) this.#cache.delete(this.#cache.keys().next().value!);
     this.#cache.set(key, stored);
     return stored;
   }

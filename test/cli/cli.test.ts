@@ -214,6 +214,7 @@ test('projects create adds a live project with the preset published; --preset no
 const kUndoNewestMigration: Record<number, string> = {
   8: 'DROP TABLE api_key_usage; ALTER TABLE webhooks DROP COLUMN previous_secret; ALTER TABLE webhooks DROP COLUMN previous_secret_until; ALTER TABLE webhook_outbox DROP COLUMN retry_from',
   10: 'ALTER TABLE events DROP COLUMN signals',
+  11: 'DROP TABLE backtests',
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {
