@@ -17,6 +17,9 @@ import { LiveRulesets } from './rulesets/live-rulesets.js';
 import { RulesCompiler } from './rulesets/rules-compiler.js';
 import { RulesService } from './rulesets/rules-service.js';
 import { createRulesHandlers } from './http/handlers/rules.js';
+import { createAnalysisHandlers } from './http/handlers/analysis.js';
+import { BacktestService } from './analysis/backtest-service.js';
+import { RuleStatsService } from './analysis/stats-service.js';
 import { createWebhookHandlers } from './http/handlers/webhooks.js';
 import { AsyncScorer } from './scoring/async-scorer.js';
 import { EventService } from './scoring/event-service.js';
@@ -151,6 +154,9 @@ export async function startService(config: Config, log: Logger, options: Service
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
   const lists = new ListsService({ readDb, writer, compiler: rulesCompiler, clock: listsClock, now });
+  const backtests = new BacktestService({ dataDir: config.dataDir, readDb, writer, compiler: rulesCompiler, latch, log, now });
+  await backtests.recover();
+  const ruleStats = new RuleStatsService(config.dataDir, readDb, now);
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
   const eventReader = new EventReader(readDb, EventIds.load(readDb, hasher));
   const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
@@ -240,6 +246,7 @@ export async function startService(config: Config, log: Logger, options: Service
     ...createRulesHandlers(rules),
     ...createListsHandlers(lists),
     ...createLabelsHandlers(labels),
+    ...createAnalysisHandlers(backtests, ruleStats, now),
     ...createWebhookHandlers(deliveries),
   });
   const server = new HttpServer({
@@ -278,6 +285,9 @@ export async function startService(config: Config, log: Logger, options: Service
       await asyncScorer.pause();
       await deliverer.stop();
       await pool.close();
+      // Before the writer closes: a backtest stopped here is marked failed.
+      await backtests.stop();
+      await ruleStats.close();
       await rulesCompiler.close();
       clearInterval(velocitySweep);
       keys.stop();

@@ -8,7 +8,8 @@ import { recordFingerprintSighting } from './fingerprint/fingerprint-store.js';
 import { purgeAudit } from './audit/audit-store.js';
 import { putLabel } from './labels/labels-store.js';
 import { addListItems, createList, deleteList, removeListItems, sweepLists } from './lists/list-store.js';
-import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset } from './rulesets/ruleset-store.js';
+import { createBacktest, failBacktest, failUnfinishedBacktests, finishBacktest, startBacktest } from './analysis/backtest-store.js';
+import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset, storeRestoredRuleset } from './rulesets/ruleset-store.js';
 import { insertPendingEvent, persistScoredEvent } from './scoring/event-store.js';
 import type { Writer } from './store/writer.js';
 import { recordKeyUse } from './tenancy/tenancy-store.js';
@@ -37,6 +38,12 @@ export const kWriteCommands = {
   sweepLists,
   purgeAudit,
   putLabel,
+  storeRestoredRuleset,
+  createBacktest,
+  startBacktest,
+  finishBacktest,
+  failBacktest,
+  failUnfinishedBacktests,
 };
 
 export type WriteCommands = typeof kWriteCommands;

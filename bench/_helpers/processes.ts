@@ -70,19 +70,28 @@ function stopper(child: ChildProcess, cleanup: () => void = () => undefined): ()
 /** The real server, from the compiled command line, on a fresh data dir. */
 export async function startFraudScorer(env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<StartedServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fraud-scorer-bench-'));
+  return startFraudScorerOn(dataDir, null, env, nodeArgs);
+}
+
+/**
+ * The real server on `dataDir`, which it removes when stopped. `liveKey` null: the data dir is new,
+ * and the server's first start writes the key to bootstrap-keys.json; otherwise the caller made the
+ * database (bench/_helpers/store.ts) and knows its key.
+ */
+export async function startFraudScorerOn(dataDir: string, liveKey: string | null, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<StartedServer> {
   const child = spawn(process.execPath, [...nodeArgs, kCli, 'serve', '--port', '0', '--data-dir', dataDir], {
     env: { ...process.env, RATE_LIMIT_PER_ROUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const threads = threadAnnouncements(child);
   const port = await waitForPort(child, /listening on http:\/\/127\.0\.0\.1:(\d+)/);
-  const keys = JSON.parse(readFileSync(join(dataDir, 'bootstrap-keys.json'), 'utf8'));
+  const key = liveKey ?? JSON.parse(readFileSync(join(dataDir, 'bootstrap-keys.json'), 'utf8')).keys.live_secret.key;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     child,
     dataDir,
-    liveKey: keys.keys.live_secret.key,
+    liveKey: key,
     threads,
     stop: stopper(child, () => rmSync(dataDir, { recursive: true, force: true })),
   };

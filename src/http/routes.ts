@@ -4,6 +4,7 @@
 import type { Scope } from '../auth/api-keys.js';
 import type { LabelsHandlers } from './handlers/labels.js';
 import type { ListsHandlers } from './handlers/lists.js';
+import type { AnalysisHandlers } from './handlers/analysis.js';
 import type { RulesHandlers } from './handlers/rules.js';
 import type { WebhookHandlers } from './handlers/webhooks.js';
 import type { HttpMethod } from './router.js';
@@ -19,7 +20,7 @@ export const kFingerprintBodyLimit = 64 * 1024;
  */
 export const kListItemsBodyLimit = 4 * 1024 * 1024;
 
-export interface RouteHandlers extends RulesHandlers, WebhookHandlers, ListsHandlers, LabelsHandlers {
+export interface RouteHandlers extends RulesHandlers, AnalysisHandlers, WebhookHandlers, ListsHandlers, LabelsHandlers {
   readonly health: Handler;
   readonly metrics: Handler;
   readonly submitEvent: Handler;
@@ -73,11 +74,16 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('POST',   '/v1/fp/collect',          'key',  'fp:write',       'json', kFingerprintBodyLimit, 'fp',    h.fpCollect, { cors: true }),
     // cors so that pages may load it with integrity= and crossorigin="anonymous" (subresource integrity).
     row('GET',    '/v1/fp/agent.js',         'none', null,             'none', kMiB,                  'none',  h.fpAgent, { cors: true }),
-    // Rules API (DESIGN §3, docs/rules-api.md). The static /v1/rules/publish wins over
-    // /v1/rules/:rule_id for every method, so "publish" is refused as a rule_id (rules-request.ts).
+    // Rules API (DESIGN §3, docs/rules-api.md). The static /v1/rules/publish and /v1/rules/backtests
+    // win over /v1/rules/:rule_id, so "publish" and "backtests" are refused as rule_ids
+    // (rules-request.ts); for the same reason the backtests pattern is listed before the stats one.
     row('GET',    '/v1/rules',               'key',  'rules:read',     'none', kMiB,                  'route', h.listRules),
     row('POST',   '/v1/rules',               'key',  'rules:write',    'json', kMiB,                  'route', h.createRule),
     row('POST',   '/v1/rules/publish',       'key',  'rules:publish',  'optional-json', kMiB,         'route', h.publishRules),
+    // Backtests and rule statistics (DESIGN §8, docs/backtests.md).
+    row('POST',   '/v1/rules/backtests',     'key',  'rules:read',     'json', kMiB,                  'route', h.startBacktest),
+    row('GET',    '/v1/rules/backtests/:backtest_id', 'key', 'rules:read', 'none', kMiB,              'route', h.readBacktest),
+    row('GET',    '/v1/rules/:rule_id/stats', 'key', 'rules:read',     'none', kMiB,                  'route', h.ruleStats),
     row('GET',    '/v1/rules/:rule_id',      'key',  'rules:read',     'none', kMiB,                  'route', h.readRule),
     row('PUT',    '/v1/rules/:rule_id',      'key',  'rules:write',    'json', kMiB,                  'route', h.replaceRule),
     row('GET',    '/v1/policy',              'key',  'rules:read',     'none', kMiB,                  'route', h.readPolicy),
@@ -94,6 +100,7 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     // The audit trail (docs/audit.md): it records rule and list changes and case and label work
     // alike, so reading it takes the read scopes of both (the interface's scope names are fixed).
     row('GET',    '/v1/audit',               'key',  'rules:read',     'none', kMiB,                  'route', h.audit, { alsoScope: 'cases:read' }),
+    row('POST',   '/v1/rulesets/:version/restore', 'key', 'rules:publish', 'optional-json', kMiB,     'route', h.restoreRuleset),
     // Webhook deliveries (docs/webhooks.md): a message carries a decision, which scores:read reads;
     // sending one again is part of event intake, which events:write grants.
     row('GET',    '/v1/webhooks/deliveries', 'key',  'scores:read',    'none', kMiB,                  'route', h.listDeliveries),

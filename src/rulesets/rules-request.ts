@@ -15,8 +15,8 @@ export const kMaxThreshold = 1_000_000;
 export const kDefaultRulesetPage = 20;
 export const kMaxRulesetPage = 100;
 
-/** A rule_id the routes make unreachable. */
-export const kReservedRuleId = 'publish';
+/** rule_ids the routes make unreachable: /v1/rules/publish and /v1/rules/backtests are routes of their own. */
+export const kReservedRuleIds: readonly string[] = ['publish', 'backtests'];
 
 /** Fields of the records that the service sets: a client may not send them (except `version` on replace). */
 const kServiceFields = ['created_at', 'updated_at', 'changed_at', 'changed_by'] as const;
@@ -38,8 +38,10 @@ export function parseCreateRule(body: Readonly<Record<string, unknown>>): Checke
   if (refusal !== null) return refusal;
   // A new rule is version 1; accepting a client's number would make versions mean nothing.
   if (Object.hasOwn(body, 'version')) return invalid('version', 'version is set by the service: a new rule starts at version 1.');
-  // /v1/rules/publish is the publish route: a rule of that name could never be read or replaced.
-  if (body.rule_id === kReservedRuleId) return invalid('rule_id', `${kReservedRuleId} is reserved (POST /v1/rules/publish); choose another rule_id.`);
+  // /v1/rules/publish and /v1/rules/backtests are routes: a rule of either name could never be read or replaced.
+  if (typeof body.rule_id === 'string' && kReservedRuleIds.includes(body.rule_id)) {
+    return invalid('rule_id', `${body.rule_id} is reserved (POST /v1/rules/${body.rule_id}); choose another rule_id.`);
+  }
   return { ok: true, value: { ...body } };
 }
 
@@ -114,10 +116,13 @@ export function publishDiagnosticsError(diagnostics: readonly RuleDiagnostic[]):
   return apiError('VALIDATION_ERROR', `${listProblems(named)} Nothing was published.`, named[0]!.parameter);
 }
 
-/** The body of POST /v1/rules/publish: optional, and when sent an empty object (room for options later). */
-export function parsePublishBody(body: Readonly<Record<string, unknown>> | null): ApiError | null {
+/**
+ * The body of POST /v1/rules/publish (and of POST /v1/rulesets/{version}/restore, `request`
+ * 'restore'): optional, and when sent an empty object (room for options later).
+ */
+export function parsePublishBody(body: Readonly<Record<string, unknown>> | null, request: 'publish' | 'restore' = 'publish'): ApiError | null {
   const field = body === null ? undefined : Object.keys(body)[0];
-  return field === undefined ? null : apiError('VALIDATION_ERROR', `${field} is not a field of a publish request; send no body or {}.`, field);
+  return field === undefined ? null : apiError('VALIDATION_ERROR', `${field} is not a field of a ${request} request; send no body or {}.`, field);
 }
 
 export interface PolicyChange {

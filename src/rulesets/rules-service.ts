@@ -13,7 +13,7 @@ import {
 } from './rules-request.js';
 import {
   listRulesets, readDraftPolicyRecord, readDraftRuleRecord, readDraftRuleRecords, readDraftSnapshot, readLiveRuleset,
-  readLiveVersion, readRuleHistory, readRuleset, sameDrafts,
+  readLiveVersion, readRuleHistory, readRuleset, restorePlan, sameDrafts,
 } from './ruleset-store.js';
 import { policyView, ruleView, ruleWithHistoryView, rulesListView, rulesetView } from './rules-view.js';
 import { projectListIds } from '../lists/list-store.js';
@@ -195,6 +195,46 @@ export class RulesService {
       return ok({ changed: false, ...rulesetView(outcome.ruleset, outcome.ruleset.version) });
     }
     return refused(apiError('INTERNAL_ERROR', 'The drafts kept changing while they were being published. Nothing was published; retry.'));
+  }
+
+  /**
+   * Rollback (POST /v1/rulesets/{version}/restore): resets the drafts to published version
+   * `version` (its rules and policy; rules created since are archived) and publishes them as N+1,
+   * compiled off the writer like a publish. When the drafts and the live ruleset already are that
+   * version, nothing is written (200, changed false).
+   */
+  async restore(projectId: string, keyId: string, version: number): Promise<RulesAnswer> {
+    for (let attempt = 0; attempt < kPublishAttempts; attempt++) {
+      const target = readRuleset(this.#readDb, projectId, version);
+      if (target === null) return refused(apiError('NOT_FOUND', `No ruleset version ${version} in this project.`, 'version'));
+      const snapshot = readDraftSnapshot(this.#readDb, projectId);
+      const plan = restorePlan(snapshot, target);
+      const live = readLiveRuleset(this.#readDb, projectId);
+      if (live !== null && sameDrafts(plan, live)) return ok({ changed: false, restored_from: version, ...rulesetView(live, live.version) });
+      let compiled;
+      try {
+        compiled = await this.#compiler.compile(plan.rules, projectListIds(this.#readDb, projectId));
+      } catch (error) {
+        return failed('The ruleset could not be compiled', error);
+      }
+      // Possible only if the compiler changed since the version was published.
+      if (!compiled.ok) return refused(publishDiagnosticsError(compiled.errors));
+      let outcome;
+      try {
+        outcome = await this.#writer.call('storeRestoredRuleset', projectId, version, snapshot, compiled.artifact, keyId, this.#now());
+      } catch (error) {
+        return failed('The ruleset could not be restored', error);
+      }
+      if (outcome.kind === 'stale') continue;
+      // A list deleted between the compile and the store: compile again, which names the rules.
+      if (outcome.kind === 'missing_lists') continue;
+      if (outcome.kind === 'published') {
+        this.#live.notifyPublished(projectId);
+        return ok({ changed: true, restored_from: version, ...rulesetView(outcome.ruleset, outcome.ruleset.version) }, 201);
+      }
+      return ok({ changed: false, restored_from: version, ...rulesetView(outcome.ruleset, outcome.ruleset.version) });
+    }
+    return refused(apiError('INTERNAL_ERROR', 'The drafts kept changing while the version was being restored. Nothing was published; retry.'));
   }
 
   listRulesets(projectId: string, query: RulesetListQuery): RulesAnswer {

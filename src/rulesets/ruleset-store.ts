@@ -417,3 +417,103 @@ function toRuleset(row: RulesetRow): PublishedRuleset {
     published_by: row.published_by,
   };
 }
+
+/**
+ * What restoring published version `target` makes of the drafts (POST /v1/rulesets/{version}/restore):
+ * every rule of the target with the target's content, every other rule archived (rules are never
+ * deleted: those created after the target stop acting), the target's thresholds. A rule or policy
+ * whose content already matches keeps its version; a changed one gets its next version, the one
+ * saveDraftRule / saveDraftPolicy will give it. Pure.
+ */
+export interface RestorePlan extends DraftSnapshot {
+  /** The rules that change, with the versions they will be saved as. */
+  readonly saved: readonly RuleDefinition[];
+  readonly policyChanged: boolean;
+}
+
+export function restorePlan(drafts: DraftSnapshot, target: PublishedRuleset): RestorePlan {
+  const targetRules = new Map(target.rules.map((rule) => [rule.rule_id, rule]));
+  const draftIds = new Set(drafts.rules.map((rule) => rule.rule_id));
+  const rules: RuleDefinition[] = [];
+  const saved: RuleDefinition[] = [];
+  for (const draft of drafts.rules) {
+    const restored = targetRules.get(draft.rule_id);
+    const wanted = restored ?? (draft.status === 'archived' ? draft : { ...draft, status: 'archived' as const });
+    if (sameRuleContent(draft, wanted)) {
+      rules.push(draft);
+    } else {
+      const next = { ...wanted, version: draft.version + 1 };
+      rules.push(next);
+      saved.push(next);
+    }
+  }
+  // A published rule missing from the drafts (only after a manual repair of the store) comes back.
+  for (const rule of target.rules) {
+    if (draftIds.has(rule.rule_id)) continue;
+    const next = { ...rule, version: 1 };
+    rules.push(next);
+    saved.push(next);
+  }
+  rules.sort((a, b) => (a.rule_id < b.rule_id ? -1 : a.rule_id > b.rule_id ? 1 : 0));
+  const policyChanged =
+    drafts.policy.review_threshold !== target.policy.review_threshold || drafts.policy.block_threshold !== target.policy.block_threshold;
+  const policy = policyChanged
+    ? { review_threshold: target.policy.review_threshold, block_threshold: target.policy.block_threshold, version: drafts.policy.version + 1 }
+    : drafts.policy;
+  return { rules, policy, saved, policyChanged };
+}
+
+export type RestoreOutcome =
+  | { readonly kind: 'published'; readonly ruleset: PublishedRuleset }
+  /** The drafts and the live ruleset already equal the target: nothing was written. */
+  | { readonly kind: 'unchanged'; readonly ruleset: PublishedRuleset }
+  /** A draft changed after the plan was compiled: plan and compile again. */
+  | { readonly kind: 'stale' }
+  /** A list the restored rules read was deleted after the compile: compile again (it names the rules). */
+  | { readonly kind: 'missing_lists'; readonly lists: string[] };
+
+/**
+ * Write command: resets the drafts to published version `version` and publishes them as version
+ * N+1 with `artifact`, compiled elsewhere from `restorePlan(snapshot, version)`; one transaction.
+ */
+export function storeRestoredRuleset(
+  db: Db, projectId: string, version: number, snapshot: DraftSnapshot, artifact: RulesetArtifact, restoredBy: string, now: number,
+): RestoreOutcome {
+  if (!sameDrafts(readDraftSnapshot(db, projectId), snapshot)) return { kind: 'stale' };
+  const target = readRuleset(db, projectId, version);
+  if (target === null) throw new Error(`ruleset version ${version} of project ${projectId} is not stored`);
+  const plan = restorePlan(snapshot, target);
+  const live = readLiveRuleset(db, projectId);
+  if (live !== null && sameDrafts(plan, live)) return { kind: 'unchanged', ruleset: live };
+  const missing = missingLists(db, projectId, artifact.lists);
+  if (missing.length > 0) return { kind: 'missing_lists', lists: missing };
+  const listsOf = new Map(artifact.rules.map((rule) => [rule.rule_id, rule.lists]));
+  for (const rule of plan.saved) {
+    const stored = saveDraftRule(db, projectId, rule, restoredBy, now);
+    if (stored.version !== rule.version) throw new Error(`rule ${rule.rule_id} was saved as version ${stored.version}, planned ${rule.version}`);
+    setRuleLists(db, projectId, rule.rule_id, listsOf.get(rule.rule_id) ?? []);
+  }
+  if (plan.policyChanged) saveDraftPolicy(db, projectId, plan.policy, now);
+  const ruleset = insertRuleset(db, projectId, plan, artifact, restoredBy, now);
+  recordRestoreInAuditTrail(db, { projectId, actor: restoredBy, restoredVersion: version, publishedVersion: ruleset.version, rulesChanged: plan.saved.map((rule) => rule.rule_id), policyChanged: plan.policyChanged, at: now });
+  return { kind: 'published', ruleset };
+}
+
+export interface RestoreAuditEntry {
+  readonly projectId: string;
+  readonly actor: string;
+  readonly restoredVersion: number;
+  readonly publishedVersion: number;
+  readonly rulesChanged: readonly string[];
+  readonly policyChanged: boolean;
+  readonly at: number;
+}
+
+/** A restore's audit record, in the restore's transaction: which version came back as which. */
+function recordRestoreInAuditTrail(db: Db, entry: RestoreAuditEntry): void {
+  recordAudit(db, {
+    projectId: entry.projectId, actor: entry.actor, action: 'ruleset.restore', target: `ruleset:${entry.publishedVersion}`,
+    summary: { version: entry.publishedVersion, restored_version: entry.restoredVersion, changed_rules: [...entry.rulesChanged], policy_changed: entry.policyChanged },
+    at: entry.at,
+  });
+}

@@ -123,6 +123,26 @@ export class ResultLayout {
     return positions.map((p) => this.#entryAt(p) as ShadowOutcome);
   }
 
+  /**
+   * The matched breakdown entries of a stored result, compact or stored in full (rule statistics
+   * and backtests read these, not the expanded result). Compact: in the order stored (evaluation
+   * order). On a trust or hard-block verdict the verdict's entry is among them.
+   */
+  matchedEntries(stored: string): BreakdownEntry[] {
+    if (!stored.startsWith('[')) {
+      const full = JSON.parse(stored) as { breakdown: BreakdownEntry[] };
+      return full.breakdown.filter((entry) => entry.matched);
+    }
+    const [format, positions] = JSON.parse(stored) as [number, number[]];
+    if (format !== kFormat) throw new Error(`stored result of an unknown format ${format}`);
+    return positions.map((p) => this.#entryAt(p) as BreakdownEntry);
+  }
+
+  /** The rule_ids of the active rules, in evaluation order (trust, hard block, scoring, monitoring). */
+  activeRuleIds(): string[] {
+    return this.#unmatched.map((entry) => entry.rule_id);
+  }
+
   #positionOf(entry: object): number {
     const position = this.#position.get(entry);
     if (position === undefined) throw new Error('an outcome entry that is not one of its ruleset\'s');

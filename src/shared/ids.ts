@@ -17,7 +17,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'ten' | 'prj' | 'key' | 'acc' | 'case' | 'fp' | 'evt' | 'whk' | 'msg' | 'aud';
+export type IdPrefix = 'ten' | 'prj' | 'key' | 'acc' | 'case' | 'fp' | 'evt' | 'whk' | 'msg' | 'aud' | 'bt';
 
 /** Public identifiers: a prefix and 20 random characters (~119 bits), never a counter. */
 export function newId(prefix: IdPrefix): string {

@@ -215,6 +215,7 @@ const kUndoNewestMigration: Record<number, string> = {
   8: 'DROP TABLE api_key_usage; ALTER TABLE webhooks DROP COLUMN previous_secret; ALTER TABLE webhooks DROP COLUMN previous_secret_until; ALTER TABLE webhook_outbox DROP COLUMN retry_from',
   9: 'DROP TABLE lists; DROP TABLE list_items; DROP TABLE list_changes; DROP TABLE list_clock; DROP TABLE rule_lists; DROP TABLE event_labels; DROP TABLE audit_log; DROP INDEX case_events_by_event; ALTER TABLE rulesets DROP COLUMN lists',
   10: 'ALTER TABLE events DROP COLUMN signals',
+  11: 'DROP TABLE backtests',
   12: 'CREATE UNIQUE INDEX events_by_event_id ON events (project_id, event_id)',
 };
 

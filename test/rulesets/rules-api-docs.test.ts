@@ -11,7 +11,7 @@ const handlers = new Proxy({}, { get: () => () => null }) as unknown as RouteHan
 const rulesRoutes = buildRouteTable(handlers).filter((route) => /^\/v1\/(rules|policy|rulesets)\b/.test(route.pattern));
 
 test('every rules route has a section and its scope in the summary table', (t) => {
-  t.is(rulesRoutes.length, 9);
+  t.is(rulesRoutes.length, 13);
   for (const route of rulesRoutes) {
     const path = route.pattern.replace(/:([a-z_]+)/g, '{$1}');
     t.true(doc.includes(`\n## ${route.method} ${path}\n`), `section for ${route.method} ${path}`);

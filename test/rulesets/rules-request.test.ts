@@ -38,6 +38,7 @@ test(createRefused, { rule_id: 'x', version: 1 }, 'version', /set by the service
 test(createRefused, { rule_id: 'x', created_at: '2026-01-01T00:00:00Z' }, 'created_at', /set by the service/);
 test(createRefused, { rule_id: 'x', updated_at: '2026-01-01T00:00:00Z' }, 'updated_at', /set by the service/);
 test(createRefused, { rule_id: 'publish' }, 'rule_id', /reserved/);
+test(createRefused, { rule_id: 'backtests' }, 'rule_id', /reserved/);
 
 test('a replace body takes rule_id from the path and version as the expected version', (t) => {
   t.deepEqual(parseReplaceRule({ kind: 'trust', version: 4 }, 'vip'), { ok: true, value: { record: { kind: 'trust', rule_id: 'vip' }, expectedVersion: 4 } });

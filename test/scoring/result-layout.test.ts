@@ -109,3 +109,15 @@ test('a stored form naming an entry its ruleset does not have is an error, not a
   t.throws(() => loaded.layout.expand('[1,[999],{}]', { eventId: 'e', decision: 'allow', riskScore: 0, rulesetVersion: 1 }), { message: /entry 999/ });
   t.throws(() => loaded.layout.expand('[2,[],{}]', { eventId: 'e', decision: 'allow', riskScore: 0, rulesetVersion: 1 }), { message: /unknown format/ });
 });
+
+test('matchedEntries reads the matched entries back from a compact or a full stored result; activeRuleIds is the evaluation order', (t) => {
+  const loaded = load(kRules);
+  const plain = loaded.evaluate({ user: { a: 50, v: true, w: true } });
+  t.deepEqual(loaded.layout.activeRuleIds(), plain.breakdown.map((entry) => entry.rule_id));
+  for (const user of [{ a: 50, v: true, w: true }, { a: 500, f: true }, { t: true, f: true }, { a: 0 }]) {
+    const outcome = loaded.evaluate({ user });
+    const matched = outcome.breakdown.filter((entry) => entry.matched);
+    t.deepEqual(loaded.layout.matchedEntries(loaded.layout.compact(outcome, {})), matched, JSON.stringify(user));
+    t.deepEqual(loaded.layout.matchedEntries(directJson(outcome, 'evt_1', {})), matched, `${JSON.stringify(user)}, stored in full`);
+  }
+});

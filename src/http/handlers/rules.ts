@@ -17,6 +17,7 @@ export interface RulesHandlers {
   readonly publishRules: Handler;
   readonly listRulesets: Handler;
   readonly readRuleset: Handler;
+  readonly restoreRuleset: Handler;
 }
 
 function reply(answer: RulesAnswer): Reply {
@@ -72,6 +73,13 @@ export function createRulesHandlers(rules: RulesService): RulesHandlers {
       if (refusal !== null) return failure(refusal);
       const version = parseRulesetVersion(context.params.version!);
       return version.ok ? reply(rules.getRuleset(context.key!.projectId, version.value)) : failure(version.error);
+    },
+    restoreRuleset: async (context) => {
+      const version = parseRulesetVersion(context.params.version!);
+      if (!version.ok) return failure(version.error);
+      const refusal = parseNoQuery(context.query) ?? parsePublishBody(context.body, 'restore');
+      if (refusal !== null) return failure(refusal);
+      return reply(await rules.restore(context.key!.projectId, context.key!.keyId, version.value));
     },
   };
 }

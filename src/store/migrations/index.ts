@@ -10,6 +10,7 @@ import { kEnvironmentsMigrationAfter, kEnvironmentsMigrationBefore } from './007
 import { kOperationsMigration } from './008-operations.js';
 import { kListsLabelsAuditMigration } from './009-lists-labels-audit.js';
 import { kRecordedSignalsMigration } from './010-recorded-signals.js';
+import { kBacktestsMigration } from './011-backtests.js';
 import { kEventLogMigration } from './012-event-log.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
@@ -35,5 +36,6 @@ export const kMigrations: readonly Migration[] = [
   { version: 8, name: 'operations', sql: kOperationsMigration },
   { version: 9, name: 'lists, labels and audit', sql: kListsLabelsAuditMigration },
   { version: 10, name: 'recorded signals', sql: kRecordedSignalsMigration },
+  { version: 11, name: 'backtests', sql: kBacktestsMigration },
   { version: 12, name: 'event log', sql: kEventLogMigration },
 ];

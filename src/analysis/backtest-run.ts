@@ -1,0 +1,134 @@
+// One backtest, start to end, on the connection it is given (the backtest thread's read-only one):
+// every scored event of the project that arrived in the range, in arrival order, up to the
+// limit, judged again by the candidate and compared with what was stored (docs/backtests.md).
+// Synchronous: it runs on a thread of its own (backtest-worker.ts).
+import { loadRuleset } from '../../compiler/index.js';
+import type { Decision, Thresholds } from '../scoring/score-result.js';
+import { decide } from '../scoring/score-result.js';
+import type { Db } from '../store/database.js';
+import { BacktestTally, type CandidateRule } from './backtest-report.js';
+import { EventChunks, seqRangeOf } from './event-range.js';
+import { labelsOf } from './labels.js';
+import { replayInput, type SignalGroups } from './replay.js';
+import { readStoredOutcome, StoredVersions } from './stored-outcomes.js';
+
+/** Events read per statement: large enough to amortise the query, small enough to keep each read short. */
+export const kBacktestChunk = 2_000;
+
+export interface BacktestCandidate {
+  /** The compiled ruleset's source (a published version's, or the drafts compiled for this run). */
+  readonly source: string;
+  readonly reads: SignalGroups;
+  readonly rules: readonly CandidateRule[];
+  readonly policy: Thresholds;
+}
+
+export interface BacktestJob {
+  readonly backtestId: string;
+  readonly projectId: string;
+  /** Epoch ms: events that arrived from `from` (inclusive) to `to` (exclusive). */
+  readonly from: number;
+  readonly to: number;
+  readonly limit: number;
+  readonly candidate: BacktestCandidate;
+}
+
+/**
+ * Shared with the thread that started the run: [0] cancel (1 = stop), [1] events scanned, [2]
+ * progress in millionths, [3] pace: the share of time the run may work, in thousandths (1000 = all
+ * of it; the rest it waits between chunks; backtest-runner.ts sets it from live load).
+ */
+export type ProgressCells = Int32Array;
+export const kCancel = 0;
+export const kScanned = 1;
+export const kProgress = 2;
+export const kPace = 3;
+export const kCells = 4;
+
+export class BacktestCancelled extends Error {}
+
+/**
+ * Between chunks: stops when asked to, and keeps to the pace — after `workedMs` of work at pace p
+ * (thousandths), waits workedMs × (1000 / p − 1). Waiting on the cancel cell, so a stop ends the
+ * wait at once.
+ */
+function pause(cells: ProgressCells, workedMs: number): void {
+  const pace = Atomics.load(cells, kPace);
+  if (pace > 0 && pace < 1000) Atomics.wait(cells, kCancel, 0, workedMs * (1000 / pace - 1));
+  if (Atomics.load(cells, kCancel) !== 0) throw new BacktestCancelled('cancelled');
+}
+
+interface EventRow {
+  seq: number;
+  event_id: string;
+  state: string;
+  payload: string;
+  scored_at: number | null;
+  ruleset_version: number | null;
+  decision: Decision | null;
+  risk_score: number | null;
+  result: string | null;
+  shadow: string | null;
+  signals: string | null;
+}
+
+const kColumns = 'event_id, state, payload, scored_at, ruleset_version, decision, risk_score, result, shadow, signals';
+
+export function runBacktest(db: Db, job: BacktestJob, progress: ProgressCells): Record<string, unknown> {
+  const started = performance.now();
+  const evaluate = loadRuleset(job.candidate.source);
+  const versions = new StoredVersions(db);
+  const range = seqRangeOf(db, job.from, job.to);
+  const labels = labelsOf(db, job.projectId, range, job.from, job.to);
+  const tally = new BacktestTally(job.candidate.rules, labels !== null);
+  const chunks = new EventChunks<EventRow>(db, kColumns, job.projectId, job.from, job.to, range, kBacktestChunk);
+  const { reads, policy } = job.candidate;
+  let chunkStarted = performance.now();
+  scan: for (let rows = chunks.next(); rows.length > 0; rows = chunks.next()) {
+    pause(progress, performance.now() - chunkStarted);
+    chunkStarted = performance.now();
+    for (const row of rows) {
+      if (row.state !== 'scored') continue;
+      if (tally.scanned === job.limit) {
+        tally.truncated = true;
+        break scan;
+      }
+      tally.scanned++;
+      try {
+        judge(row);
+      } catch (error) {
+        // A row that cannot be read is damage, not a finding: the backtest fails and says where.
+        throw new Error(`event ${row.event_id} (seq ${row.seq}) cannot be judged again: ${(error as Error).message}`);
+      }
+    }
+    Atomics.store(progress, kScanned, tally.scanned);
+    Atomics.store(progress, kProgress, Math.floor(chunks.fraction * 1_000_000));
+  }
+  Atomics.store(progress, kProgress, 1_000_000);
+  return { ...tally.report(), duration_ms: Math.round(performance.now() - started) };
+
+  function judge(row: EventRow): void {
+    const replay = replayInput(row.payload, row.signals, row.scored_at!, reads);
+    if (!replay.ok) {
+      tally.notReplayable(replay.reason, replay.reason === 'signals_not_recorded' ? replay.group : undefined);
+      return;
+    }
+    const outcome = evaluate(replay.input);
+    if (outcome.over_budget) {
+      tally.overBudget++;
+      return;
+    }
+    const judged = decide(outcome, policy);
+    const stored = readStoredOutcome(versions.get(job.projectId, row.ruleset_version!), row.result!, row.shadow);
+    tally.replayed({
+      eventId: row.event_id,
+      label: labels?.get(row.event_id),
+      storedDecision: row.decision!,
+      storedScore: row.risk_score!,
+      stored,
+      candidateDecision: judged.decision,
+      candidateScore: judged.risk_score,
+      candidate: outcome,
+    });
+  }
+}
