@@ -10,7 +10,7 @@ const kBins = ['411111', '555555', '378282', '601111', '424242'];
 const kAccounts = 20_000;
 
 /** xorshift32: cheap and deterministic. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0 || 1;
   return () => {
     state ^= state << 13;

@@ -31,7 +31,7 @@ import { VelocityWindows } from '../../src/signals/velocity.js';
 import { KeyHasher } from '../../src/state/keys.js';
 import type { EventInput } from '../../src/validation/event-input.js';
 import { dataSize } from '../_helpers/data-files.js';
-import { eventMix } from '../_helpers/event-mix.js';
+import { eventMix, random } from '../_helpers/event-mix.js';
 import { sampleProcess, usageByRole } from '../_helpers/proc.js';
 import { startFraudScorerOn, type StartedServer } from '../_helpers/processes.js';
 import { createBenchStore, type BenchStore } from '../_helpers/store.js';
@@ -43,17 +43,6 @@ const kSeconds = Number(process.env.BENCH_SECONDS ?? 20);
 const kRounds = Number(process.env.BENCH_ROUNDS ?? 2);
 const kDayMs = 86_400_000;
 const kBatch = 50_000;
-
-/** xorshift32, as in event-mix.ts: deterministic synthetic signals. */
-function random(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 4294967296;
-  };
-}
 
 interface Range {
   readonly from: number;
