@@ -463,14 +463,11 @@ export function restorePlan(drafts: DraftSnapshot, target: PublishedRuleset): Re
   return { rules, policy, saved, policyChanged };
 }
 
-export type RestoreOutcome =
-  | { readonly kind: 'published'; readonly ruleset: PublishedRuleset }
-  /** The drafts and the live ruleset already equal the target: nothing was written. */
-  | { readonly kind: 'unchanged'; readonly ruleset: PublishedRuleset }
-  /** A draft changed after the plan was compiled: plan and compile again. */
-  | { readonly kind: 'stale' }
-  /** A list the restored rules read was deleted after the compile: compile again (it names the rules). */
-  | { readonly kind: 'missing_lists'; readonly lists: string[] };
+/**
+ * A restore ends as a publish does: 'unchanged' when the drafts and the live ruleset already equal
+ * the target, 'stale' or 'missing_lists' when the plan must be made and compiled again.
+ */
+export type RestoreOutcome = StoreRulesetOutcome;
 
 /**
  * Write command: resets the drafts to published version `version` and publishes them as version

@@ -81,9 +81,7 @@ export class ResultLayout {
   /** The stored result (storedResultJson) of a compact form; full text stored earlier as is. */
   expand(stored: string, header: StoredResultHeader): string {
     if (!stored.startsWith('[')) return stored;
-    const [format, positions, enrichment] = JSON.parse(stored) as [number, number[], Record<string, EnrichmentStatus>];
-    if (format !== kFormat) throw new Error(`stored result of an unknown format ${format}`);
-    const matched = positions.map((p) => this.#entryAt(p) as BreakdownEntry);
+    const { matched, enrichment } = this.#parseCompact(stored);
     const verdict = matched.find((entry) => {
       const kind = this.#kinds.get(entry.rule_id);
       return kind === 'trust' || kind === 'hard_block';
@@ -133,9 +131,13 @@ export class ResultLayout {
       const full = JSON.parse(stored) as { breakdown: BreakdownEntry[] };
       return full.breakdown.filter((entry) => entry.matched);
     }
-    const [format, positions] = JSON.parse(stored) as [number, number[]];
+    return this.#parseCompact(stored).matched;
+  }
+
+  #parseCompact(stored: string): { matched: BreakdownEntry[]; enrichment: Record<string, EnrichmentStatus> } {
+    const [format, positions, enrichment] = JSON.parse(stored) as [number, number[], Record<string, EnrichmentStatus>];
     if (format !== kFormat) throw new Error(`stored result of an unknown format ${format}`);
-    return positions.map((p) => this.#entryAt(p) as BreakdownEntry);
+    return { matched: positions.map((p) => this.#entryAt(p) as BreakdownEntry), enrichment };
   }
 
   /** The rule_ids of the active rules, in evaluation order (trust, hard block, scoring, monitoring). */
