@@ -9,7 +9,8 @@
 // An account is nearly always used by one project: the projects column holds it (project + 1);
 // the few accounts several projects used hold a chain of (project, next) nodes instead, tagged by
 // the top bit. The semantics are those of accounts, account_projects and the account upsert of
-// src/scoring/event-store.ts. Pure: time is passed in, ids come from the caller's function.
+// src/scoring/event-store.ts. Pure: time is passed in, public ids come from the caller's function
+// or are given (an account loaded from its row, or created under an id the caller chose).
 import { KeyDomain, type KeyHasher } from './keys.js';
 import { comparePacked, packPublicId, unpackPublicId } from './public-id.js';
 import { kMaxSlot, SlotIndex } from './slot-index.js';
@@ -49,6 +50,8 @@ export class Accounts {
   #chainProject = new Uint32Array(64);
   #chainNext = new Uint32Array(64);
   readonly #probe = new Uint32Array(4);
+  /** The packed public id of the account being created. */
+  readonly #publicKey = new Uint32Array(4);
 
   constructor(hasher: KeyHasher, newPublicId: () => string) {
     this.#hasher = hasher;
@@ -67,30 +70,39 @@ export class Accounts {
   }
 
   /**
-   * The account of (space, external id), created at `now` with a new public id if there is none
-   * (created and last seen `now`, no events yet). Nothing changes when it fails.
+   * The account of (space, external id), created at `now` if there is none (created and last seen
+   * `now`, no events yet) with `publicId` if given, else a new one from the caller's function; an
+   * existing account ignores `publicId`. Nothing changes when it fails.
    */
-  findOrCreate(space: number, externalId: string, now: number): number | StateError {
+  findOrCreate(space: number, externalId: string, now: number, publicId?: string): number | StateError {
     const found = this.find(space, externalId);
     if (found >= 0) return found;
-    const publicKey = this.#unusedPublicId();
-    if (publicKey === null) return stateError('INVALID_PUBLIC_ID', 'the public id function gave no unused acc_ id of 20 base62 characters');
-    if (this.#slots.available === 0) return stateError('STATE_FULL', 'no room for another account');
-    const offset = this.#strings.add(externalId);
-    if (offset < 0) return stateError('STRING_TOO_LONG', 'the external id is too long to keep');
-    const account = this.#slots.allocate();
-    if (account >= this.#flags.length) this.#grow();
-    this.#byExternal.reserve(account + 1);
-    this.#byExternal.keys.set(this.#probe, account * 4);
-    this.#byExternal.insert(account);
-    this.#byPublic.reserve(account + 1);
-    this.#byPublic.keys.set(publicKey, account * 4);
-    this.#byPublic.insert(account);
-    this.#space[account] = space;
-    this.#externalId[account] = offset;
-    this.#createdAt[account] = now;
-    this.#lastSeenAt[account] = now;
-    this.#flags[account] = kLive;
+    if (publicId === undefined) {
+      if (!this.#unusedPublicId()) return stateError('INVALID_PUBLIC_ID', 'the public id function gave no unused acc_ id of 20 base62 characters');
+    } else if (!this.#usable(publicId)) {
+      return stateError('INVALID_PUBLIC_ID', 'the public id given is not acc_ + 20 base62 characters, or a live account has it');
+    }
+    return this.#create(space, externalId, now, now);
+  }
+
+  /**
+   * An account as its row of the accounts table holds it (its projects are added apart); its
+   * number. Counts are kept as uint32, as recordOutcome keeps them. Nothing changes when it fails:
+   * DUPLICATE_ROW when (space, external id) has an account, INVALID_PUBLIC_ID when `publicId` is
+   * malformed or taken, STATE_FULL, STRING_TOO_LONG.
+   */
+  load(
+    space: number, externalId: string, publicId: string, createdAt: number, lastSeenAt: number,
+    events: number, blocks: number, reviews: number, fraudConfirmed: boolean,
+  ): number | StateError {
+    if (this.find(space, externalId) >= 0) return stateError('DUPLICATE_ROW', 'an account of this space already has this external id');
+    if (!this.#usable(publicId)) return stateError('INVALID_PUBLIC_ID', 'the public id is not acc_ + 20 base62 characters, or a live account has it');
+    const account = this.#create(space, externalId, createdAt, lastSeenAt);
+    if (typeof account !== 'number') return account;
+    this.#events[account] = events;
+    this.#blocks[account] = blocks;
+    this.#reviews[account] = reviews;
+    if (fraudConfirmed) this.#flags[account] = kLive | kFraud;
     return account;
   }
 
@@ -244,13 +256,41 @@ export class Accounts {
     );
   }
 
-  /** A packed public id from the caller's function that no account has, or null. */
-  #unusedPublicId(): Uint32Array | null {
-    const packed = new Uint32Array(4);
+  /** Packs into #publicKey an id from the caller's function that no account has; false when none came. */
+  #unusedPublicId(): boolean {
     for (let i = 0; i < kIdTries; i++) {
-      if (packPublicId(this.#newPublicId(), packed, 0) && this.#byPublic.find(packed, 0) < 0) return packed;
+      if (this.#usable(this.#newPublicId())) return true;
     }
-    return null;
+    return false;
+  }
+
+  /** Packs `publicId` into #publicKey; false when it is not an acc_ id or an account has it. */
+  #usable(publicId: string): boolean {
+    return packPublicId(publicId, this.#publicKey, 0) && this.#byPublic.find(this.#publicKey, 0) < 0;
+  }
+
+  /**
+   * A new live account under the external key in #probe and the public id in #publicKey, with no
+   * events; its number. Nothing changes when it fails (STATE_FULL, STRING_TOO_LONG).
+   */
+  #create(space: number, externalId: string, createdAt: number, lastSeenAt: number): number | StateError {
+    if (this.#slots.available === 0) return stateError('STATE_FULL', 'no room for another account');
+    const offset = this.#strings.add(externalId);
+    if (offset < 0) return stateError('STRING_TOO_LONG', 'the external id is too long to keep');
+    const account = this.#slots.allocate();
+    if (account >= this.#flags.length) this.#grow();
+    this.#byExternal.reserve(account + 1);
+    this.#byExternal.keys.set(this.#probe, account * 4);
+    this.#byExternal.insert(account);
+    this.#byPublic.reserve(account + 1);
+    this.#byPublic.keys.set(this.#publicKey, account * 4);
+    this.#byPublic.insert(account);
+    this.#space[account] = space;
+    this.#externalId[account] = offset;
+    this.#createdAt[account] = createdAt;
+    this.#lastSeenAt[account] = lastSeenAt;
+    this.#flags[account] = kLive;
+    return account;
   }
 
   /** A chain node holding `project` before node `next` (-1: none); its number. */

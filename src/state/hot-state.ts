@@ -10,7 +10,19 @@
 //
 // Spaces (tenant, environment) and projects are numbers the caller assigns; accounts are slot
 // numbers, valid until the account is erased. Pure: time is passed in, public ids come from the
-// caller's function, nothing is read or written outside memory.
+// caller's function (or are given), nothing is read or written outside memory.
+//
+// At start the state is loaded from the rows of the SQL tables, in this order:
+//
+//   accounts          loadAccount   one per row; then addProject per row of account_projects
+//                                   (ascending first_seen_at keeps projectsOf most recent first)
+//   account_signals   loadHolder    one per row; ascending last_seen is fast (each row lands at
+//                                   the head of its value's list), any order is correct
+//   account_links     loadLink      once per pair of rows (both directions hold the same link)
+//
+// after which it answers, and goes on recording, as the state that recorded those rows would
+// (what the tables do not keep: which of two holders seen at the same millisecond was written
+// last — the later loaded counts as the more recent).
 import { Accounts, kMaxProject, type Decision } from './accounts.js';
 import type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
 import { isoMs } from './iso-time.js';
@@ -128,6 +140,8 @@ export interface HotStateStats {
   readonly bytes: { readonly accounts: Bytes; readonly values: Bytes; readonly holders: Bytes; readonly links: Bytes; readonly scratch: Bytes };
 }
 
+const isSignalType = (type: number): boolean => Number.isInteger(type) && type >= SignalType.Email && type <= SignalType.Card;
+
 export class HotState {
   readonly #accounts: Accounts;
   readonly #signals = new SignalIndex();
@@ -152,6 +166,11 @@ export class HotState {
     return this.#accounts.find(space, externalId);
   }
 
+  /** The live account with this acc_ id, or -1. */
+  findByPublicId(publicId: string): number {
+    return this.#accounts.findByPublicId(publicId);
+  }
+
   /**
    * The account a path id names for a project (accounts-service.ts #resolve): an acc_ id of the
    * space, else an external id; only accounts the project used. -1 when none. (Which external ids
@@ -171,9 +190,11 @@ export class HotState {
    * account (created if new) counts the event and its decision, notes the project, and each
    * signal value is recorded; a value new to the account, or refreshed an hour or more after the
    * account last used it, links the account with up to 100 of its most recent other holders (an
-   * IP: those seen within 24 hours). Nothing changes when it fails.
+   * IP: those seen within 24 hours). A new account gets `publicId` when given, else an id from
+   * options.newPublicId; an existing account ignores `publicId`. Nothing changes when it fails
+   * (INVALID_PUBLIC_ID: `publicId` is malformed or a live account has it).
    */
-  recordEvent(space: number, project: number, externalId: string, decision: Decision, now: number, signals: EventSignals): RecordOutcome {
+  recordEvent(space: number, project: number, externalId: string, decision: Decision, now: number, signals: EventSignals, publicId?: string): RecordOutcome {
     if (!Number.isInteger(project) || project < 0 || project > kMaxProject) return { ok: false, error: stateError('INVALID_PROJECT', `project ${project} is not a number in 0..${kMaxProject}`) };
     if (this.#signals.available < signals.count || this.#links.available < signals.count * kMaxLinksPerValue) {
       return { ok: false, error: stateError('STATE_FULL', 'no room for the signal values or links of another event') };
@@ -183,7 +204,7 @@ export class HotState {
       if (signals.masks[i]!.length * 3 > kMaxStringBytes) return { ok: false, error: stateError('STRING_TOO_LONG', 'a mask is too long to keep') };
     }
     const before = this.#accounts.count;
-    const found = this.#accounts.findOrCreate(space, externalId, now);
+    const found = this.#accounts.findOrCreate(space, externalId, now, publicId);
     if (typeof found !== 'number') return { ok: false, error: found };
     const account = found;
     this.#accounts.recordOutcome(account, decision, now);
@@ -264,8 +285,9 @@ export class HotState {
     for (let i = 0; i < n; i++) {
       const half = ordered[i]!;
       const other = links.other(half);
+      const value = links.value(half);
       json += `${i === 0 ? '' : ','}{"signal_type":"${kLinkTypeNames[links.type(half)]}","account_public_id":"${accounts.publicId(other)}",`
-        + `"external_account_id":${jsonString(accounts.externalId(other))},"masked_signal":${jsonString(this.#signals.maskOf(links.value(half)))},`
+        + `"external_account_id":${jsonString(accounts.externalId(other))},"masked_signal":${jsonString(value >= 0 ? this.#signals.maskOf(value) : links.ownMask(half))},`
         + `"first_seen":"${isoMs(links.firstSeen(half))}","last_seen":"${isoMs(links.lastSeen(half))}"}`;
     }
     return `${json}]}`;
@@ -288,6 +310,73 @@ export class HotState {
     const links = this.#links.removeAccount(account);
     accounts.remove(account);
     return { ...held, signals: signals.holders, links, signalTypes: signals.types, signalKeys: signals.keys, droppedSignals: signals.dropped };
+  }
+
+  /**
+   * An account as its row of the accounts table holds it; its number. Nothing changes when it
+   * fails: DUPLICATE_ROW ((space, external id) has an account), INVALID_PUBLIC_ID (malformed, or a
+   * live account has it), STATE_FULL, STRING_TOO_LONG. Counts are kept as uint32.
+   */
+  loadAccount(
+    space: number, externalId: string, publicId: string, createdAt: number, lastSeenAt: number,
+    events: number, blocks: number, reviews: number, fraudConfirmed: boolean,
+  ): number | StateError {
+    return this.#accounts.load(space, externalId, publicId, createdAt, lastSeenAt, events, blocks, reviews, fraudConfirmed);
+  }
+
+  /**
+   * Notes that `project` used the live account (a row of account_projects); projectsOf lists the
+   * latest noted first. Does nothing when `account` is not live or `project` is not a number in
+   * 0..kMaxProject (as setFraud, it has no error to return).
+   */
+  addProject(account: number, project: number): void {
+    if (this.#accounts.isLive(account) && Number.isInteger(project) && project >= 0 && project <= kMaxProject) this.#accounts.addProject(account, project);
+  }
+
+  /**
+   * A row of account_signals: the live `account` (of `space`) holds the value of `type` whose
+   * 128-bit key is keys[at..at + 4) (the keys of EventSignals), first and last seen `firstSeen`,
+   * `lastSeen` (ms; first seen is kept in seconds, as recorded). Creates no links (loadLink does).
+   * Rows may come in any order: in ascending last seen each is placed at once, otherwise it walks
+   * past the holders of its value seen later. Holders seen at the same millisecond: the later
+   * loaded counts as the more recent. The value shows the mask of its most recent holder row.
+   * Errors (nothing changed): INVALID_ROW (account not live or of another space, type not a
+   * SignalType), DUPLICATE_ROW (the account already holds the value), STATE_FULL, STRING_TOO_LONG.
+   */
+  loadHolder(space: number, account: number, type: SignalType, keys: Uint32Array, at: number, mask: string, firstSeen: number, lastSeen: number): StateError | null {
+    if (!this.#accounts.isLive(account) || this.#accounts.space(account) !== space) return stateError('INVALID_ROW', `account ${account} is not a live account of space ${space}`);
+    if (!isSignalType(type)) return stateError('INVALID_ROW', `signal type ${type} is not a SignalType`);
+    if (this.#signals.available < 1) return stateError('STATE_FULL', 'no room for another signal value or holder');
+    if (mask.length * 3 > kMaxStringBytes) return stateError('STRING_TOO_LONG', 'the mask is too long to keep');
+    if (this.#signals.load(space, account, type, keys, at, mask, firstSeen, lastSeen) < 0) return stateError('DUPLICATE_ROW', `account ${account} already holds this value`);
+    return null;
+  }
+
+  /**
+   * One link as its two rows of account_links hold it (one per direction), given once: live
+   * accounts a ≠ b of one space, `type` the SignalType of the link type (ip → ip_24h), first and
+   * last seen (ms). Load holders first: the link shows, as a recorded one does, the mask of a value
+   * of `type` that both accounts hold — one whose mask is `mask` when they share several. When they
+   * share none (the tables should never say so), the link keeps `mask` itself and shows it, until
+   * an event writes the link from a value. Errors (nothing changed): INVALID_ROW (an end not live,
+   * a = b, ends of two spaces, type not a SignalType), DUPLICATE_ROW (the link is held),
+   * STATE_FULL, STRING_TOO_LONG (only for a mask kept).
+   */
+  loadLink(a: number, b: number, type: SignalType, mask: string, firstSeen: number, lastSeen: number): StateError | null {
+    const accounts = this.#accounts;
+    if (a === b || !accounts.isLive(a) || !accounts.isLive(b) || accounts.space(a) !== accounts.space(b)) {
+      return stateError('INVALID_ROW', `accounts ${a} and ${b} are not two live accounts of one space`);
+    }
+    if (!isSignalType(type)) return stateError('INVALID_ROW', `link type ${type} is not a SignalType`);
+    if (this.#links.find(a, b, type) >= 0) return stateError('DUPLICATE_ROW', `accounts ${a} and ${b} are already linked by type ${type}`);
+    if (this.#links.available < 1) return stateError('STATE_FULL', 'no room for another link');
+    let shown = this.#signals.sharedValue(a, b, type, mask);
+    if (shown < 0) {
+      shown = this.#links.keepMask(mask);
+      if (shown < 0) return stateError('STRING_TOO_LONG', 'the mask is too long to keep');
+    }
+    this.#links.load(a, b, type, shown, firstSeen, lastSeen);
+    return null;
   }
 
   /** Sets or clears the account's fraud mark (a case resolved as fraud sets it). */

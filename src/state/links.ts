@@ -12,10 +12,18 @@
 // link exists: only erasure removes holders, and it removes the links with them). First and last
 // seen are ms (the route shows them to the millisecond). Lists are doubly linked so that erasing an
 // account unlinks each of its links from the other end's list at once. Pure: time is passed in.
+//
+// A link loaded from its rows (load()) shows a value both ends hold, as a recorded one does. When
+// its ends share no value of its type (the tables should never say so), it keeps the mask of its
+// rows itself, in a small arena of its own, tagged in the value column; writing it from a value
+// later (upsert) drops that mask.
 import { kMaxSlot, SlotIndex } from './slot-index.js';
 import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes } from './slots.js';
+import { StringArena } from './string-arena.js';
 
 const kInitialLinks = 1024;
+/** In the value column: the rest is the offset of the link's own mask in #ownMasks, not a value. */
+const kOwnMask = 0x80000000;
 
 export class Links {
   readonly #slots = new SlotAllocator(kMaxSlot + 1);
@@ -25,8 +33,10 @@ export class Links {
   #prev = column(Uint32Array, kInitialLinks * 2, (kMaxSlot + 1) * 2);
   #firstSeen = column(Float64Array, kInitialLinks, kMaxSlot + 1);
   #lastSeen = column(Float64Array, kInitialLinks, kMaxSlot + 1);
-  /** The signal value whose mask the link shows. */
+  /** The signal value whose mask the link shows, or kOwnMask + the offset of its own mask. */
   #value = column(Uint32Array, kInitialLinks, kMaxSlot + 1);
+  /** Masks of links that show no value (made on first use: normally there are none). */
+  #ownMasks: StringArena | null = null;
   /** Per account: its first half-edge + 1. */
   #head = column(Uint32Array, 1024, kMaxSlot + 1);
   readonly #probe = new Uint32Array(2);
@@ -38,27 +48,48 @@ export class Links {
    * room (`available`).
    */
   upsert(a: number, b: number, type: number, value: number, now: number): void {
-    const low = a < b ? a : b;
-    const high = a < b ? b : a;
-    const probe = this.#probe;
-    probe[0] = low;
-    probe[1] = ((high << 3) | type) >>> 0;
-    let link = this.#byEnds.find(probe, 0);
+    const link = this.find(a, b, type);
     if (link >= 0) {
       if (now > this.#lastSeen[link]!) this.#lastSeen[link] = now;
+      if (this.#value[link]! >= kOwnMask) {
+        this.#releaseOwnMask(link);
+        if (this.#ownMasks!.wasteful) this.#compactOwnMasks();
+      }
       this.#value[link] = value;
       return;
     }
-    link = this.#slots.allocate();
-    if (link >= this.#value.length) this.#grow();
-    this.#byEnds.reserve(link + 1);
-    this.#byEnds.keys.set(probe, link * 2);
-    this.#byEnds.insert(link);
-    this.#firstSeen[link] = now;
-    this.#lastSeen[link] = now;
-    this.#value[link] = value;
-    this.#push(low, link * 2);
-    this.#push(high, link * 2 + 1);
+    this.#add(value, now, now);
+  }
+
+  /** The link of accounts `a` and `b` by `type`, or -1. */
+  find(a: number, b: number, type: number): number {
+    const probe = this.#probe;
+    probe[0] = a < b ? a : b;
+    probe[1] = (((a < b ? b : a) << 3) | type) >>> 0;
+    return this.#byEnds.find(probe, 0);
+  }
+
+  /**
+   * A link as its two rows of account_links hold it: accounts `a` and `b` (a ≠ b, both < 2^28) by
+   * `type`, first and last seen (ms), showing `shown`: a signal value both hold, or what
+   * keepMask() returned. The caller has checked that there is no such link (find) and that there
+   * is room (`available`).
+   */
+  load(a: number, b: number, type: number, shown: number, firstSeen: number, lastSeen: number): void {
+    this.find(a, b, type);
+    this.#add(shown, firstSeen, lastSeen);
+  }
+
+  /**
+   * Keeps `mask` for a link to show in place of a value's (see the header): what load() takes as
+   * `shown`, or -1 when the mask is too long to keep.
+   */
+  keepMask(mask: string): number {
+    this.#ownMasks ??= new StringArena();
+    // Offsets must stay below the tag bit: 2 GiB of such masks is far past any real use.
+    if (this.#ownMasks.used + mask.length * 3 + 3 >= kOwnMask) return -1;
+    const offset = this.#ownMasks.add(mask);
+    return offset < 0 ? -1 : kOwnMask + offset;
   }
 
   /** The account's first half-edge, or -1. Walk on with next(). */
@@ -90,9 +121,15 @@ export class Links {
     return this.#lastSeen[half >>> 1]!;
   }
 
-  /** The signal value the link was last written from (its mask is the link's). */
+  /** The signal value the link was last written from (its mask is the link's), or -1 when it shows its own (ownMask). */
   value(half: number): number {
-    return this.#value[half >>> 1]!;
+    const value = this.#value[half >>> 1]!;
+    return value >= kOwnMask ? -1 : value;
+  }
+
+  /** The mask of a link that shows no value (value() is -1). */
+  ownMask(half: number): string {
+    return this.#ownMasks!.get(this.#value[half >>> 1]! - kOwnMask);
   }
 
   /** Removes every link of `account`, from both ends' lists; how many there were. */
@@ -110,12 +147,14 @@ export class Links {
       this.#prev[half] = 0;
       this.#firstSeen[link] = 0;
       this.#lastSeen[link] = 0;
+      if (this.#value[link]! >= kOwnMask) this.#releaseOwnMask(link);
       this.#value[link] = 0;
       this.#slots.release(link);
       count++;
       half = following;
     }
     if (account < this.#head.length) this.#head[account] = 0;
+    if (this.#ownMasks?.wasteful === true) this.#compactOwnMasks();
     return count;
   }
 
@@ -135,7 +174,39 @@ export class Links {
     return sumBytes(
       this.#byEnds.bytes(high), this.#slots.bytes, columnBytes(high * 2, this.#next, this.#prev),
       columnBytes(high, this.#firstSeen, this.#lastSeen, this.#value), columnBytes(this.#head.length, this.#head),
+      this.#ownMasks?.bytes ?? { held: 0, used: 0 },
     );
+  }
+
+  /** A new link under the key in #probe; its number. */
+  #add(shown: number, firstSeen: number, lastSeen: number): number {
+    const probe = this.#probe;
+    const link = this.#slots.allocate();
+    if (link >= this.#value.length) this.#grow();
+    this.#byEnds.reserve(link + 1);
+    this.#byEnds.keys.set(probe, link * 2);
+    this.#byEnds.insert(link);
+    this.#firstSeen[link] = firstSeen;
+    this.#lastSeen[link] = lastSeen;
+    this.#value[link] = shown;
+    this.#push(probe[0]!, link * 2);
+    this.#push(probe[1]! >>> 3, link * 2 + 1);
+    return link;
+  }
+
+  #releaseOwnMask(link: number): void {
+    this.#ownMasks!.release(this.#value[link]! - kOwnMask);
+    this.#value[link] = 0;
+  }
+
+  /** Copies the own masks of live links (released ones are zeroes) into a fresh arena. */
+  #compactOwnMasks(): void {
+    const old = this.#ownMasks!;
+    const fresh = new StringArena(old.used - old.garbage);
+    for (let link = 0; link < this.#slots.high; link++) {
+      if (this.#value[link]! >= kOwnMask) this.#value[link] = kOwnMask + fresh.copyFrom(old, this.#value[link]! - kOwnMask);
+    }
+    this.#ownMasks = fresh;
   }
 
   /** Puts `half` first on `account`'s list. */

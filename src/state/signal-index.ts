@@ -15,6 +15,11 @@
 // the caller's clock stepped back). Holders are found by (account, value) through an index over
 // their own key column, which is also where their account and value are read from. A value no one
 // holds any more is dropped. Pure: time is passed in.
+//
+// Loading (load(), from rows of account_signals) places each holder by its last seen the same way,
+// so a loaded list is ordered as a recorded one, ties of last seen by the latest load first. In
+// ascending order of last seen each row lands at the head at once; in any other order a row walks
+// past the holders of its value seen later than it.
 import { kMaxSlot, SlotIndex } from './slot-index.js';
 import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes } from './slots.js';
 import { StringArena } from './string-arena.js';
@@ -92,20 +97,9 @@ export class SignalIndex {
     const probe = this.#probe;
     probe[0] = account;
     probe[1] = value;
-    let holder = this.#byPair.find(probe, 0);
+    const holder = this.#byPair.find(probe, 0);
     if (holder < 0) {
-      holder = this.#holders.allocate();
-      if (holder >= this.#lastSeen.length) this.#growHolders();
-      this.#byPair.reserve(holder + 1);
-      this.#byPair.keys[holder * 2] = account;
-      this.#byPair.keys[holder * 2 + 1] = value;
-      this.#byPair.insert(holder);
-      this.#firstSeen[holder] = Math.floor(now / 1000);
-      this.#lastSeen[holder] = now;
-      if (account >= this.#accountHead.length) this.#accountHead = grown(this.#accountHead, Math.max(account + 1, this.#accountHead.length * 2));
-      this.#accountNext[holder] = this.#accountHead[account]!;
-      this.#accountHead[account] = holder + 1;
-      this.#placeByRecency(value, holder, now);
+      this.#addHolder(account, value, now, now);
     } else if (now - this.#lastSeen[holder]! >= kRefreshMs) {
       this.#lastSeen[holder] = now;
       unlink(this.#head, value, this.#next, this.#prev, holder);
@@ -118,6 +112,67 @@ export class SignalIndex {
       this.#mask[value] = this.#masks.add(mask);
     }
     return value;
+  }
+
+  /**
+   * A row of account_signals: `account` (of `space`) holds the value of `type` keyed at
+   * keys[at..at + 4), first seen `firstSeen` (ms, kept in seconds), last seen `lastSeen` (ms);
+   * the holder, or -1 (nothing changed) when the pair is already held. The holder is placed by
+   * its last seen (see the header); the value takes `mask` when it is new or when this holder is
+   * now its most recent one (a recorded value shows the mask last written, and a row's mask is
+   * the one its first write gave). The caller has checked there is room (`available`).
+   */
+  load(space: number, account: number, type: SignalType, keys: Uint32Array, at: number, mask: string, firstSeen: number, lastSeen: number): number {
+    this.#probeFor(space, keys, at);
+    let value = this.#byKey.find(this.#probe, 0);
+    const known = value >= 0;
+    const probe = this.#probe;
+    if (known) {
+      probe[0] = account;
+      probe[1] = value;
+      if (this.#byPair.find(probe, 0) >= 0) return -1;
+    } else {
+      value = this.#addValue(type, mask);
+    }
+    const holder = this.#addHolder(account, value, firstSeen, lastSeen);
+    if (known && this.#head[value] === holder + 1 && this.#masks.get(this.#mask[value]!) !== mask) {
+      this.#masks.release(this.#mask[value]!);
+      this.#mask[value] = this.#masks.add(mask);
+    }
+    return holder;
+  }
+
+  /**
+   * A value of `type` that accounts `a` and `b` both hold, or -1: when there are several, one whose
+   * mask is `mask` if any, else the first found. Walks the two accounts' lists in step and stops
+   * when the shorter one ends (each value both hold is on both lists): about twice the shorter
+   * list's length in steps, a pair lookup for each value of `type`.
+   */
+  sharedValue(a: number, b: number, type: SignalType, mask: string): number {
+    const pairs = this.#byPair.keys;
+    let fromA = a < this.#accountHead.length ? this.#accountHead[a]! - 1 : -1;
+    let fromB = b < this.#accountHead.length ? this.#accountHead[b]! - 1 : -1;
+    let chosen = -1;
+    let compared = false;
+    while (fromA >= 0 && fromB >= 0) {
+      for (let side = 0; side < 2; side++) {
+        const value = pairs[(side === 0 ? fromA : fromB) * 2 + 1]!;
+        if (this.#type[value] !== type || value === chosen || !this.#holds(side === 0 ? b : a, value)) continue;
+        // Masks are read only once a second candidate turns up (nearly always there is one).
+        if (chosen < 0) {
+          chosen = value;
+          continue;
+        }
+        if (!compared) {
+          if (this.#masks.get(this.#mask[chosen]!) === mask) return chosen;
+          compared = true;
+        }
+        if (this.#masks.get(this.#mask[value]!) === mask) return value;
+      }
+      fromA = this.#accountNext[fromA]! - 1;
+      fromB = this.#accountNext[fromB]! - 1;
+    }
+    return chosen;
   }
 
   /**
@@ -224,6 +279,31 @@ export class SignalIndex {
     this.#head[value] = 0;
     this.#mask[value] = this.#masks.add(mask);
     return value;
+  }
+
+  /** A new holder of `value` by `account`, on both lists; its number. */
+  #addHolder(account: number, value: number, firstSeen: number, lastSeen: number): number {
+    const holder = this.#holders.allocate();
+    if (holder >= this.#lastSeen.length) this.#growHolders();
+    this.#byPair.reserve(holder + 1);
+    this.#byPair.keys[holder * 2] = account;
+    this.#byPair.keys[holder * 2 + 1] = value;
+    this.#byPair.insert(holder);
+    this.#firstSeen[holder] = Math.floor(firstSeen / 1000);
+    this.#lastSeen[holder] = lastSeen;
+    if (account >= this.#accountHead.length) this.#accountHead = grown(this.#accountHead, Math.max(account + 1, this.#accountHead.length * 2));
+    this.#accountNext[holder] = this.#accountHead[account]!;
+    this.#accountHead[account] = holder + 1;
+    this.#placeByRecency(value, holder, lastSeen);
+    return holder;
+  }
+
+  /** True when `account` holds `value`. */
+  #holds(account: number, value: number): boolean {
+    const probe = this.#probe;
+    probe[0] = account;
+    probe[1] = value;
+    return this.#byPair.find(probe, 0) >= 0;
   }
 
   #dropValue(value: number): void {

@@ -4,8 +4,18 @@
 export type StateErrorCode =
   /** A limit of the typed arrays: 2^28 − 1 accounts, signal values, holders, links or event ids. */
   | 'STATE_FULL'
-  /** The public id function returned something other than an unused acc_ + 20 base62 characters. */
+  /**
+   * A public id (from the caller's function, or given to recordEvent or loadAccount) that is not
+   * acc_ + 20 base62 characters, or that a live account already has.
+   */
   | 'INVALID_PUBLIC_ID'
+  /** A loaded row the state already holds: an account's (space, external id), a holder's (account, value), a link. */
+  | 'DUPLICATE_ROW'
+  /**
+   * A loaded row the state cannot hold: its account is not live or is of another space, a link
+   * joins an account with itself, a signal type outside SignalType.
+   */
+  | 'INVALID_ROW'
   /** An external id or mask longer than the string arena keeps (2 MiB). */
   | 'STRING_TOO_LONG'
   /** A project number outside 0..kMaxProject. */
