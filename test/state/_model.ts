@@ -67,6 +67,24 @@ export interface ModelErasure {
   readonly dropped: number;
 }
 
+/** The rows the model holds, as the tables hold them (dump()). */
+export interface ModelRows {
+  /** accounts, with the projects of account_projects in the order they were first used. */
+  readonly accounts: readonly {
+    readonly accountId: string; readonly space: number; readonly externalId: string; readonly createdAt: number; readonly lastSeenAt: number;
+    readonly events: number; readonly blocks: number; readonly reviews: number; readonly fraud: boolean; readonly projects: readonly number[];
+  }[];
+  /** account_signals: one per (value, account). */
+  readonly signals: readonly {
+    readonly space: number; readonly type: ModelType; readonly value: string; readonly accountId: string;
+    readonly masked: string; readonly firstSeen: number; readonly lastSeen: number;
+  }[];
+  /** account_links: both directions of each link. */
+  readonly links: readonly {
+    readonly accountId: string; readonly linkType: string; readonly other: string; readonly masked: string; readonly firstSeen: number; readonly lastSeen: number;
+  }[];
+}
+
 const kRefreshMs = 3_600_000;
 const kDayMs = 86_400_000;
 const kMaxLinksPerSignal = 100;
@@ -232,6 +250,28 @@ export class Model {
 
   setFraud(accountId: string, fraud: boolean): void {
     this.accounts.get(accountId)!.fraud = fraud;
+  }
+
+  /** Every row, copied (what a load at start reads). */
+  dump(): ModelRows {
+    const accounts = [...this.accounts.values()].map((row) => ({
+      accountId: row.accountId, space: row.space, externalId: row.externalId, createdAt: row.createdAt, lastSeenAt: row.lastSeenAt,
+      events: row.events, blocks: row.blocks, reviews: row.reviews, fraud: row.fraud, projects: [...row.projects],
+    }));
+    const signals: ModelRows['signals'][number][] = [];
+    for (const [key, rows] of this.#signals) {
+      const [space, type] = key.split('|', 2) as [string, ModelType];
+      const value = key.slice(space.length + type.length + 2);
+      for (const [accountId, row] of rows) signals.push({ space: Number(space), type, value, accountId, masked: row.masked, firstSeen: row.firstSeen, lastSeen: row.lastSeen });
+    }
+    const links: ModelRows['links'][number][] = [];
+    for (const [accountId, rows] of this.#links) {
+      for (const [key, row] of rows) {
+        const [linkType, other] = key.split('|') as [string, string];
+        links.push({ accountId, linkType, other, masked: row.masked, firstSeen: row.firstSeen, lastSeen: row.lastSeen });
+      }
+    }
+    return { accounts, signals, links };
   }
 
   /** Rows held: account_signals, account_links (both directions), and values with a holder. */
