@@ -33,7 +33,7 @@ const kIdTries = 3;
 export class Accounts {
   readonly #hasher: KeyHasher;
   readonly #newPublicId: () => string;
-  readonly #slots = new SlotAllocator(kMaxSlot + 1);
+  readonly #slots: SlotAllocator;
   readonly #byExternal = new SlotIndex(4, kInitialAccounts);
   readonly #byPublic = new SlotIndex(4, kInitialAccounts);
   #strings = new StringArena();
@@ -53,9 +53,11 @@ export class Accounts {
   /** The packed public id of the account being created. */
   readonly #publicKey = new Uint32Array(4);
 
-  constructor(hasher: KeyHasher, newPublicId: () => string) {
+  /** `limit`: the most accounts held at once (at most kMaxSlot + 1). */
+  constructor(hasher: KeyHasher, newPublicId: () => string, limit = kMaxSlot + 1) {
     this.#hasher = hasher;
     this.#newPublicId = newPublicId;
+    this.#slots = new SlotAllocator(limit);
   }
 
   /** The account of (space, external id), or -1. */

@@ -129,6 +129,11 @@ export interface HotStateOptions {
   readonly hasher: KeyHasher;
   /** Makes a public account id: `acc_` + 20 characters of [0-9A-Za-z] (src/shared/ids.ts newId('acc')). */
   readonly newPublicId: () => string;
+  /**
+   * The most accounts, signal values, holders and links held, each: past it, STATE_FULL. Default
+   * and largest: kMaxSlot + 1 (2^28 − 1), what the indexes can number.
+   */
+  readonly limit?: number;
 }
 
 export interface HotStateStats {
@@ -144,8 +149,8 @@ const isSignalType = (type: number): boolean => Number.isInteger(type) && type >
 
 export class HotState {
   readonly #accounts: Accounts;
-  readonly #signals = new SignalIndex();
-  readonly #links = new Links();
+  readonly #signals: SignalIndex;
+  readonly #links: Links;
   readonly #holders = new Uint32Array(kMaxExamined);
   // The `links` signal counts distinct accounts without a Set: an account is counted once per
   // query (#seenQuery = this query's number) and once per type (#seenTypes, a bit per type).
@@ -158,7 +163,11 @@ export class HotState {
   #route = new Uint32Array(64);
 
   constructor(options: HotStateOptions) {
-    this.#accounts = new Accounts(options.hasher, options.newPublicId);
+    const limit = options.limit ?? kMaxSlot + 1;
+    if (!Number.isInteger(limit) || limit < 1 || limit > kMaxSlot + 1) throw new RangeError(`options.limit must be an integer in 1..${kMaxSlot + 1}, not ${limit}`);
+    this.#accounts = new Accounts(options.hasher, options.newPublicId, limit);
+    this.#signals = new SignalIndex(limit);
+    this.#links = new Links(limit);
   }
 
   /** The account of (space, external id), or -1. */

@@ -26,7 +26,7 @@ const kInitialLinks = 1024;
 const kOwnMask = 0x80000000;
 
 export class Links {
-  readonly #slots = new SlotAllocator(kMaxSlot + 1);
+  readonly #slots: SlotAllocator;
   readonly #byEnds = new SlotIndex(2, kInitialLinks);
   /** Per half-edge (link × 2 + side), along its account's list: half + 1 (0: none). */
   #next = column(Uint32Array, kInitialLinks * 2, (kMaxSlot + 1) * 2);
@@ -40,6 +40,11 @@ export class Links {
   /** Per account: its first half-edge + 1. */
   #head = column(Uint32Array, 1024, kMaxSlot + 1);
   readonly #probe = new Uint32Array(2);
+
+  /** `limit`: the most links held at once (at most kMaxSlot + 1). */
+  constructor(limit = kMaxSlot + 1) {
+    this.#slots = new SlotAllocator(limit);
+  }
 
   /**
    * Links accounts `a` and `b` (a ≠ b, both < 2^28) by `type`, written from signal `value` at

@@ -53,7 +53,7 @@ export interface ErasedSignals {
 export class SignalIndex {
   // Values. The index key is the caller's key with the space folded into its first word, so two
   // spaces never share a value even if a caller hashed without the space.
-  readonly #values = new SlotAllocator(kMaxSlot + 1);
+  readonly #values: SlotAllocator;
   readonly #byKey = new SlotIndex(4, kInitialValues);
   #type = column(Uint8Array, kInitialValues, kMaxSlot + 1);
   /** First holder + 1 (0: none). */
@@ -62,7 +62,7 @@ export class SignalIndex {
   #mask = column(Uint32Array, kInitialValues, kMaxSlot + 1);
   #masks = new StringArena();
   // Holders. The index key column holds (account, value) per holder.
-  readonly #holders = new SlotAllocator(kMaxSlot + 1);
+  readonly #holders: SlotAllocator;
   readonly #byPair = new SlotIndex(2, kInitialHolders);
   /** Along the value's list, holder + 1 (0: none). */
   #next = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
@@ -75,6 +75,12 @@ export class SignalIndex {
   /** Per account: its first holder + 1. */
   #accountHead = column(Uint32Array, 1024, kMaxSlot + 1);
   readonly #probe = new Uint32Array(4);
+
+  /** `limit`: the most values, and the most holders, held at once (at most kMaxSlot + 1). */
+  constructor(limit = kMaxSlot + 1) {
+    this.#values = new SlotAllocator(limit);
+    this.#holders = new SlotAllocator(limit);
+  }
 
   /** The value of (space, key at keys[at..at + 4)), or -1. */
   find(space: number, keys: Uint32Array, at: number): number {
