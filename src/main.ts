@@ -5,7 +5,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasFault, kFaults, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
-import { AccountDirectory } from './accounts/account-directory.js';
+import { HotAccounts, StateLoadError } from './accounts/hot-accounts.js';
 import { createReadScoreHandler, createSubmitEventHandler } from './http/handlers/events.js';
 import { createEraseHandler, createLinksHandler } from './http/handlers/accounts.js';
 import { AccountsService } from './accounts/accounts-service.js';
@@ -130,7 +130,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const listsClock = new ListsClock();
   listsClock.advance(listClock(readDb));
   const pool = new RulesPool(
-    { dataDir: config.dataDir, installSecret: secret.toString('base64'), faults, listsClock: listsClock.buffer },
+    { dataDir: config.dataDir, faults, listsClock: listsClock.buffer },
     { threads: config.workers, maxHeapMb: config.workerMaxHeapMb, taskTimeoutMs: config.workerTaskTimeoutMs, log, onTally: (tally) => outcomes.add(tally) },
   );
   // Keys of the in-memory state (velocity windows, event ids): keyed hashes under the install secret.
@@ -145,12 +145,20 @@ export async function startService(config: Config, log: Logger, options: Service
     retryHours: config.webhookRetryHours,
     timeoutMs: config.webhookTimeoutMs,
   }, log, now);
-  const directory = new AccountDirectory(readDb);
+  // Accounts, signal values and links in memory, from the tables (accounts/hot-accounts.ts).
+  let loaded;
+  try {
+    loaded = HotAccounts.load(readDb, hasher);
+  } catch (error) {
+    if (error instanceof StateLoadError) throw new StartupError(error.message);
+    throw error;
+  }
+  const hotAccounts = loaded.accounts;
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
-  const scorer = new Scorer({ pool, writer, accounts: directory, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
-  const accounts = new AccountsService({ readDb, writer, directory, velocity, gate, checkpointer, latch, secret, log, now, recentSignalWrites: scorer.recentSignalWrites, listsClock });
-  const cases = new CasesService(readDb, writer, now);
+  const scorer = new Scorer({ pool, writer, accounts: hotAccounts, secret, log, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
+  const accounts = new AccountsService({ readDb, writer, hotAccounts, velocity, gate, checkpointer, latch, secret, log, now, recentSignalWrites: scorer.recentSignalWrites, listsClock });
+  const cases = new CasesService(readDb, writer, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
   const lists = new ListsService({ readDb, writer, compiler: rulesCompiler, clock: listsClock, now });
@@ -160,7 +168,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
   const eventReader = new EventReader(readDb, EventIds.load(readDb, hasher));
   const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
-  const labels = new LabelsService({ readDb, writer, reader: eventReader, now });
+  const labels = new LabelsService({ readDb, writer, reader: eventReader, now, onAccountChanged: (accountId) => hotAccounts.refresh(accountId) });
   const pending = asyncScorer.loadPending(readDb);
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
   deliverer.start();
@@ -204,7 +212,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const auditPurge = setInterval(() => void purgeAuditTrail(), kAuditPurgeIntervalMs);
   auditPurge.unref();
   void purgeAuditTrail();
-  log.info('store ready', { velocity_events_rebuilt: rebuilt, pending_async_events: pending, pid: process.pid });
+  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, accounts_load_ms: Math.round(loaded.counts.ms), velocity_events_rebuilt: rebuilt, pending_async_events: pending, pid: process.pid });
   if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
 
   const metrics = new Metrics();

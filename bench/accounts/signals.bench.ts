@@ -2,11 +2,12 @@
 // through the real write path (persistScoredEvent); then, timed with tinybench:
 //   - the links route's work (AccountsService.links) for a typical account and for an account with
 //     a thousand links — server time, without HTTP;
-//   - the stored signals a rule worker reads per event (StoredSignals.links and .account);
+//   - loading the accounts into memory at start (HotAccounts.load), and the `links` and `account`
+//     signals of an event answered from memory;
 //   - the in-memory velocity windows (read and record).
 import { Bench } from 'tinybench';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { AccountDirectory } from '../../src/accounts/account-directory.js';
+import { HotAccounts } from '../../src/accounts/hot-accounts.js';
 import { AccountGate } from '../../src/accounts/account-gate.js';
 import { FaultLatch } from '../../src/shared/fault-latch.js';
 import type { Checkpointer } from '../../src/store/checkpointer.js';
@@ -14,7 +15,6 @@ import { AccountsService } from '../../src/accounts/accounts-service.js';
 import { persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
 import { keyedHash, type SignalType } from '../../src/signals/keyed-hash.js';
 import { RecentSignalWrites } from '../../src/signals/recent-writes.js';
-import { StoredSignals } from '../../src/signals/stored-signals.js';
 import { VelocityWindows } from '../../src/signals/velocity.js';
 import { KeyHasher } from '../../src/state/keys.js';
 import { createLogger } from '../../src/shared/log.js';
@@ -26,6 +26,11 @@ import { createBenchStore } from '../_helpers/store.js';
 const kAccounts = Number(process.env.BENCH_ACCOUNTS ?? 100_000);
 const kHubLinks = 1000;
 
+/** A well-formed acc_ id (acc_ and 20 base62 characters) made from an external id. */
+function publicIdOf(external: string): string {
+  return `acc_${`bench${external.replace(/[^0-9A-Za-z]/g, '')}`.padEnd(20, 'x')}`;
+}
+
 export async function runSignalsBenchmark(): Promise<void> {
   const store = createBenchStore();
   const { db, bootstrap, secret } = store;
@@ -35,7 +40,7 @@ export async function runSignalsBenchmark(): Promise<void> {
   const identifier = (type: SignalType, value: string, masked: string) => ({ type, hash: keyedHash(secret, type, value), masked });
   const record = (external: string, ids: ScoredEventRecord['identifiers']): ScoredEventRecord => ({
     projectId, tenantId, environment: 'live', eventId: randomUUID(), eventType: 'payment', receivedAt: now, payload: '{}',
-    account: { accountId: `acc_bench${external}`, externalId: external }, identifiers: ids, rulesetVersion: 1,
+    account: { accountId: publicIdOf(external), externalId: external }, identifiers: ids, rulesetVersion: 1,
     decision: 'allow', riskScore: 0, result: '{}', shadow: '[]', signals: '[1,null,null,null]', scoredAt: now, webhookPayload: null,
   });
 
@@ -62,22 +67,27 @@ export async function runSignalsBenchmark(): Promise<void> {
   // way later refreshes would, so that it has a thousand.
   const link = db.prepare(`INSERT OR IGNORE INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen) VALUES (?, 'card', ?, ?, ?, '411111******0000', ?, ?)`);
   db.transaction(() => {
-    for (let i = 0; i < kHubLinks; i++) link.run('acc_benchhub', `acc_benchuser-${i}`, `user-${i}`, `,${projectId},`, now, now);
+    for (let i = 0; i < kHubLinks; i++) link.run(publicIdOf('hub'), publicIdOf(`user-${i}`), `user-${i}`, `,${projectId},`, now, now);
   })();
   const links = (db.prepare('SELECT count(*) AS n FROM account_links').get() as { n: number }).n;
   console.log(`built ${kAccounts.toLocaleString('en-US')} accounts and ${links.toLocaleString('en-US')} links in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 
   const readDb = openDatabase(store.dataDir, { readonly: true });
+  const loaded = HotAccounts.load(readDb, new KeyHasher(secret));
+  const { counts } = loaded;
+  console.log(`loaded ${counts.accounts.toLocaleString('en-US')} accounts, ${counts.signals.toLocaleString('en-US')} signal rows and ${counts.links.toLocaleString('en-US')} links into memory in ${(counts.ms / 1000).toFixed(2)} s`
+    + ` (${((counts.ms * 1000) / (counts.accounts + counts.signals + counts.links)).toFixed(2)} µs per row)\n`);
+  const hot = loaded.accounts;
   const accounts = new AccountsService({
-    readDb, writer: null as unknown as AppWriter, directory: new AccountDirectory(readDb), velocity: new VelocityWindows(new KeyHasher(randomBytes(32))),
+    readDb, writer: null as unknown as AppWriter, hotAccounts: hot, velocity: new VelocityWindows(new KeyHasher(randomBytes(32))),
     gate: new AccountGate(), checkpointer: null as unknown as Checkpointer, latch: new FaultLatch(null),
     secret, log: createLogger('error'), now: Date.now, recentSignalWrites: new RecentSignalWrites(3_600_000), listsClock: new ListsClock(),
   });
   const scope = { tenantId, environment: 'live', projectId } as const;
   const hubAnswer = accounts.links(scope, 'hub');
   if (!hubAnswer.ok || (JSON.parse(hubAnswer.json) as { links: unknown[] }).links.length !== kHubLinks) throw new Error('the hub account does not have its links');
-  const stored = new StoredSignals(readDb);
-  const eventSignals = [identifier('email', 'user500@example.com', ''), identifier('fp', 'fp_household_125', ''), identifier('ip', '10.0.7.50', '')];
+  const eventSignals = hot.eventSignals([identifier('email', 'user500@example.com', ''), identifier('fp', 'fp_household_125', ''), identifier('ip', '10.0.7.50', '')]);
+  const slotOf = (n: number): number => hot.account(tenantId, 'live', `user-${n}`).slot;
   const velocity = new VelocityWindows(new KeyHasher(randomBytes(32)));
   let cursor = 0;
 
@@ -89,11 +99,11 @@ export async function runSignalsBenchmark(): Promise<void> {
     .add(`links route: an account with ${kHubLinks} links`, () => {
       accounts.links(scope, 'hub');
     })
-    .add('links signal of an event (3 signals + stored links)', () => {
-      stored.links(tenantId, 'live', `acc_benchuser-${(cursor = (cursor + 7919) % kAccounts)}`, eventSignals, now);
+    .add('links signal of an event (3 signals + stored links; account found by external id)', () => {
+      hot.links(tenantId, 'live', slotOf((cursor = (cursor + 7919) % kAccounts)), eventSignals, now);
     })
-    .add('account signal of an event', () => {
-      stored.account(`acc_benchuser-${(cursor = (cursor + 7919) % kAccounts)}`, now);
+    .add('account signal of an event (account found by external id)', () => {
+      hot.accountSignals(slotOf((cursor = (cursor + 7919) % kAccounts)), now);
     })
     .add('velocity read + record (5 keys)', () => {
       const n = (cursor = (cursor + 7919) % kAccounts);

@@ -12,13 +12,13 @@ const kEvents = 20_000;
 
 export async function runBatchingBenchmark(): Promise<void> {
   const store = createBenchStore();
-  const setup = { dataDir: store.dataDir, installSecret: store.secret.toString('base64'), faults: [], listsClock: new SharedArrayBuffer(8) };
+  const setup = { dataDir: store.dataDir, faults: [], listsClock: new SharedArrayBuffer(8) };
   const mix = eventMix(11);
   const items: EvaluateItem[] = Array.from({ length: kEvents }, () => {
     const payload = mix();
     return {
-      projectId: store.bootstrap.live.project_id, tenantId: store.bootstrap.tenant.tenant_id, environment: 'live', eventId: JSON.parse(payload).event_id,
-      version: 1, policy: { review_threshold: 40, block_threshold: 80 }, payload, accountId: null, velocity: {}, needs: 3, now: Date.now(), requestId: null,
+      projectId: store.bootstrap.live.project_id, eventId: JSON.parse(payload).event_id, version: 1, policy: { review_threshold: 40, block_threshold: 80 }, payload,
+      phone: null, velocity: {}, links: { email: 0, phone: 0, fp: 0, ip_24h: 0, card: 0, total: 0, fraud: 0 }, account: { known: false }, now: Date.now(), requestId: null,
     };
   });
 

@@ -10,7 +10,7 @@ import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
 import { canonicalBodyHash } from '../scoring/idempotency.js';
 import { kUrlSafeExternalId, type EventInput } from '../validation/event-input.js';
-import type { AccountDirectory } from './account-directory.js';
+import type { HotAccounts } from './hot-accounts.js';
 import { AccountGate } from './account-gate.js';
 import type { Environment } from '../auth/api-keys.js';
 import type { Checkpointer } from '../store/checkpointer.js';
@@ -61,7 +61,8 @@ interface AccountRow {
 export interface AccountsServiceDeps {
   readonly readDb: Db;
   readonly writer: AppWriter;
-  readonly directory: AccountDirectory;
+  /** The accounts in memory: an erased account leaves them when its erasure commits. */
+  readonly hotAccounts: HotAccounts;
   readonly recentSignalWrites: RecentSignalWrites;
   readonly velocity: VelocityWindows;
   readonly gate: AccountGate;
@@ -172,7 +173,7 @@ export class AccountsService {
         return { ok: false, error: apiError('ACCOUNT_SHARED_ACROSS_PROJECTS', 'The account was used by several live projects; add across_projects=true to erase it in all of them.', 'id') };
       }
       this.#deps.listsClock.advance(outcome.listsSeq);
-      this.#deps.directory.forget(scope.tenantId, scope.environment, externalId);
+      this.#deps.hotAccounts.erased(scope.tenantId, scope.environment, externalId);
       if (outcome.summary.account_public_id !== null) this.#deps.recentSignalWrites.forgetAccount(outcome.summary.account_public_id);
       for (const { projectId, keys } of outcome.velocityKeys) this.#deps.velocity.forget(projectId, keys);
       if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };

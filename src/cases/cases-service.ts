@@ -56,15 +56,18 @@ export class CasesService {
   readonly #readDb: Db;
   readonly #writer: AppWriter;
   readonly #now: () => number;
+  readonly #onAccountChanged: (accountId: string) => void;
   readonly #one: Statement<[string, string], CaseRow>;
   readonly #events: Statement<[string], { event_id: string }>;
   readonly #notes: Statement<[string], { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number }>;
   readonly #accountByExternalId: Statement<[string, string, string], { account_id: string }>;
 
-  constructor(readDb: Db, writer: AppWriter, now: () => number) {
+  /** `onAccountChanged`: a case of this account (acc_ id) changed; its fraud mark and fraud labels are read again. */
+  constructor(readDb: Db, writer: AppWriter, now: () => number, onAccountChanged: (accountId: string) => void) {
     this.#readDb = readDb;
     this.#writer = writer;
     this.#now = now;
+    this.#onAccountChanged = onAccountChanged;
     this.#one = readDb.prepare(`SELECT ${kCaseColumns} WHERE c.project_id = ? AND c.case_id = ?`);
     this.#events = readDb.prepare('SELECT event_id FROM case_events WHERE case_id = ? ORDER BY added_at, event_id');
     this.#notes = readDb.prepare('SELECT note_id, kind, author_key_id, body, created_at FROM case_notes WHERE case_id = ? ORDER BY seq');
@@ -119,6 +122,8 @@ export class CasesService {
       return { ok: false, error: apiError('INTERNAL_ERROR', `The case could not be changed: ${(error as Error).message}`) };
     }
     if (refusal !== null) return { ok: false, error: refusal };
+    const accountId = this.#one.get(projectId, caseId)?.account_id ?? null;
+    if (accountId !== null) this.#onAccountChanged(accountId);
     return this.get(projectId, caseId);
   }
 

@@ -22,6 +22,8 @@ export interface LabelsServiceOptions {
   /** The reader of EventService (and so of GET /v1/scores/{event_id}). */
   readonly reader: EventReader;
   readonly now: () => number;
+  /** A label of an event of this account (acc_ id) changed: account.labelled_fraud is read again. */
+  readonly onAccountChanged: (accountId: string) => void;
 }
 
 interface EventRow {
@@ -43,6 +45,7 @@ export class LabelsService {
   readonly #writer: AppWriter;
   readonly #reader: EventReader;
   readonly #now: () => number;
+  readonly #onAccountChanged: (accountId: string) => void;
   readonly #event: Statement<[number], EventRow>;
   readonly #cases: Statement<[string, string], string>;
 
@@ -51,6 +54,7 @@ export class LabelsService {
     this.#writer = options.writer;
     this.#reader = options.reader;
     this.#now = options.now;
+    this.#onAccountChanged = options.onAccountChanged;
     this.#event = options.readDb.prepare(
       'SELECT e.event_type, e.account_id, a.external_account_id FROM events e LEFT JOIN accounts a ON a.account_id = e.account_id WHERE e.seq = ?',
     );
@@ -70,6 +74,8 @@ export class LabelsService {
       return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The label could not be stored; nothing was changed. Retry the request.'), error) };
     }
     if (outcome.kind === 'not_found') return { ok: false, error: notFound() };
+    const accountId = this.#event.get(stored.seq)?.account_id ?? null;
+    if (accountId !== null) this.#onAccountChanged(accountId);
     return { ok: true, body: labelView(eventId, outcome.record)! };
   }
 

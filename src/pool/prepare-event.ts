@@ -1,45 +1,36 @@
-// Inside a worker, before the rules run: the event-local signals (phone, email), the keyed hashes of
-// the event's signal values, and the stored signals (links, account) the ruleset reads. Kept off
-// the HTTP thread because phone parsing and hashing are the costly part of scoring.
+// Inside a worker, before the rules run: the event-local signals (phone, email) and what the main
+// thread found in the service's state (velocity, links, account). Phone parsing runs here unless
+// the main thread already did it to hash the number.
 import type { Signals } from '../../compiler/index.js';
 import { analyzeEmail, normalizeEmail } from '../signals/email.js';
 import { analyzePhone } from '../signals/phone.js';
-import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
-import type { HashedSignal, StoredSignals } from '../signals/stored-signals.js';
 import type { EventInput } from '../validation/event-input.js';
-import { Needs, type EnrichmentStatus, type EvaluateItem } from './protocol.js';
+import type { EnrichmentStatus, EvaluateItem } from './protocol.js';
 
 export interface PreparedEvent {
   readonly event: Record<string, unknown>;
   readonly signals: Partial<Signals>;
   readonly enrichment: Record<string, EnrichmentStatus>;
-  readonly identifiers: StoredIdentifier[];
 }
 
-export function prepareEvent(item: EvaluateItem, secret: Buffer, stored: StoredSignals): PreparedEvent {
+export function prepareEvent(item: EvaluateItem): PreparedEvent {
   const event = JSON.parse(item.payload) as EventInput;
   const user = event.user;
   const enrichment: Record<string, EnrichmentStatus> = {};
 
   const rawPhone = typeof user?.phone === 'string' ? user.phone : null;
   const country = typeof user?.country === 'string' ? user.country : null;
-  const phone = analyzePhone(rawPhone, country);
+  const phone = item.phone ?? analyzePhone(rawPhone, country);
   if (rawPhone !== null) enrichment.phone = phone.status;
   const email = typeof user?.email === 'string' ? normalizeEmail(user.email) : null;
   const emailSignals = analyzeEmail(email);
   if (email !== null) enrichment.email = emailSignals.valid ? 'ok' : 'unparseable';
 
-  const identifiers = (item.needs & (Needs.Links | Needs.StoredIdentifiers)) !== 0 ? storedIdentifiers(event, phone, secret) : [];
-
-  const signals: Partial<Signals> = { phone: phone.signals, email: emailSignals } as Partial<Signals>;
-  if (item.velocity !== null) (signals as Record<string, unknown>).velocity = item.velocity;
-  if ((item.needs & Needs.Links) !== 0) {
-    const hashed: HashedSignal[] = identifiers;
-    (signals as Record<string, unknown>).links = stored.links(item.tenantId, item.environment, item.accountId, hashed, item.now);
-  }
-  if ((item.needs & Needs.Account) !== 0) (signals as Record<string, unknown>).account = stored.account(item.accountId, item.now);
-
-  return { event: viewForRules(event), signals, enrichment, identifiers: (item.needs & Needs.StoredIdentifiers) !== 0 ? identifiers : [] };
+  const signals: Record<string, unknown> = { phone: phone.signals, email: emailSignals };
+  if (item.velocity !== null) signals.velocity = item.velocity;
+  if (item.links !== null) signals.links = item.links;
+  if (item.account !== null) signals.account = item.account;
+  return { event: viewForRules(event), signals: signals as Partial<Signals>, enrichment };
 }
 
 /**

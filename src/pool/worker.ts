@@ -1,12 +1,11 @@
 // A piscina worker: prepares each event's signals and runs it through its project's compiled
-// ruleset.
+// ruleset. What the rules read from the service's state comes with the event (pool/protocol.ts).
 //
 // Each (project, version) is built once from its stored source and kept in a bounded cache
 // (scoring/loaded-rulesets.ts). The result comes back twice: as JSON text for the answer, joined
 // from per-entry fragments, and in the compact form that is stored (scoring/result-layout.ts).
 import Database from 'better-sqlite3';
 import { workerData } from 'node:worker_threads';
-import { StoredSignals } from '../signals/stored-signals.js';
 import { databasePath } from '../store/database.js';
 import { countOutcome, newTally } from './outcome-tally.js';
 import { prepareEvent } from './prepare-event.js';
@@ -24,10 +23,8 @@ const kOverBudgetMessage =
   'The published rules need more work on this event than one event may use (docs/rules.md, "Limits"); it was not scored and nothing was stored.';
 
 const setup = workerData as WorkerSetup;
-const secret = Buffer.from(setup.installSecret, 'base64');
 const db = new Database(databasePath(setup.dataDir), { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-const stored = new StoredSignals(db);
 const rulesets = new LoadedRulesets(db);
 const lists = new WorkerLists(db, new ListsClock(setup.listsClock));
 
@@ -57,13 +54,7 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       results[i] = { ok: false, code: 'COMPILED_RULES_UNAVAILABLE', message: ruleset };
       continue;
     }
-    let prepared;
-    try {
-      prepared = prepareEvent(item, secret, stored);
-    } catch (error) {
-      results[i] = { ok: false, code: 'INTERNAL_ERROR', message: `signals could not be read: ${(error as Error).message}` };
-      continue;
-    }
+    const prepared = prepareEvent(item);
     const country = (prepared.event.user as { country?: unknown } | undefined)?.country;
     const listView = lists.forEvent(item.projectId, item.now, typeof country === 'string' ? country : null);
     const started = performance.now();
@@ -105,7 +96,6 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       recordedSignals: encodeRecordedSignals(prepared.signals as RecordedSignals),
       degraded: outcome.degraded,
       evalMs,
-      identifiers: prepared.identifiers,
     };
   }
   return { results, tally };

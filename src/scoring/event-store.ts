@@ -4,7 +4,7 @@
 // Reads run on the read-only connection. Writes are work functions for the group-commit Writer:
 // synchronous, run inside the batch's transaction, and written not to throw for expected outcomes.
 import type { Statement } from 'better-sqlite3';
-import type { StoredIdentifier } from '../pool/protocol.js';
+import type { StoredIdentifier } from '../signals/stored-identifiers.js';
 import { newId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
 import type { EventIds } from './event-ids.js';

@@ -1,13 +1,14 @@
 // Scores one event and stores the result: the part that sync requests and the background scorer
-// share. Account resolution and velocity are read on this thread (cheap, in memory); phone, email,
-// links and account signals and the rules run in the worker pool; the result is committed by the
-// group-commit writer before anyone is told about it.
+// share. The account, its signal values' keyed hashes, and what the rules read from the service's
+// state (velocity, links, account) are found on this thread, in memory (accounts/hot-accounts.ts);
+// the enrichment and the rules run in the worker pool; the result is committed by the group-commit
+// writer before anyone is told about it, and only then does the state in memory record it.
 import type { LiveRuleset } from '../rulesets/live-rulesets.js';
 import { AccountGate } from '../accounts/account-gate.js';
 import type { Environment } from '../auth/api-keys.js';
 import type { FaultLatch } from '../shared/fault-latch.js';
-import type { AccountDirectory } from '../accounts/account-directory.js';
-import { Needs, type EvaluateItem } from '../pool/protocol.js';
+import type { HotAccounts } from '../accounts/hot-accounts.js';
+import type { EvaluateItem } from '../pool/protocol.js';
 import type { RulesPool } from '../pool/rules-pool.js';
 import { apiError, causedBy, type ApiError } from '../shared/errors.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
@@ -16,6 +17,10 @@ import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
 import { kSignalRefreshMs, type ScoredEventRecord } from './event-store.js';
 import { RecentSignalWrites } from '../signals/recent-writes.js';
+import { analyzePhone, type PhoneAnalysis } from '../signals/phone.js';
+import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
+import type { EventSignals } from '../state/hot-state.js';
+import type { Logger } from '../shared/log.js';
 import { decisionWebhookJson, responseResultJson } from './score-result.js';
 
 export interface ScoreJob {
@@ -46,7 +51,10 @@ const kClientGone = (): ApiError => apiError('INTERNAL_ERROR', 'The client went 
 export interface ScorerDeps {
   readonly pool: RulesPool;
   readonly writer: AppWriter;
-  readonly accounts: AccountDirectory;
+  readonly accounts: HotAccounts;
+  /** The install secret: signal values are stored and found by their keyed hashes. */
+  readonly secret: Buffer;
+  readonly log: Logger;
   readonly velocity: VelocityWindows;
   /** Erasure is a barrier: an event of an account being erased waits (accounts/account-gate.ts). */
   readonly gate: AccountGate;
@@ -92,26 +100,33 @@ export class Scorer {
       this.dropped++;
       return { ok: false, error: kClientGone() };
     }
-    const accountId = externalId === null ? null : accounts.resolve(job.tenantId, job.environment, externalId);
+    const account = externalId === null ? null : accounts.account(job.tenantId, job.environment, externalId);
+    const accountId = account?.publicId ?? null;
+    const slot = account?.slot ?? -1;
     const ids = velocityIdentifiers(job.event);
     const velocityKeys: VelocityKeys = { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp };
     const now = this.#deps.now();
 
-    let needs = Needs.None;
-    if (ruleset.reads.links) needs |= Needs.Links;
-    if (ruleset.reads.account) needs |= Needs.Account;
-    if (accountId !== null) needs |= Needs.StoredIdentifiers;
+    // The signal values are hashed when they are stored (an account's) or looked up (links).
+    let phone: PhoneAnalysis | null = null;
+    let identifiers: StoredIdentifier[] = [];
+    let eventSignals: EventSignals | null = null;
+    if (accountId !== null || ruleset.reads.links) {
+      const user = job.event.user;
+      phone = analyzePhone(typeof user?.phone === 'string' ? user.phone : null, typeof user?.country === 'string' ? user.country : null);
+      identifiers = storedIdentifiers(job.event, phone, this.#deps.secret);
+      eventSignals = accounts.eventSignals(identifiers);
+    }
     const item: EvaluateItem = {
       projectId: job.projectId,
-      tenantId: job.tenantId,
-      environment: job.environment,
       eventId: job.eventId,
       version: ruleset.version,
       policy: ruleset.policy,
       payload: job.payload,
-      accountId,
+      phone,
       velocity: ruleset.reads.velocity ? velocity.read(job.projectId, velocityKeys, job.receivedAt) : null,
-      needs,
+      links: ruleset.reads.links ? accounts.links(job.tenantId, job.environment, slot, eventSignals!, now) : null,
+      account: ruleset.reads.account ? accounts.accountSignals(slot, now) : null,
       now,
       requestId: job.requestId ?? null,
     };
@@ -127,7 +142,7 @@ export class Scorer {
       receivedAt: job.receivedAt,
       payload: job.payload,
       account: accountId === null ? null : { accountId, externalId: externalId! },
-      identifiers: accountId === null ? [] : evaluated.identifiers.filter((id) => this.recentSignalWrites.isDue(accountId, id.type, id.hash, now)),
+      identifiers: accountId === null ? [] : identifiers.filter((id) => this.recentSignalWrites.isDue(accountId, id.type, id.hash, now)),
       rulesetVersion: ruleset.version,
       decision: evaluated.decision,
       riskScore: evaluated.riskScore,
@@ -147,6 +162,9 @@ export class Scorer {
     if (persisted.kind === 'already_scored') return { ok: true, result: null };
     if (persisted.accountId !== null) {
       for (const id of record.identifiers) this.recentSignalWrites.markWritten(persisted.accountId, id.type, id.hash, now);
+      const failure = accounts.recorded(job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!);
+      // Stored, so answered; only the state in memory lacks it (until a restart loads it).
+      if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });
     }
     const recordedKeys = persisted.accountId === accountId ? velocityKeys : { ...velocityKeys, accountId: persisted.accountId };
     velocity.record(job.projectId, recordedKeys, ids.amountCents, job.receivedAt);

@@ -1,0 +1,241 @@
+// The server's accounts, signal values and links in memory (DESIGN §8, docs/pipeline.md "Hot
+// state"): what the rules read as `links` and `account` is answered here, on the HTTP thread that
+// owns it, instead of by SQL in the rule workers. Loaded at start from the tables the writer keeps
+// (accounts, account_projects, account_signals, account_links, event_labels); kept in step after
+// each commit that changes them: a scored event (recorded), an erasure (erased), a case or a label
+// (refreshed from its row). The tables stay the durable truth; this is their index in memory.
+//
+// Signal values are keyed by the first 128 bits of their stored keyed hash (HMAC-SHA256 under the
+// install secret, account_signals.signal_hash), so the rows load without the raw values and an
+// event's values are found with the hashes the writer stores.
+import type { Statement } from 'better-sqlite3';
+import type { Environment } from '../auth/api-keys.js';
+import { newId } from '../shared/ids.js';
+import type { SignalType as SignalTypeName } from '../signals/keyed-hash.js';
+import type { StoredIdentifier } from '../signals/stored-identifiers.js';
+import type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
+import { EventSignals, HotState, SignalType, type Decision } from '../state/hot-state.js';
+import type { KeyHasher } from '../state/keys.js';
+import { isStateError, type StateError } from '../state/state-error.js';
+import type { Db } from '../store/database.js';
+
+const kTypes: Readonly<Record<SignalTypeName, SignalType>> = {
+  email: SignalType.Email, phone: SignalType.Phone, fp: SignalType.Fp, ip: SignalType.Ip, card: SignalType.Card,
+};
+const kLinkTypes: Readonly<Record<string, SignalType>> = { ...kTypes, ip_24h: SignalType.Ip };
+/** Accounts whose first event is not committed yet keep their new acc_ id here (bounded). */
+const kMaxProvisional = 100_000;
+
+/** An event's account as scoring sees it before the event is stored. */
+export interface EventAccount {
+  readonly publicId: string;
+  /** The account's number in memory; -1 while its first event is not stored. */
+  readonly slot: number;
+}
+
+export interface LoadCounts {
+  readonly accounts: number;
+  readonly signals: number;
+  readonly links: number;
+  readonly ms: number;
+}
+
+export class StateLoadError extends Error {}
+
+/** A row of account_signals: tenant, environment, type, hash, account, mask, first and last seen. */
+type SignalRow = [string, Environment, SignalTypeName, string, string, string, number, number];
+
+export class HotAccounts {
+  readonly #state: HotState;
+  readonly #spaces = new Map<string, number>();
+  readonly #projects = new Map<string, number>();
+  /** Events labelled fraud per account number (account.labelled_fraud); only accounts with some. */
+  readonly #labelledFraud = new Map<number, number>();
+  readonly #provisional = new Map<string, string>();
+  readonly #words = new Uint32Array(4);
+  readonly #refreshRow: Statement<[string], { fraud_confirmed: number; labelled_fraud: number }>;
+
+  private constructor(readDb: Db, hasher: KeyHasher) {
+    this.#state = new HotState({ hasher, newPublicId: () => newId('acc') });
+    this.#refreshRow = readDb.prepare(
+      `SELECT fraud_confirmed, (SELECT count(*) FROM event_labels l WHERE l.account_id = a.account_id AND l.label = 'fraud') AS labelled_fraud
+       FROM accounts a WHERE account_id = ?`,
+    );
+  }
+
+  /** Loads every account, signal value and link of the store. Throws StateLoadError when a row does not fit. */
+  static load(readDb: Db, hasher: KeyHasher): { accounts: HotAccounts; counts: LoadCounts } {
+    const started = performance.now();
+    const hot = new HotAccounts(readDb, hasher);
+    const state = hot.#state;
+    const counts = { accounts: 0, signals: 0, links: 0 };
+    readDb.transaction(() => {
+      const accounts = readDb.prepare(
+        'SELECT account_id, tenant_id, environment, external_account_id, created_at, last_seen_at, events, blocks, reviews, fraud_confirmed FROM accounts',
+      ).raw().iterate() as IterableIterator<[string, string, Environment, string, number, number, number, number, number, number]>;
+      for (const [publicId, tenantId, environment, externalId, createdAt, lastSeenAt, events, blocks, reviews, fraud] of accounts) {
+        const space = hot.#space(tenantId, environment);
+        check(state.loadAccount(space, externalId, publicId, createdAt, lastSeenAt, events, blocks, reviews, fraud === 1), `account ${publicId}`);
+        counts.accounts++;
+      }
+      const projects = readDb.prepare('SELECT account_id, project_id FROM account_projects').raw().iterate() as IterableIterator<[string, string]>;
+      for (const [publicId, projectId] of projects) {
+        const account = state.findByPublicId(publicId);
+        if (account >= 0) state.addProject(account, hot.#project(projectId));
+      }
+      // In the table's key order the holders of one value come together; each value's holders go
+      // in by ascending last seen, so that each goes to the head of the value's list at once.
+      const signals = readDb.prepare(
+        `SELECT tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen FROM account_signals
+         ORDER BY tenant_id, environment, signal_type, signal_hash`,
+      ).raw().iterate() as IterableIterator<SignalRow>;
+      let value: SignalRow[] = [];
+      const flush = (): void => {
+        value.sort((x, y) => x[7] - y[7]);
+        for (const [tenantId, environment, type, hash, publicId, masked, firstSeen, lastSeen] of value) {
+          const account = state.findByPublicId(publicId);
+          if (account < 0) continue;
+          keyWords(hash, hot.#words);
+          check(state.loadHolder(hot.#space(tenantId, environment), account, kTypes[type], hot.#words, 0, masked, firstSeen, lastSeen), `signal of ${publicId}`);
+          counts.signals++;
+        }
+        value = [];
+      };
+      for (const row of signals) {
+        const first = value[0];
+        if (first !== undefined && (first[3] !== row[3] || first[2] !== row[2] || first[1] !== row[1] || first[0] !== row[0])) flush();
+        value.push(row);
+      }
+      flush();
+      // Both directions of a link are written together with the same times: one row per pair.
+      const links = readDb.prepare(
+        'SELECT account_id, signal_type, other_account_id, masked, first_seen, last_seen FROM account_links WHERE account_id < other_account_id',
+      ).raw().iterate() as IterableIterator<[string, string, string, string, number, number]>;
+      for (const [publicId, type, otherId, masked, firstSeen, lastSeen] of links) {
+        const a = state.findByPublicId(publicId);
+        const b = state.findByPublicId(otherId);
+        if (a < 0 || b < 0) continue;
+        check(state.loadLink(a, b, kLinkTypes[type]!, masked, firstSeen, lastSeen), `link of ${publicId}`);
+        counts.links++;
+      }
+      const labelled = readDb.prepare(
+        "SELECT account_id, count(*) FROM event_labels WHERE label = 'fraud' AND account_id IS NOT NULL GROUP BY account_id",
+      ).raw().iterate() as IterableIterator<[string, number]>;
+      for (const [publicId, count] of labelled) {
+        const account = state.findByPublicId(publicId);
+        if (account >= 0) hot.#labelledFraud.set(account, count);
+      }
+    })();
+    return { accounts: hot, counts: { ...counts, ms: performance.now() - started } };
+  }
+
+  /**
+   * The account of an event: the stored one, or a new acc_ id that every event of the same new
+   * account gets until the first of them is stored (whichever commits first creates the row).
+   */
+  account(tenantId: string, environment: Environment, externalId: string): EventAccount {
+    const slot = this.#state.findAccount(this.#space(tenantId, environment), externalId);
+    if (slot >= 0) return { publicId: this.#state.publicId(slot), slot };
+    const key = provisionalKey(tenantId, environment, externalId);
+    let publicId = this.#provisional.get(key);
+    if (publicId === undefined) {
+      publicId = newId('acc');
+      if (this.#provisional.size >= kMaxProvisional) this.#provisional.delete(this.#provisional.keys().next().value!);
+      this.#provisional.set(key, publicId);
+    }
+    return { publicId, slot: -1 };
+  }
+
+  /** An event's signal values as the hot state takes them. */
+  eventSignals(identifiers: readonly StoredIdentifier[]): EventSignals {
+    const signals = new EventSignals();
+    const words = this.#words;
+    for (const identifier of identifiers) {
+      keyWords(identifier.hash, words);
+      signals.add(kTypes[identifier.type], words, 0, identifier.masked);
+    }
+    return signals;
+  }
+
+  /** The `links` signal of an event (account -1: none, or not stored yet). */
+  links(tenantId: string, environment: Environment, account: number, signals: EventSignals, now: number): LinkSignals {
+    return this.#state.linkSignals(this.#space(tenantId, environment), account, signals, now);
+  }
+
+  /** The `account` signal of an event's account (-1: not stored yet). */
+  accountSignals(account: number, now: number): AccountSignals {
+    const signals = this.#state.accountSignals(account, now);
+    if (!signals.known) return signals;
+    return { ...signals, labelled_fraud: this.#labelledFraud.get(account) ?? 0 };
+  }
+
+  /** A scored event of the account was committed (persistScoredEvent), as the writer stored it. */
+  recorded(
+    tenantId: string, environment: Environment, projectId: string, externalId: string, publicId: string, decision: Decision, now: number, signals: EventSignals,
+  ): StateError | null {
+    const outcome = this.#state.recordEvent(this.#space(tenantId, environment), this.#project(projectId), externalId, decision, now, signals, publicId);
+    if (!outcome.ok) return outcome.error;
+    if (outcome.created) this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
+    return null;
+  }
+
+  /** The account was erased (committed): nothing of it is left here, and its next event starts a new account. */
+  erased(tenantId: string, environment: Environment, externalId: string): void {
+    this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
+    const account = this.#state.findAccount(this.#space(tenantId, environment), externalId);
+    if (account < 0) return;
+    this.#labelledFraud.delete(account);
+    this.#state.erase(account);
+  }
+
+  /** A case or a label of the account changed (committed): its fraud mark and fraud labels are read again. */
+  refresh(publicId: string): void {
+    const account = this.#state.findByPublicId(publicId);
+    if (account < 0) return;
+    const row = this.#refreshRow.get(publicId);
+    if (row === undefined) return;
+    this.#state.setFraud(account, row.fraud_confirmed === 1);
+    if (row.labelled_fraud > 0) this.#labelledFraud.set(account, row.labelled_fraud);
+    else this.#labelledFraud.delete(account);
+  }
+
+  get stats(): HotState['stats'] {
+    return this.#state.stats;
+  }
+
+  #space(tenantId: string, environment: Environment): number {
+    const key = `${tenantId}\u0000${environment}`;
+    let space = this.#spaces.get(key);
+    if (space === undefined) {
+      space = this.#spaces.size;
+      this.#spaces.set(key, space);
+    }
+    return space;
+  }
+
+  #project(projectId: string): number {
+    let project = this.#projects.get(projectId);
+    if (project === undefined) {
+      project = this.#projects.size;
+      this.#projects.set(projectId, project);
+    }
+    return project;
+  }
+}
+
+function provisionalKey(tenantId: string, environment: Environment, externalId: string): string {
+  return `${tenantId}\u0000${environment}\u0000${externalId}`;
+}
+
+/** The first 128 bits of a stored keyed hash (base64url of 32 bytes) as four words. */
+function keyWords(hash: string, out: Uint32Array): void {
+  const bytes = Buffer.from(hash, 'base64url');
+  out[0] = bytes.readUInt32LE(0);
+  out[1] = bytes.readUInt32LE(4);
+  out[2] = bytes.readUInt32LE(8);
+  out[3] = bytes.readUInt32LE(12);
+}
+
+function check(outcome: number | StateError | null, what: string): void {
+  if (isStateError(outcome)) throw new StateLoadError(`the accounts in memory could not be loaded (${what}): ${outcome.message}`);
+}
