@@ -37,6 +37,8 @@ import { kMaxStringBytes } from './string-arena.js';
 
 export { SignalType } from './signal-index.js';
 export type { Decision } from './accounts.js';
+/** What a call answers instead of throwing (state-error.ts). */
+export type { StateError, StateErrorCode } from './state-error.js';
 /** What the rules read: the same shapes as the SQL version's (src/signals/stored-signals.ts). */
 export type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
 

@@ -113,7 +113,7 @@ export class SignalIndex {
     } else {
       return -1;
     }
-    if (known && this.#masks.get(this.#mask[value]!) !== mask) {
+    if (known && !this.#masks.equals(this.#mask[value]!, mask)) {
       this.#masks.release(this.#mask[value]!);
       this.#mask[value] = this.#masks.add(mask);
     }
@@ -141,7 +141,7 @@ export class SignalIndex {
       value = this.#addValue(type, mask);
     }
     const holder = this.#addHolder(account, value, firstSeen, lastSeen);
-    if (known && this.#head[value] === holder + 1 && this.#masks.get(this.#mask[value]!) !== mask) {
+    if (known && this.#head[value] === holder + 1 && !this.#masks.equals(this.#mask[value]!, mask)) {
       this.#masks.release(this.#mask[value]!);
       this.#mask[value] = this.#masks.add(mask);
     }
@@ -170,10 +170,10 @@ export class SignalIndex {
           continue;
         }
         if (!compared) {
-          if (this.#masks.get(this.#mask[chosen]!) === mask) return chosen;
+          if (this.#masks.equals(this.#mask[chosen]!, mask)) return chosen;
           compared = true;
         }
-        if (this.#masks.get(this.#mask[value]!) === mask) return value;
+        if (this.#masks.equals(this.#mask[value]!, mask)) return value;
       }
       fromA = this.#accountNext[fromA]! - 1;
       fromB = this.#accountNext[fromB]! - 1;

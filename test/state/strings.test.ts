@@ -25,6 +25,25 @@ test('arena: strings of every length class come back as they went in; released o
   t.pass();
 });
 
+test('arena: equals says what get() === says (ASCII, other text, prefixes, released strings)', (t) => {
+  const text = fc.oneof(fc.string({ maxLength: 20 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('', 'a', 'ab', 'é', 'aé', '\ud800'));
+  fc.assert(
+    fc.property(fc.array(text, { minLength: 1, maxLength: 20 }), fc.array(text, { maxLength: 20 }), (stored, probes) => {
+      const arena = new StringArena();
+      const offsets = stored.map((value) => arena.add(value));
+      arena.release(offsets[0]!);
+      for (const offset of offsets) {
+        for (const probe of [...probes, ...stored, ...stored.map((value) => value.slice(0, -1)), ...stored.map((value) => `${value}a`)]) {
+          if (arena.equals(offset, probe) !== (arena.get(offset) === probe)) return false;
+        }
+      }
+      return true;
+    }),
+    { seed: 13, numRuns: 500 },
+  );
+  t.pass();
+});
+
 test('arena: a released string leaves no byte of it behind', (t) => {
   const arena = new StringArena();
   const offset = arena.add('alice@example.com');
