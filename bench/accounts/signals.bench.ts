@@ -87,7 +87,8 @@ export async function runSignalsBenchmark(): Promise<void> {
   const hubAnswer = accounts.links(scope, 'hub');
   if (!hubAnswer.ok || (JSON.parse(hubAnswer.json) as { links: unknown[] }).links.length !== kHubLinks) throw new Error('the hub account does not have its links');
   const eventSignals = hot.eventSignals([identifier('email', 'user500@example.com', ''), identifier('fp', 'fp_household_125', ''), identifier('ip', '10.0.7.50', '')]);
-  const slotOf = (n: number): number => hot.account(tenantId, 'live', `user-${n}`).slot;
+  const space = hot.space(tenantId, 'live');
+  const slotOf = (n: number): number => hot.account(space, tenantId, 'live', `user-${n}`).slot;
   const velocity = new VelocityWindows(new KeyHasher(randomBytes(32)));
   let cursor = 0;
 
@@ -100,7 +101,7 @@ export async function runSignalsBenchmark(): Promise<void> {
       accounts.links(scope, 'hub');
     })
     .add('links signal of an event (3 signals + stored links; account found by external id)', () => {
-      hot.links(tenantId, 'live', slotOf((cursor = (cursor + 7919) % kAccounts)), eventSignals, now);
+      hot.links(space, slotOf((cursor = (cursor + 7919) % kAccounts)), eventSignals, now);
     })
     .add('account signal of an event (account found by external id)', () => {
       hot.accountSignals(slotOf((cursor = (cursor + 7919) % kAccounts)), now);

@@ -74,7 +74,7 @@ export class HotAccounts {
         'SELECT account_id, tenant_id, environment, external_account_id, created_at, last_seen_at, events, blocks, reviews, fraud_confirmed FROM accounts',
       ).raw().iterate() as IterableIterator<[string, string, Environment, string, number, number, number, number, number, number]>;
       for (const [publicId, tenantId, environment, externalId, createdAt, lastSeenAt, events, blocks, reviews, fraud] of accounts) {
-        const space = hot.#space(tenantId, environment);
+        const space = hot.space(tenantId, environment);
         check(state.loadAccount(space, externalId, publicId, createdAt, lastSeenAt, events, blocks, reviews, fraud === 1), `account ${publicId}`);
         counts.accounts++;
       }
@@ -96,7 +96,7 @@ export class HotAccounts {
           const account = state.findByPublicId(publicId);
           if (account < 0) continue;
           keyWords(hash, hot.#words);
-          check(state.loadHolder(hot.#space(tenantId, environment), account, kTypes[type], hot.#words, 0, masked, firstSeen, lastSeen), `signal of ${publicId}`);
+          check(state.loadHolder(hot.space(tenantId, environment), account, kTypes[type], hot.#words, 0, masked, firstSeen, lastSeen), `signal of ${publicId}`);
           counts.signals++;
         }
         value = [];
@@ -133,8 +133,8 @@ export class HotAccounts {
    * The account of an event: the stored one, or a new acc_ id that every event of the same new
    * account gets until the first of them is stored (whichever commits first creates the row).
    */
-  account(tenantId: string, environment: Environment, externalId: string): EventAccount {
-    const slot = this.#state.findAccount(this.#space(tenantId, environment), externalId);
+  account(space: number, tenantId: string, environment: Environment, externalId: string): EventAccount {
+    const slot = this.#state.findAccount(space, externalId);
     if (slot >= 0) return { publicId: this.#state.publicId(slot), slot };
     const key = provisionalKey(tenantId, environment, externalId);
     let publicId = this.#provisional.get(key);
@@ -158,8 +158,8 @@ export class HotAccounts {
   }
 
   /** The `links` signal of an event (account -1: none, or not stored yet). */
-  links(tenantId: string, environment: Environment, account: number, signals: EventSignals, now: number): LinkSignals {
-    return this.#state.linkSignals(this.#space(tenantId, environment), account, signals, now);
+  links(space: number, account: number, signals: EventSignals, now: number): LinkSignals {
+    return this.#state.linkSignals(space, account, signals, now);
   }
 
   /** The `account` signal of an event's account (-1: not stored yet). */
@@ -171,9 +171,10 @@ export class HotAccounts {
 
   /** A scored event of the account was committed (persistScoredEvent), as the writer stored it. */
   recorded(
-    tenantId: string, environment: Environment, projectId: string, externalId: string, publicId: string, decision: Decision, now: number, signals: EventSignals,
+    space: number, tenantId: string, environment: Environment, projectId: string, externalId: string, publicId: string, decision: Decision, now: number,
+    signals: EventSignals,
   ): StateError | null {
-    const outcome = this.#state.recordEvent(this.#space(tenantId, environment), this.#project(projectId), externalId, decision, now, signals, publicId);
+    const outcome = this.#state.recordEvent(space, this.#project(projectId), externalId, decision, now, signals, publicId);
     if (!outcome.ok) return outcome.error;
     if (outcome.created) this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
     return null;
@@ -182,7 +183,7 @@ export class HotAccounts {
   /** The account was erased (committed): nothing of it is left here, and its next event starts a new account. */
   erased(tenantId: string, environment: Environment, externalId: string): void {
     this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
-    const account = this.#state.findAccount(this.#space(tenantId, environment), externalId);
+    const account = this.#state.findAccount(this.space(tenantId, environment), externalId);
     if (account < 0) return;
     this.#labelledFraud.delete(account);
     this.#state.erase(account);
@@ -203,7 +204,8 @@ export class HotAccounts {
     return this.#state.stats;
   }
 
-  #space(tenantId: string, environment: Environment): number {
+  /** The number of a (tenant, environment): accounts and signal values never cross it. */
+  space(tenantId: string, environment: Environment): number {
     const key = `${tenantId}\u0000${environment}`;
     let space = this.#spaces.get(key);
     if (space === undefined) {
@@ -227,13 +229,38 @@ function provisionalKey(tenantId: string, environment: Environment, externalId: 
   return `${tenantId}\u0000${environment}\u0000${externalId}`;
 }
 
-/** The first 128 bits of a stored keyed hash (base64url of 32 bytes) as four words. */
-function keyWords(hash: string, out: Uint32Array): void {
-  const bytes = Buffer.from(hash, 'base64url');
-  out[0] = bytes.readUInt32LE(0);
-  out[1] = bytes.readUInt32LE(4);
-  out[2] = bytes.readUInt32LE(8);
-  out[3] = bytes.readUInt32LE(12);
+/** base64url digit values by character code (-1: not a digit). */
+const kBase64Url = (() => {
+  const table = new Int8Array(128).fill(-1);
+  const digits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  for (let i = 0; i < digits.length; i++) table[digits.charCodeAt(i)] = i;
+  return table;
+})();
+
+/**
+ * The first 128 bits of a stored keyed hash (base64url of 32 bytes) as four little-endian words,
+ * decoded in place: this runs for every signal value of every event, where Buffer.from and its
+ * allocation cost more than the decoding.
+ */
+export function keyWords(hash: string, out: Uint32Array): void {
+  let word = 0;
+  let bytes = 0;
+  let bits = 0;
+  let carry = 0;
+  for (let i = 0; word < 4; i++) {
+    carry = (carry << 6) | kBase64Url[hash.charCodeAt(i)]!;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      const byte = (carry >>> bits) & 0xff;
+      out[word] = bytes === 0 ? byte : out[word]! | (byte << (8 * bytes));
+      if (++bytes === 4) {
+        out[word] = out[word]! >>> 0;
+        bytes = 0;
+        word++;
+      }
+    }
+  }
 }
 
 function check(outcome: number | StateError | null, what: string): void {

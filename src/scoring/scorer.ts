@@ -100,7 +100,8 @@ export class Scorer {
       this.dropped++;
       return { ok: false, error: kClientGone() };
     }
-    const account = externalId === null ? null : accounts.account(job.tenantId, job.environment, externalId);
+    const space = accounts.space(job.tenantId, job.environment);
+    const account = externalId === null ? null : accounts.account(space, job.tenantId, job.environment, externalId);
     const accountId = account?.publicId ?? null;
     const slot = account?.slot ?? -1;
     const ids = velocityIdentifiers(job.event);
@@ -114,7 +115,7 @@ export class Scorer {
     if (accountId !== null || ruleset.reads.links) {
       const user = job.event.user;
       phone = analyzePhone(typeof user?.phone === 'string' ? user.phone : null, typeof user?.country === 'string' ? user.country : null);
-      identifiers = storedIdentifiers(job.event, phone, this.#deps.secret);
+      identifiers = storedIdentifiers(job.event, phone, this.#deps.secret, ids);
       eventSignals = accounts.eventSignals(identifiers);
     }
     const item: EvaluateItem = {
@@ -125,7 +126,7 @@ export class Scorer {
       payload: job.payload,
       phone,
       velocity: ruleset.reads.velocity ? velocity.read(job.projectId, velocityKeys, job.receivedAt) : null,
-      links: ruleset.reads.links ? accounts.links(job.tenantId, job.environment, slot, eventSignals!, now) : null,
+      links: ruleset.reads.links ? accounts.links(space, slot, eventSignals!, now) : null,
       account: ruleset.reads.account ? accounts.accountSignals(slot, now) : null,
       now,
       requestId: job.requestId ?? null,
@@ -162,7 +163,7 @@ export class Scorer {
     if (persisted.kind === 'already_scored') return { ok: true, result: null };
     if (persisted.accountId !== null) {
       for (const id of record.identifiers) this.recentSignalWrites.markWritten(persisted.accountId, id.type, id.hash, now);
-      const failure = accounts.recorded(job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!);
+      const failure = accounts.recorded(space, job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!);
       // Stored, so answered; only the state in memory lacks it (until a restart loads it).
       if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });
     }

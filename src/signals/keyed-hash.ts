@@ -8,5 +8,6 @@ export type SignalType = 'email' | 'phone' | 'fp' | 'ip' | 'card';
 export type HashDomain = SignalType | 'external_id';
 
 export function keyedHash(secret: Buffer, type: HashDomain, value: string): string {
-  return createHmac('sha256', secret).update(type).update('\u0000').update(value).digest('base64url');
+  // One update of "<type>\0<value>": the same bytes, one call into the native side instead of three.
+  return createHmac('sha256', secret).update(`${type}\u0000${value}`).digest('base64url');
 }

@@ -14,15 +14,24 @@ export interface StoredIdentifier {
   readonly masked: string;
 }
 
-/** `phone` is the analysis of user.phone (see phone.ts), done once by the caller. */
-export function storedIdentifiers(event: EventInput, phone: PhoneAnalysis, secret: Buffer): StoredIdentifier[] {
+/** The email and IP as velocityIdentifiers (identifiers.ts) normalised them, when the caller has them. */
+export interface NormalizedValues {
+  readonly email: string | null;
+  readonly ip: string | null;
+}
+
+/**
+ * `phone` is the analysis of user.phone (see phone.ts), done once by the caller; `normalized`
+ * spares normalising the email and IP a second time.
+ */
+export function storedIdentifiers(event: EventInput, phone: PhoneAnalysis, secret: Buffer, normalized?: NormalizedValues): StoredIdentifier[] {
   const identifiers: StoredIdentifier[] = [];
   const add = (type: SignalType, value: string, masked: string): void => {
     identifiers.push({ type, hash: keyedHash(secret, type, value), masked });
   };
   const user = event.user;
   if (typeof user?.email === 'string') {
-    const email = normalizeEmail(user.email);
+    const email = normalized?.email ?? normalizeEmail(user.email);
     add('email', email, maskEmail(email));
   } else if (typeof user?.email_hash === 'string') {
     add('email', `hash:${user.email_hash}`, maskHash(user.email_hash));
@@ -31,7 +40,7 @@ export function storedIdentifiers(event: EventInput, phone: PhoneAnalysis, secre
   else if (typeof user?.phone_hash === 'string') add('phone', `hash:${user.phone_hash}`, maskHash(user.phone_hash));
   const fp = event.context?.fp_id;
   if (typeof fp === 'string') add('fp', fp, maskToken(fp));
-  const ip = typeof event.context?.ip === 'string' ? normalizeIp(event.context.ip) : null;
+  const ip = normalized !== undefined ? normalized.ip : typeof event.context?.ip === 'string' ? normalizeIp(event.context.ip) : null;
   if (ip !== null) add('ip', ip, maskIp(ip));
   const bin = event.payment?.bin;
   const last4 = event.payment?.last4;

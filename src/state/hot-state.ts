@@ -1,8 +1,8 @@
 // The hot state's facade (DESIGN §8, docs/pipeline.md "Hot state"): records a scored event of an
 // account, and answers what the rules read (the `links` and `account` signals), the links route
-// and erasure — what src/scoring/event-store.ts, src/signals/stored-signals.ts and
-// src/accounts/accounts-service.ts do in SQL today, with the same results (the exceptions are
-// listed in docs/pipeline.md). Owned by one thread; every call runs to completion.
+// and erasure — what src/scoring/event-store.ts and src/accounts/accounts-service.ts do in SQL, with
+// the same results (the exceptions are listed in docs/pipeline.md). Wired for the `links` and
+// `account` signals by src/accounts/hot-accounts.ts. Owned by one thread; every call runs to completion.
 //
 //   Accounts     (accounts.ts)      space + external id → account; columns; projects
 //   SignalIndex  (signal-index.ts)  space + value key → value → holders, most recent first
@@ -39,12 +39,12 @@ export { SignalType } from './signal-index.js';
 export type { Decision } from './accounts.js';
 /** What a call answers instead of throwing (state-error.ts). */
 export type { StateError, StateErrorCode } from './state-error.js';
-/** What the rules read: the same shapes as the SQL version's (src/signals/stored-signals.ts). */
+/** What the rules read (src/signals/stored-signals.ts). */
 export type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
 
 /** Other accounts linked per value when it is first used or refreshed (event-store.ts kMaxLinksPerSignal). */
 export const kMaxLinksPerValue = 100;
-/** Other holders the `links` signal examines per value (stored-signals.ts kMaxLinkedPerSignal). */
+/** Other holders the `links` signal examines per value (SQL's LIMIT 1000 before the signal came from memory). */
 export const kMaxExamined = 1000;
 /** An IP links accounts only within this window (`ip_24h`). */
 export const kIpWindowMs = 86_400_000;
@@ -233,9 +233,8 @@ export class HotState {
   }
 
   /**
-   * The `links` signal of an event of `account` (-1: unknown yet) before it is recorded
-   * (StoredSignals.links): the other accounts holding each of its values — the 1000 most recent
-   * per value; an IP only if seen within 24 hours — and the account's stored links, counted per
+   * The `links` signal of an event of `account` (-1: unknown yet) before it is recorded: the
+   * other accounts holding each of its values — the 1000 most recent per value; an IP only if seen within 24 hours — and the account's stored links, counted per
    * type and in total, distinct, and how many of them are flagged (fraud or a block). An account
    * that is not live (erased since the caller found it) counts as unknown.
    */
@@ -261,7 +260,7 @@ export class HotState {
     };
   }
 
-  /** The `account` signal (StoredSignals.account); -1 or an erased account is unknown. */
+  /** The `account` signal; -1 or an erased account is unknown. */
   accountSignals(account: number, now: number): AccountSignals {
     const accounts = this.#accounts;
     if (!accounts.isLive(account)) return { known: false };
