@@ -157,7 +157,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: hotAccounts, secret, log, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
-  const accounts = new AccountsService({ readDb, writer, hotAccounts, velocity, gate, checkpointer, latch, secret, log, now, recentSignalWrites: scorer.recentSignalWrites, listsClock });
+  const accounts = new AccountsService({ readDb, writer, hotAccounts, velocity, gate, checkpointer, latch, secret, log, now, listsClock });
   const cases = new CasesService(readDb, writer, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });

@@ -14,7 +14,6 @@ import type { Checkpointer } from '../../src/store/checkpointer.js';
 import { AccountsService } from '../../src/accounts/accounts-service.js';
 import { persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
 import { keyedHash, type SignalType } from '../../src/signals/keyed-hash.js';
-import { RecentSignalWrites } from '../../src/signals/recent-writes.js';
 import { VelocityWindows } from '../../src/signals/velocity.js';
 import { KeyHasher } from '../../src/state/keys.js';
 import { createLogger } from '../../src/shared/log.js';
@@ -81,7 +80,7 @@ export async function runSignalsBenchmark(): Promise<void> {
   const accounts = new AccountsService({
     readDb, writer: null as unknown as AppWriter, hotAccounts: hot, velocity: new VelocityWindows(new KeyHasher(randomBytes(32))),
     gate: new AccountGate(), checkpointer: null as unknown as Checkpointer, latch: new FaultLatch(null),
-    secret, log: createLogger('error'), now: Date.now, recentSignalWrites: new RecentSignalWrites(3_600_000), listsClock: new ListsClock(),
+    secret, log: createLogger('error'), now: Date.now, listsClock: new ListsClock(),
   });
   const scope = { tenantId, environment: 'live', projectId } as const;
   const hubAnswer = accounts.links(scope, 'hub');

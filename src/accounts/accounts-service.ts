@@ -18,7 +18,6 @@ import type { FaultLatch } from '../shared/fault-latch.js';
 import { scrubPayload } from './erasure.js';
 import { analyzePhone } from '../signals/phone.js';
 import { storedIdentifiers } from '../signals/stored-identifiers.js';
-import type { RecentSignalWrites } from '../signals/recent-writes.js';
 import { recordAudit } from '../audit/audit-store.js';
 import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
 import type { ListsClock } from '../lists/lists-clock.js';
@@ -63,7 +62,6 @@ export interface AccountsServiceDeps {
   readonly writer: AppWriter;
   /** The accounts in memory: an erased account leaves them when its erasure commits. */
   readonly hotAccounts: HotAccounts;
-  readonly recentSignalWrites: RecentSignalWrites;
   readonly velocity: VelocityWindows;
   readonly gate: AccountGate;
   readonly checkpointer: Checkpointer;
@@ -174,7 +172,6 @@ export class AccountsService {
       }
       this.#deps.listsClock.advance(outcome.listsSeq);
       this.#deps.hotAccounts.erased(scope.tenantId, scope.environment, externalId);
-      if (outcome.summary.account_public_id !== null) this.#deps.recentSignalWrites.forgetAccount(outcome.summary.account_public_id);
       for (const { projectId, keys } of outcome.velocityKeys) this.#deps.velocity.forget(projectId, keys);
       if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
       return { ok: true, body: outcome.summary };

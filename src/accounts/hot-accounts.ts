@@ -157,6 +157,17 @@ export class HotAccounts {
     return signals;
   }
 
+  /**
+   * The event's values the store has to write for the account (slot -1: not stored yet): those it
+   * never used or last used an hour or more ago. The rest would change nothing in the store
+   * (its recordSignal skips them too), so they are left out of the event's record.
+   */
+  dueIdentifiers(space: number, slot: number, identifiers: readonly StoredIdentifier[], signals: EventSignals, now: number): StoredIdentifier[] {
+    const due: StoredIdentifier[] = [];
+    for (let i = 0; i < identifiers.length; i++) if (this.#state.isDue(space, slot, signals, i, now)) due.push(identifiers[i]!);
+    return due;
+  }
+
   /** The `links` signal of an event (account -1: none, or not stored yet). */
   links(space: number, account: number, signals: EventSignals, now: number): LinkSignals {
     return this.#state.linkSignals(space, account, signals, now);

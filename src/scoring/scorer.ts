@@ -15,8 +15,7 @@ import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers
 import type { VelocityKeys, VelocityWindows } from '../signals/velocity.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
-import { kSignalRefreshMs, type ScoredEventRecord } from './event-store.js';
-import { RecentSignalWrites } from '../signals/recent-writes.js';
+import type { ScoredEventRecord } from './event-store.js';
 import { analyzePhone, type PhoneAnalysis } from '../signals/phone.js';
 import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { EventSignals } from '../state/hot-state.js';
@@ -66,7 +65,6 @@ export interface ScorerDeps {
 
 export class Scorer {
   readonly #deps: ScorerDeps;
-  readonly recentSignalWrites = new RecentSignalWrites(kSignalRefreshMs);
   /** Sync events not scored because their client had gone (for /metrics). */
   dropped = 0;
 
@@ -143,7 +141,7 @@ export class Scorer {
       receivedAt: job.receivedAt,
       payload: job.payload,
       account: accountId === null ? null : { accountId, externalId: externalId! },
-      identifiers: accountId === null ? [] : identifiers.filter((id) => this.recentSignalWrites.isDue(accountId, id.type, id.hash, now)),
+      identifiers: accountId === null ? [] : accounts.dueIdentifiers(space, slot, identifiers, eventSignals!, now),
       rulesetVersion: ruleset.version,
       decision: evaluated.decision,
       riskScore: evaluated.riskScore,
@@ -162,7 +160,6 @@ export class Scorer {
     }
     if (persisted.kind === 'already_scored') return { ok: true, result: null };
     if (persisted.accountId !== null) {
-      for (const id of record.identifiers) this.recentSignalWrites.markWritten(persisted.accountId, id.type, id.hash, now);
       const failure = accounts.recorded(space, job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!);
       // Stored, so answered; only the state in memory lacks it (until a restart loads it).
       if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });

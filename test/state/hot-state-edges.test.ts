@@ -197,3 +197,19 @@ test('event index: find, findNext over a shared key, delete by seq, sequence num
   t.true(shared.delete(0, 'evt-11', 11));
   t.is(shared.size, 2);
 });
+
+test('isDue: a value is due for writing when the account never used it, or last used it an hour or more ago', (t) => {
+  const pair = new Pair(21);
+  const signals = pair.signalsOf(0, [email, card]);
+  t.true(pair.hot.isDue(0, -1, signals, 0, kT0), 'no account yet');
+  check(t, pair.record(0, 0, 'ann', 'allow', kT0, [email]));
+  const ann = pair.hot.findAccount(0, 'ann');
+  t.false(pair.hot.isDue(0, ann, signals, 0, kT0 + kHour - 1), 'used 1 ms short of an hour ago');
+  t.true(pair.hot.isDue(0, ann, signals, 0, kT0 + kHour), 'used an hour ago');
+  t.true(pair.hot.isDue(0, ann, signals, 1, kT0 + 1), 'the card: never used by ann');
+  check(t, pair.record(0, 0, 'bob', 'allow', kT0, [card]));
+  t.true(pair.hot.isDue(0, ann, signals, 1, kT0 + 1), 'another account holds the card');
+  t.true(pair.hot.isDue(1, pair.hot.findAccount(1, 'ann'), pair.signalsOf(1, [email]), 0, kT0 + 1), 'another space');
+  pair.hot.erase(ann);
+  t.true(pair.hot.isDue(0, ann, signals, 0, kT0 + 1), 'an erased account');
+});
