@@ -136,18 +136,8 @@ export function loadRows(rows: ModelRows, hot: HotState, shuffleSeed: number | n
   for (const row of rows.accounts) for (const project of row.projects) hot.addProject(accounts.get(row.accountId)!, project);
   const binary = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   const holders = [...rows.signals].sort((a, b) => a.lastSeen - b.lastSeen || binary(a.type, b.type) || binary(a.value, b.value) || binary(a.accountId, b.accountId));
-  if (shuffleSeed !== null) {
-    let state = shuffleSeed >>> 0 || 1;
-    for (let i = holders.length - 1; i > 0; i--) {
-      state ^= state << 13;
-      state ^= state >>> 17;
-      state ^= state << 5;
-      const j = (state >>> 0) % (i + 1);
-      [holders[i], holders[j]] = [holders[j]!, holders[i]!];
-    }
-  }
   const key = new Uint32Array(4);
-  for (const row of holders) {
+  for (const row of shuffleSeed === null ? holders : shuffled(holders, shuffleSeed >>> 0 || 1)) {
     kHasher.key128(kDomains[row.type], row.space, row.value, key, 0);
     const error = hot.loadHolder(row.space, accounts.get(row.accountId)!, kTypeCodes[row.type], key, 0, row.masked, row.firstSeen, row.lastSeen);
     if (error !== null) return `loadHolder ${row.type}:${row.value} of ${row.accountId}: ${error.code} ${error.message}`;
@@ -159,4 +149,18 @@ export function loadRows(rows: ModelRows, hot: HotState, shuffleSeed: number | n
     if (error !== null) return `loadLink ${row.linkType} ${row.accountId}–${row.other}: ${error.code} ${error.message}`;
   }
   return null;
+}
+
+/** A copy of `array` shuffled by a seeded xorshift32 (seed ≠ 0). */
+export function shuffled<T>(array: readonly T[], seed: number): T[] {
+  const out = [...array];
+  let state = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    const j = (state >>> 0) % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
 }

@@ -5,7 +5,7 @@
 // that keep their own mask.
 import test, { type ExecutionContext } from 'ava';
 import { EventSignals, HotState, SignalType, type HotStateStats } from '../../src/state/hot-state.js';
-import { idMaker, kHasher } from './_harness.js';
+import { idMaker, kHasher, shuffled } from './_harness.js';
 
 const kT0 = Date.UTC(2026, 10, 23, 8);
 const kHour = 3_600_000;
@@ -196,19 +196,6 @@ test('a mask too long to keep', loadHolderFails, 'STRING_TOO_LONG', undefined, (
 // Limit 2: accounts a and b, one value, two holders; a third holder has no room.
 test('a holder past the limit', loadHolderFails, 'STATE_FULL', 2, (hot: HotState, a: number) => load(hot, 0, a, SignalType.Card, '4111'));
 
-/** `array` shuffled by a seeded xorshift32. */
-function shuffled<T>(array: readonly T[], seed: number): T[] {
-  const out = [...array];
-  let state = seed;
-  for (let i = out.length - 1; i > 0; i--) {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    const j = (state >>> 0) % (i + 1);
-    [out[i], out[j]] = [out[j]!, out[i]!];
-  }
-  return out;
-}
 
 test('holders loaded in any order: most recent first; at the same millisecond, the later loaded first', (t) => {
   const card = valueOf(0, SignalType.Card, '411111:0000', '411111******0000');
