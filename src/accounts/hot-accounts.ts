@@ -180,15 +180,18 @@ export class HotAccounts {
     return { ...signals, labelled_fraud: this.#labelledFraud.get(account) ?? 0 };
   }
 
-  /** A scored event of the account was committed (persistScoredEvent), as the writer stored it. */
+  /**
+   * A scored event of the account was committed (persistScoredEvent), as the writer stored it.
+   * `wasNew`: the event's account had no number when it was scored (its acc_ id was provisional).
+   */
   recorded(
     space: number, tenantId: string, environment: Environment, projectId: string, externalId: string, publicId: string, decision: Decision, now: number,
-    signals: EventSignals,
+    signals: EventSignals, wasNew: boolean,
   ): StateError | null {
+    // The account is in memory now (or a concurrent event put it there): its provisional id is done with.
+    if (wasNew) this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
     const outcome = this.#state.recordEvent(space, this.#project(projectId), externalId, decision, now, signals, publicId);
-    if (!outcome.ok) return outcome.error;
-    if (outcome.created) this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
-    return null;
+    return outcome.ok ? null : outcome.error;
   }
 
   /** The account was erased (committed): nothing of it is left here, and its next event starts a new account. */
