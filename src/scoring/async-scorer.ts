@@ -5,6 +5,8 @@
 // The queue is bounded: past the bound, POST /v1/events with async answers 503 ASYNC_UNAVAILABLE
 // and stores nothing. An event that cannot be scored now (no live ruleset, a failed write) is set
 // aside and retried after a pause, ahead of later events; other events keep flowing meanwhile.
+// While the HTTP thread is saturated (a burst), it scores only a few events at a time, so that
+// accepting takes the thread's time first (activeLimit).
 import type { Statement } from 'better-sqlite3';
 import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
@@ -14,6 +16,22 @@ import type { Environment } from '../auth/api-keys.js';
 
 /** Events scored at once: enough to fill the pool's batches, few enough to keep arrival order. */
 const kMaxActive = 256;
+/**
+ * While the HTTP thread is saturated, the background scorer keeps only this many events going:
+ * accepting events (a plain append) and sync scoring get the thread first, and the backlog is
+ * scored when the burst has passed. Past kYieldUntilDepth of the queue's bound it no longer
+ * yields, so that sustained overload is met at full scoring speed and refused at the bound.
+ */
+const kBusyActive = 8;
+/** Busy share of the HTTP thread's time over the last check past which it counts as saturated. */
+const kBusyUtilization = 0.85;
+const kYieldUntilDepth = 0.9;
+const kLoadCheckMs = 100;
+
+/** How many events the background scorer may score at once (see kBusyActive). Pure. */
+export function activeLimit(utilization: number, depth: number, queueLimit: number): number {
+  return utilization > kBusyUtilization && depth < kYieldUntilDepth * queueLimit ? kBusyActive : kMaxActive;
+}
 const kRetryDelayMs = 1000;
 /**
  * Retries of one event back off, doubling up to this: some causes do not pass by themselves (an
@@ -31,6 +49,8 @@ export class AsyncScorer {
   #head = 0;
   #active = 0;
   #paused = false;
+  #maxActive = kMaxActive;
+  #loadCheck: NodeJS.Timeout | null = null;
   /** Events set aside, each with when it is due again. */
   #delayed: Array<{ job: ScoreJob; due: number }> = [];
   readonly #attempts = new WeakMap<ScoreJob, number>();
@@ -56,6 +76,16 @@ export class AsyncScorer {
   /** Starts scoring with `run` (EventService.scorePending). */
   start(run: (job: ScoreJob) => Promise<'done' | 'retry'>): void {
     this.#run = run;
+    let last = performance.eventLoopUtilization();
+    this.#loadCheck = setInterval(() => {
+      const now = performance.eventLoopUtilization();
+      const limit = activeLimit(performance.eventLoopUtilization(now, last).utilization, this.depth, this.#limit);
+      last = now;
+      const raised = limit > this.#maxActive;
+      this.#maxActive = limit;
+      if (raised) this.#pump();
+    }, kLoadCheckMs);
+    this.#loadCheck.unref();
     this.#pump();
   }
 
@@ -89,6 +119,7 @@ export class AsyncScorer {
   pause(): Promise<void> {
     this.#paused = true;
     if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    if (this.#loadCheck !== null) clearInterval(this.#loadCheck);
     if (this.#active === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
@@ -113,7 +144,7 @@ export class AsyncScorer {
 
   #pump(): void {
     if (this.#run === null || this.#paused) return;
-    while (this.#active < kMaxActive && this.#head < this.#queue.length) {
+    while (this.#active < this.#maxActive && this.#head < this.#queue.length) {
       const job = this.#queue[this.#head]!;
       this.#queue[this.#head] = undefined as unknown as ScoreJob;
       this.#head++;
