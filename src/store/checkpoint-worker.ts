@@ -4,8 +4,12 @@
 //
 // A PASSIVE checkpoint never waits, but under steady reading and writing the WAL may never find a
 // moment to start over, and grows without end (checkpoint starvation; better-sqlite3's
-// docs/performance.md). Past kWalResetFrames the checkpoint is TRUNCATE: it waits (briefly: most
-// pages are already copied) for readers to move on and the writer to pause, then empties the file.
+// docs/performance.md). Past kWalResetFrames the checkpoint is RESTART: it waits (briefly: most
+// pages are already copied) for readers to move on and holds the writer back while it copies the
+// last frames and syncs, so that the next commit writes the WAL from its start. Not TRUNCATE: that
+// also cuts the file, which held the writer back twice as long (134 against 64 ms per reset at
+// 64 MiB, and a second at 1 GiB; bench/README.md, step 6); the writer trims the file to
+// journal_size_limit itself when it starts over.
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { announceThread } from '../shared/threads.js';
@@ -25,7 +29,7 @@ const timer = setInterval(() => {
   if (stopped || paused) return;
   try {
     const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
-    if (passive !== undefined && passive.log >= walResetFrames) db.pragma('wal_checkpoint(TRUNCATE)');
+    if (passive !== undefined && passive.log >= walResetFrames) db.pragma('wal_checkpoint(RESTART)');
   } catch {
     // Busy or locked: the next tick tries again.
   }

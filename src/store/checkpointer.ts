@@ -4,14 +4,8 @@ import { Worker } from 'node:worker_threads';
 import { databasePath } from './database.js';
 
 const kIntervalMs = 500;
-/**
- * WAL size past which the checkpointer empties the WAL (see checkpoint-worker.ts). Emptying it
- * holds the writer back while the last frames are copied and the database file is synced: at 64 MiB
- * that came every ~2 s at full load and set the p99 (200 ms in a 10-s sync run against 64 ms with
- * no reset; bench/README.md, step 5). At 1 GiB it comes every ~30 s at full load, and the WAL file
- * may hold up to that much besides the database (docs/operations.md, "The data dir").
- */
-const kWalResetBytes = 1024 * 1024 * 1024;
+/** WAL size past which the checkpointer starts the WAL over (see checkpoint-worker.ts). */
+const kWalResetBytes = 64 * 1024 * 1024;
 
 export class Checkpointer {
   readonly #worker: Worker;
