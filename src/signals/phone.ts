@@ -3,8 +3,9 @@
 // reported as unparseable. Pure.
 //
 // The "max" metadata is used because rules may read the number type (mobile, fixed line, VoIP...),
-// which the smaller metadata sets cannot tell. It costs ~10 µs per number, so parsing runs in the
-// rule workers, off the HTTP thread.
+// which the smaller metadata sets cannot tell. It costs ~10 µs per number: the HTTP thread parses
+// a number when it hashes the event's values (an account's event, or rules reading `links`) and
+// hands the analysis to the rule worker; otherwise the worker parses it. Each thread caches.
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 
 export interface PhoneSignals {
