@@ -26,7 +26,7 @@ import { encodeRecordedSignals } from '../../src/scoring/recorded-signals.js';
 import { ResultLayout } from '../../src/scoring/result-layout.js';
 import { decide } from '../../src/scoring/score-result.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../../src/signals/identifiers.js';
-import type { AccountSignals, LinkSignals } from '../../src/signals/stored-signals.js';
+import type { AccountSignals, LinkSignals } from '../../src/signals/state-signals.js';
 import { VelocityWindows } from '../../src/signals/velocity.js';
 import { KeyHasher } from '../../src/state/keys.js';
 import type { EventInput } from '../../src/validation/event-input.js';

@@ -13,7 +13,7 @@ import type { Environment } from '../auth/api-keys.js';
 import { newId } from '../shared/ids.js';
 import type { SignalType as SignalTypeName } from '../signals/keyed-hash.js';
 import type { StoredIdentifier } from '../signals/stored-identifiers.js';
-import type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
+import type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
 import { EventSignals, HotState, SignalType, type Decision } from '../state/hot-state.js';
 import type { KeyHasher } from '../state/keys.js';
 import { isStateError, type StateError } from '../state/state-error.js';
@@ -212,10 +212,6 @@ export class HotAccounts {
     this.#state.setFraud(account, row.fraud_confirmed === 1);
     if (row.labelled_fraud > 0) this.#labelledFraud.set(account, row.labelled_fraud);
     else this.#labelledFraud.delete(account);
-  }
-
-  get stats(): HotState['stats'] {
-    return this.#state.stats;
   }
 
   /** The number of a (tenant, environment): accounts and signal values never cross it. */

@@ -122,9 +122,10 @@ export class CasesService {
       return { ok: false, error: apiError('INTERNAL_ERROR', `The case could not be changed: ${(error as Error).message}`) };
     }
     if (refusal !== null) return { ok: false, error: refusal };
-    const accountId = this.#one.get(projectId, caseId)?.account_id ?? null;
-    if (accountId !== null) this.#onAccountChanged(accountId);
-    return this.get(projectId, caseId);
+    const row = this.#one.get(projectId, caseId);
+    if (row === undefined) return { ok: false, error: notFound() };
+    if (row.account_id !== null) this.#onAccountChanged(row.account_id);
+    return { ok: true, body: this.#record(row) };
   }
 
   #record(row: CaseRow): CaseRecord {

@@ -2,7 +2,7 @@
 // identity does not survive postMessage, so errors travel as values with the interface's code.
 import type { Decision, Thresholds } from '../scoring/score-result.js';
 import type { PhoneAnalysis } from '../signals/phone.js';
-import type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
+import type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
 import type { VelocitySignals } from '../signals/velocity.js';
 import type { Tally } from './outcome-tally.js';
 

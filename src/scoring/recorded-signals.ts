@@ -6,7 +6,7 @@
 // ruleset did not read is not kept either (null). The form is `[1,velocity,links,account]`, each
 // group an array of its fields in a fixed order with null for a field that was absent — about a
 // hundred bytes instead of the ~400 of the objects' JSON.
-import type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
+import type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
 import type { VelocitySignals } from '../signals/velocity.js';
 
 const kFormat = 1;

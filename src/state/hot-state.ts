@@ -24,7 +24,7 @@
 // (what the tables do not keep: which of two holders seen at the same millisecond was written
 // last — the later loaded counts as the more recent).
 import { Accounts, kMaxProject, type Decision } from './accounts.js';
-import type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
+import type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
 import { isoMs } from './iso-time.js';
 import { jsonString } from './json-string.js';
 import { KeyDomain, type KeyHasher } from './keys.js';
@@ -39,8 +39,8 @@ export { SignalType } from './signal-index.js';
 export type { Decision } from './accounts.js';
 /** What a call answers instead of throwing (state-error.ts). */
 export type { StateError, StateErrorCode } from './state-error.js';
-/** What the rules read (src/signals/stored-signals.ts). */
-export type { AccountSignals, LinkSignals } from '../signals/stored-signals.js';
+/** What the rules read (src/signals/state-signals.ts). */
+export type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
 
 /** Other accounts linked per value when it is first used or refreshed (event-store.ts kMaxLinksPerSignal). */
 export const kMaxLinksPerValue = 100;

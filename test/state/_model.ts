@@ -1,5 +1,5 @@
 // The reference for the hot state: the SQL of src/scoring/event-store.ts (persistScoredEvent,
-// recordSignal), src/signals/stored-signals.ts (links, account) and
+// recordSignal), src/signals/state-signals.ts (links, account) and
 // src/accounts/accounts-service.ts (the links route, eraseAccount), followed literally with Maps
 // of rows — account_signals and account_links rows with their own masks and times, both
 // directions of a link as two rows, orderings by sorting. Slow and plain on purpose.
@@ -10,7 +10,7 @@
 //   - the `links` signal examines the 1000 most recent holders of a value (SQL: LIMIT 1000 with
 //     no ORDER BY, the first 1000 by account id) — see docs/pipeline.md.
 
-import type { LinkSignals } from '../../src/signals/stored-signals.js';
+import type { LinkSignals } from '../../src/signals/state-signals.js';
 
 export type ModelType = 'email' | 'phone' | 'fp' | 'ip' | 'card';
 export type ModelDecision = 'allow' | 'review' | 'block';
@@ -169,7 +169,7 @@ export class Model {
     }
   }
 
-  /** StoredSignals.links. */
+  /** The `links` signal as the SQL computed it (before it came from memory). */
   linkSignals(space: number, accountId: string | null, signals: readonly ModelSignal[], now: number): LinkSignals {
     const self = accountId ?? '';
     const byType = new Map<string, Set<string>>(['email', 'phone', 'fp', 'ip_24h', 'card'].map((type) => [type, new Set()]));
@@ -197,7 +197,7 @@ export class Model {
     };
   }
 
-  /** StoredSignals.account. */
+  /** The `account` signal as the SQL computed it. */
   accountSignals(accountId: string | null, now: number): Record<string, unknown> {
     const row = accountId === null ? undefined : this.accounts.get(accountId);
     if (row === undefined) return { known: false };
