@@ -2,7 +2,7 @@
 // connection, check rules on the compiler thread, write through the writer, and make a published
 // version live at once. Every answer is scoped to the project of the calling key.
 import { kMaxRules } from '../../compiler/limits.js';
-import type { RuleDefinition } from '../../compiler/index.js';
+import type { RuleDefinition, RulesetArtifact } from '../../compiler/index.js';
 import { apiError, type ApiError } from '../shared/errors.js';
 import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
@@ -13,7 +13,7 @@ import {
 } from './rules-request.js';
 import {
   listRulesets, readDraftPolicyRecord, readDraftRuleRecord, readDraftRuleRecords, readDraftSnapshot, readLiveRuleset,
-  readLiveVersion, readRuleHistory, readRuleset, restorePlan, sameDrafts,
+  readLiveVersion, readRuleHistory, readRuleset, restorePlan, sameDrafts, type StoreRulesetOutcome,
 } from './ruleset-store.js';
 import { policyView, ruleView, ruleWithHistoryView, rulesListView, rulesetView } from './rules-view.js';
 import { projectListIds } from '../lists/list-store.js';
@@ -171,28 +171,9 @@ export class RulesService {
       const snapshot = readDraftSnapshot(this.#readDb, projectId);
       const live = readLiveRuleset(this.#readDb, projectId);
       if (live !== null && sameDrafts(snapshot, live)) return ok({ changed: false, ...rulesetView(live, live.version) });
-      let compiled;
-      try {
-        compiled = await this.#compiler.compile(snapshot.rules, projectListIds(this.#readDb, projectId));
-      } catch (error) {
-        return failed('The ruleset could not be compiled', error);
-      }
-      if (!compiled.ok) return refused(publishDiagnosticsError(compiled.errors));
-      let outcome;
-      try {
-        outcome = await this.#writer.call('storePublishedRuleset', projectId, snapshot, compiled.artifact, keyId, this.#now());
-      } catch (error) {
-        return failed('The ruleset could not be stored', error);
-      }
-      if (outcome.kind === 'stale') continue;
-      // A list deleted between the compile and the store: compile again, which names the rules.
-      if (outcome.kind === 'missing_lists') continue;
-      if (outcome.kind === 'published') {
-        // Committed: the next event of the project must take the new version, not the cached one.
-        this.#live.notifyPublished(projectId);
-        return ok({ changed: true, ...rulesetView(outcome.ruleset, outcome.ruleset.version) }, 201);
-      }
-      return ok({ changed: false, ...rulesetView(outcome.ruleset, outcome.ruleset.version) });
+      const answer = await this.#compileAndStore(projectId, snapshot.rules, 'stored', {}, (artifact) =>
+        this.#writer.call('storePublishedRuleset', projectId, snapshot, artifact, keyId, this.#now()));
+      if (answer !== 'retry') return answer;
     }
     return refused(apiError('INTERNAL_ERROR', 'The drafts kept changing while they were being published. Nothing was published; retry.'));
   }
@@ -211,30 +192,44 @@ export class RulesService {
       const plan = restorePlan(snapshot, target);
       const live = readLiveRuleset(this.#readDb, projectId);
       if (live !== null && sameDrafts(plan, live)) return ok({ changed: false, restored_from: version, ...rulesetView(live, live.version) });
-      let compiled;
-      try {
-        compiled = await this.#compiler.compile(plan.rules, projectListIds(this.#readDb, projectId));
-      } catch (error) {
-        return failed('The ruleset could not be compiled', error);
-      }
-      // Possible only if the compiler changed since the version was published.
-      if (!compiled.ok) return refused(publishDiagnosticsError(compiled.errors));
-      let outcome;
-      try {
-        outcome = await this.#writer.call('storeRestoredRuleset', projectId, version, snapshot, compiled.artifact, keyId, this.#now());
-      } catch (error) {
-        return failed('The ruleset could not be restored', error);
-      }
-      if (outcome.kind === 'stale') continue;
-      // A list deleted between the compile and the store: compile again, which names the rules.
-      if (outcome.kind === 'missing_lists') continue;
-      if (outcome.kind === 'published') {
-        this.#live.notifyPublished(projectId);
-        return ok({ changed: true, restored_from: version, ...rulesetView(outcome.ruleset, outcome.ruleset.version) }, 201);
-      }
-      return ok({ changed: false, restored_from: version, ...rulesetView(outcome.ruleset, outcome.ruleset.version) });
+      // A compile error is possible only if the compiler changed since the version was published.
+      const answer = await this.#compileAndStore(projectId, plan.rules, 'restored', { restored_from: version }, (artifact) =>
+        this.#writer.call('storeRestoredRuleset', projectId, version, snapshot, artifact, keyId, this.#now()));
+      if (answer !== 'retry') return answer;
     }
     return refused(apiError('INTERNAL_ERROR', 'The drafts kept changing while the version was being restored. Nothing was published; retry.'));
+  }
+
+  /**
+   * One attempt of a publish or a restore: compiles `rules` off the writer, then has `store` write
+   * the result. 'retry' when the drafts changed, or a list the rules read was deleted, in between:
+   * the caller reads the drafts again (and a new compile names the rules of a missing list).
+   * `extra` goes into the answer's data.
+   */
+  async #compileAndStore(
+    projectId: string, rules: readonly RuleDefinition[], stored: 'stored' | 'restored', extra: object,
+    store: (artifact: RulesetArtifact) => Promise<StoreRulesetOutcome>,
+  ): Promise<RulesAnswer | 'retry'> {
+    let compiled;
+    try {
+      compiled = await this.#compiler.compile(rules, projectListIds(this.#readDb, projectId));
+    } catch (error) {
+      return failed('The ruleset could not be compiled', error);
+    }
+    if (!compiled.ok) return refused(publishDiagnosticsError(compiled.errors));
+    let outcome;
+    try {
+      outcome = await store(compiled.artifact);
+    } catch (error) {
+      return failed(`The ruleset could not be ${stored}`, error);
+    }
+    if (outcome.kind === 'stale' || outcome.kind === 'missing_lists') return 'retry';
+    if (outcome.kind === 'published') {
+      // Committed: the next event of the project must take the new version, not the cached one.
+      this.#live.notifyPublished(projectId);
+      return ok({ changed: true, ...extra, ...rulesetView(outcome.ruleset, outcome.ruleset.version) }, 201);
+    }
+    return ok({ changed: false, ...extra, ...rulesetView(outcome.ruleset, outcome.ruleset.version) });
   }
 
   listRulesets(projectId: string, query: RulesetListQuery): RulesAnswer {
