@@ -144,10 +144,8 @@ export function createDraftRule(
   if (readDraftRule(db, projectId, rule.rule_id) !== null) return { kind: 'exists' };
   const { n } = db.prepare('SELECT count(*) AS n FROM rules WHERE project_id = ?').get(projectId) as { n: number };
   if (n >= maxRules) return { kind: 'limit', limit: maxRules };
-  const missing = missingLists(db, projectId, lists);
-  if (missing.length > 0) return { kind: 'missing_lists', lists: missing };
-  const stored = saveDraftRule(db, projectId, rule, changedBy, now);
-  setRuleLists(db, projectId, rule.rule_id, lists);
+  const stored = saveDraftRuleReading(db, projectId, rule, changedBy, now, lists);
+  if ('missing' in stored) return { kind: 'missing_lists', lists: stored.missing };
   recordAudit(db, {
     projectId, actor: changedBy, action: 'rule.create', target: `rule:${rule.rule_id}`,
     summary: { version: stored.version, kind: stored.kind, status: stored.status, lists: [...lists] }, at: now,
@@ -177,16 +175,25 @@ export function replaceDraftRule(
   if (current === null) return { kind: 'not_found' };
   if (expectedVersion !== null && expectedVersion !== current.rule.version) return { kind: 'version_mismatch', current: current.rule.version };
   if (sameRuleContent(current.rule, rule)) return { kind: 'unchanged', record: current };
-  const missing = missingLists(db, projectId, lists);
-  if (missing.length > 0) return { kind: 'missing_lists', lists: missing };
-  const stored = saveDraftRule(db, projectId, rule, changedBy, now);
-  setRuleLists(db, projectId, rule.rule_id, lists);
+  const stored = saveDraftRuleReading(db, projectId, rule, changedBy, now, lists);
+  if ('missing' in stored) return { kind: 'missing_lists', lists: stored.missing };
   recordAudit(db, {
     projectId, actor: changedBy, action: 'rule.replace', target: `rule:${rule.rule_id}`,
     summary: { version: stored.version, previous_version: current.rule.version, changed: changedFields(current.rule, stored), status: stored.status, lists: [...lists] },
     at: now,
   });
   return { kind: 'saved', record: readDraftRuleRecord(db, projectId, rule.rule_id)! };
+}
+
+/** Saves the rule's next version with the lists it reads, when they all exist; else names the missing ones. */
+function saveDraftRuleReading(
+  db: Db, projectId: string, rule: RuleDefinition, changedBy: string, now: number, lists: readonly string[],
+): RuleDefinition | { readonly missing: string[] } {
+  const missing = missingLists(db, projectId, lists);
+  if (missing.length > 0) return { missing };
+  const stored = saveDraftRule(db, projectId, rule, changedBy, now);
+  setRuleLists(db, projectId, rule.rule_id, lists);
+  return stored;
 }
 
 /** The fields of a rule that differ between two versions (for the audit summary: names, not contents). */
