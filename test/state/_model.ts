@@ -1,6 +1,6 @@
 // The reference for the hot state: the SQL of src/scoring/event-store.ts (persistScoredEvent,
-// recordSignal), src/signals/state-signals.ts (links, account) and
-// src/accounts/accounts-service.ts (the links route, eraseAccount), followed literally with Maps
+// recordSignal), the SQL that answered the `links` and `account` signals before they came from
+// memory (git history of src/signals/stored-signals.ts) and src/accounts/accounts-service.ts (the links route, eraseAccount), followed literally with Maps
 // of rows — account_signals and account_links rows with their own masks and times, both
 // directions of a link as two rows, orderings by sorting. Slow and plain on purpose.
 //
