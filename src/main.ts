@@ -5,6 +5,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasFault, kFaults, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
+import { DerivedFlusher } from './accounts/derived-flush.js';
 import { HotAccounts, StateLoadError } from './accounts/hot-accounts.js';
 import { createReadScoreHandler, createSubmitEventHandler } from './http/handlers/events.js';
 import { createEraseHandler, createLinksHandler } from './http/handlers/accounts.js';
@@ -148,16 +149,20 @@ export async function startService(config: Config, log: Logger, options: Service
   // Accounts, signal values and links in memory, from the tables (accounts/hot-accounts.ts).
   let loaded;
   try {
-    loaded = HotAccounts.load(readDb, hasher);
+    loaded = HotAccounts.load(readDb, hasher, secret);
   } catch (error) {
     if (error instanceof StateLoadError) throw new StartupError(error.message);
     throw error;
   }
   const hotAccounts = loaded.accounts;
+  // The rows that follow from scored events, written in bulk; those the replay made go first.
+  const derived = new DerivedFlusher(hotAccounts, writer, log, config.derivedFlushMs);
+  if (loaded.counts.replayed > 0) await derived.flush();
+  derived.start();
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: hotAccounts, secret, log, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
-  const accounts = new AccountsService({ readDb, writer, hotAccounts, velocity, gate, checkpointer, latch, secret, log, now, listsClock });
+  const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock });
   const cases = new CasesService(readDb, writer, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
@@ -212,13 +217,16 @@ export async function startService(config: Config, log: Logger, options: Service
   const auditPurge = setInterval(() => void purgeAuditTrail(), kAuditPurgeIntervalMs);
   auditPurge.unref();
   void purgeAuditTrail();
-  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, accounts_load_ms: Math.round(loaded.counts.ms), velocity_events_rebuilt: rebuilt, pending_async_events: pending, pid: process.pid });
+  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, events_replayed: loaded.counts.replayed, accounts_load_ms: Math.round(loaded.counts.ms), velocity_events_rebuilt: rebuilt, pending_async_events: pending, pid: process.pid });
   if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
 
   const metrics = new Metrics();
   metrics.gauge('fraud_scorer_writer_queue_depth', 'Writes waiting for the next group commit.', () => writer.queueDepth);
   metrics.counter('fraud_scorer_writer_commits_total', 'Group commits of the single writer.', () => writer.batches);
   metrics.counter('fraud_scorer_writer_writes_total', 'Writes committed by the single writer.', () => writer.writes);
+  metrics.gauge('fraud_scorer_derived_rows_waiting', 'Rows that follow from scored events (counts, signals, links) not yet written in bulk.', () => hotAccounts.waitingRows);
+  metrics.counter('fraud_scorer_derived_batches_total', 'Batches of rows that follow from scored events written.', () => derived.batches);
+  metrics.counter('fraud_scorer_derived_batch_failures_total', 'Batches of such rows that could not be written (tried again with the next).', () => derived.failures);
   metrics.gauge('fraud_scorer_async_queue_depth', 'Async events accepted and not yet scored.', () => asyncScorer.depth);
   metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', () => asyncScorer.scored);
   metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);
@@ -293,6 +301,8 @@ export async function startService(config: Config, log: Logger, options: Service
       await asyncScorer.pause();
       await deliverer.stop();
       await pool.close();
+      // Every event is scored: the last rows that follow from them, before the writer closes.
+      await derived.stop();
       // Before the writer closes: a backtest stopped here is marked failed.
       await backtests.stop();
       await ruleStats.close();

@@ -12,7 +12,9 @@ import { AccountGate } from '../../src/accounts/account-gate.js';
 import { FaultLatch } from '../../src/shared/fault-latch.js';
 import type { Checkpointer } from '../../src/store/checkpointer.js';
 import { AccountsService } from '../../src/accounts/accounts-service.js';
-import { persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
+import { applyDerivedRows, persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
+import type { StoredIdentifier } from '../../src/signals/stored-identifiers.js';
+import type { DerivedFlusher } from '../../src/accounts/derived-flush.js';
 import { keyedHash, type SignalType } from '../../src/signals/keyed-hash.js';
 import { VelocityWindows } from '../../src/signals/velocity.js';
 import { KeyHasher } from '../../src/state/keys.js';
@@ -25,60 +27,76 @@ import { createBenchStore } from '../_helpers/store.js';
 const kAccounts = Number(process.env.BENCH_ACCOUNTS ?? 100_000);
 const kHubLinks = 1000;
 
-/** A well-formed acc_ id (acc_ and 20 base62 characters) made from an external id. */
-function publicIdOf(external: string): string {
-  return `acc_${`bench${external.replace(/[^0-9A-Za-z]/g, '')}`.padEnd(20, 'x')}`;
-}
-
 export async function runSignalsBenchmark(): Promise<void> {
   const store = createBenchStore();
   const { db, bootstrap, secret } = store;
   const tenantId = bootstrap.tenant.tenant_id;
   const projectId = bootstrap.live.project_id;
   const now = Date.now();
-  const identifier = (type: SignalType, value: string, masked: string) => ({ type, hash: keyedHash(secret, type, value), masked });
-  const record = (external: string, ids: ScoredEventRecord['identifiers']): ScoredEventRecord => ({
-    projectId, tenantId, environment: 'live', eventId: randomUUID(), eventType: 'payment', receivedAt: now, payload: '{}',
-    account: { accountId: publicIdOf(external), externalId: external }, identifiers: ids, rulesetVersion: 1,
-    decision: 'allow', riskScore: 0, result: '{}', shadow: '[]', signals: '[1,null,null,null]', scoredAt: now, webhookPayload: null,
-  });
+  const identifier = (type: SignalType, value: string, masked: string): StoredIdentifier => ({ type, hash: keyedHash(secret, type, value), masked });
+  // Built as the server builds it: each event stored (persistScoredEvent), recorded in memory, and
+  // the rows that follow from it written in bulk (applyDerivedRows).
+  const builder = HotAccounts.load(db, new KeyHasher(secret), secret).accounts;
+  const space = builder.space(tenantId, 'live');
+  const score = (external: string, ids: StoredIdentifier[]): void => {
+    const account = builder.account(space, tenantId, 'live', external);
+    const record: ScoredEventRecord = {
+      projectId, tenantId, environment: 'live', eventId: randomUUID(), eventType: 'payment', receivedAt: now, payload: '{}',
+      account: { accountId: account.publicId, externalId: external, isNew: account.slot < 0, newProject: !builder.usedFrom(account.slot, projectId) },
+      rulesetVersion: 1, decision: 'allow', riskScore: 0, result: '{}', shadow: '[]', signals: '[1,null,null,null]', scoredAt: now, webhookPayload: null,
+    };
+    const stored = persistScoredEvent(db, record, null);
+    if (stored.kind !== 'stored') throw new Error('not stored');
+    builder.recorded(space, tenantId, 'live', projectId, external, stored.accountId!, 'allow', now, builder.eventSignals(ids), ids, stored.order, account.slot < 0);
+  };
+  const writeRows = (): void => {
+    const batch = builder.takeRows();
+    if (batch !== null) applyDerivedRows(db, batch);
+  };
 
   const started = performance.now();
   const build = db.transaction((from: number, to: number) => {
     for (let a = from; a < to; a++) {
       // Households of four share a device, families of ten an IP; everyone has an email and phone.
-      persistScoredEvent(db, record(`user-${a}`, [
+      score(`user-${a}`, [
         identifier('email', `user${a}@example.com`, 'u***@e***.com'),
         identifier('phone', `+4915${String(10_000_000 + a).padStart(9, '0')}`, '+49*********00'),
         identifier('fp', `fp_household_${Math.floor(a / 4)}`, 'fp_hou***'),
         identifier('ip', `10.${(a >> 14) & 255}.${(a >> 6) & 255}.${Math.floor(a / 10) & 63}`, '10.0.0.*'),
-      ]), null);
+      ]);
     }
+    writeRows();
   });
   for (let from = 0; from < kAccounts; from += 5000) build(from, Math.min(kAccounts, from + 5000));
   // One account that shares a card with a thousand others.
   const hubCard = identifier('card', '411111:0000', '411111******0000');
   db.transaction(() => {
-    for (let i = 0; i < kHubLinks; i++) persistScoredEvent(db, record(`user-${i}`, [hubCard]), null);
-    persistScoredEvent(db, record('hub', [hubCard]), null);
+    for (let i = 0; i < kHubLinks; i++) score(`user-${i}`, [hubCard]);
+    score('hub', [hubCard]);
+    writeRows();
   })();
   // The store links each new holder with at most 100 earlier ones; add the hub's other links the
   // way later refreshes would, so that it has a thousand.
+  const publicIdOf = (external: string): string => builder.account(space, tenantId, 'live', external).publicId;
   const link = db.prepare(`INSERT OR IGNORE INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen) VALUES (?, 'card', ?, ?, ?, '411111******0000', ?, ?)`);
+  const back = db.prepare(`INSERT OR IGNORE INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen) VALUES (?, 'card', ?, 'hub', ?, '411111******0000', ?, ?)`);
   db.transaction(() => {
-    for (let i = 0; i < kHubLinks; i++) link.run(publicIdOf('hub'), publicIdOf(`user-${i}`), `user-${i}`, `,${projectId},`, now, now);
+    for (let i = 0; i < kHubLinks; i++) {
+      link.run(publicIdOf('hub'), publicIdOf(`user-${i}`), `user-${i}`, `,${projectId},`, now, now);
+      back.run(publicIdOf(`user-${i}`), publicIdOf('hub'), `,${projectId},`, now, now);
+    }
   })();
   const links = (db.prepare('SELECT count(*) AS n FROM account_links').get() as { n: number }).n;
   console.log(`built ${kAccounts.toLocaleString('en-US')} accounts and ${links.toLocaleString('en-US')} links in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 
   const readDb = openDatabase(store.dataDir, { readonly: true });
-  const loaded = HotAccounts.load(readDb, new KeyHasher(secret));
+  const loaded = HotAccounts.load(readDb, new KeyHasher(secret), secret);
   const { counts } = loaded;
   console.log(`loaded ${counts.accounts.toLocaleString('en-US')} accounts, ${counts.signals.toLocaleString('en-US')} signal rows and ${counts.links.toLocaleString('en-US')} links into memory in ${(counts.ms / 1000).toFixed(2)} s`
     + ` (${((counts.ms * 1000) / (counts.accounts + counts.signals + counts.links)).toFixed(2)} µs per row)\n`);
   const hot = loaded.accounts;
   const accounts = new AccountsService({
-    readDb, writer: null as unknown as AppWriter, hotAccounts: hot, velocity: new VelocityWindows(new KeyHasher(randomBytes(32))),
+    readDb, writer: null as unknown as AppWriter, hotAccounts: hot, derived: null as unknown as DerivedFlusher, velocity: new VelocityWindows(new KeyHasher(randomBytes(32))),
     gate: new AccountGate(), checkpointer: null as unknown as Checkpointer, latch: new FaultLatch(null),
     secret, log: createLogger('error'), now: Date.now, listsClock: new ListsClock(),
   });
@@ -86,8 +104,7 @@ export async function runSignalsBenchmark(): Promise<void> {
   const hubAnswer = accounts.links(scope, 'hub');
   if (!hubAnswer.ok || (JSON.parse(hubAnswer.json) as { links: unknown[] }).links.length !== kHubLinks) throw new Error('the hub account does not have its links');
   const eventSignals = hot.eventSignals([identifier('email', 'user500@example.com', ''), identifier('fp', 'fp_household_125', ''), identifier('ip', '10.0.7.50', '')]);
-  const space = hot.space(tenantId, 'live');
-  const slotOf = (n: number): number => hot.account(space, tenantId, 'live', `user-${n}`).slot;
+  const slotOf = (n: number): number => hot.account(hot.space(tenantId, 'live'), tenantId, 'live', `user-${n}`).slot;
   const velocity = new VelocityWindows(new KeyHasher(randomBytes(32)));
   let cursor = 0;
 
@@ -100,7 +117,7 @@ export async function runSignalsBenchmark(): Promise<void> {
       accounts.links(scope, 'hub');
     })
     .add('links signal of an event (3 signals + stored links; account found by external id)', () => {
-      hot.links(space, slotOf((cursor = (cursor + 7919) % kAccounts)), eventSignals, now);
+      hot.links(hot.space(tenantId, 'live'), slotOf((cursor = (cursor + 7919) % kAccounts)), eventSignals, now);
     })
     .add('account signal of an event (account found by external id)', () => {
       hot.accountSignals(slotOf((cursor = (cursor + 7919) % kAccounts)), now);

@@ -10,6 +10,7 @@ import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
 import { canonicalBodyHash } from '../scoring/idempotency.js';
 import { kUrlSafeExternalId, type EventInput } from '../validation/event-input.js';
+import type { DerivedFlusher } from './derived-flush.js';
 import type { HotAccounts } from './hot-accounts.js';
 import { AccountGate } from './account-gate.js';
 import type { Environment } from '../auth/api-keys.js';
@@ -52,16 +53,13 @@ export interface ErasureSummary {
   readonly already_erased: boolean;
 }
 
-interface AccountRow {
-  account_id: string;
-  external_account_id: string;
-}
-
 export interface AccountsServiceDeps {
   readonly readDb: Db;
   readonly writer: AppWriter;
   /** The accounts in memory: an erased account leaves them when its erasure commits. */
   readonly hotAccounts: HotAccounts;
+  /** Writes the rows that follow from scored events; an erasure has them written first. */
+  readonly derived: DerivedFlusher;
   readonly velocity: VelocityWindows;
   readonly gate: AccountGate;
   readonly checkpointer: Checkpointer;
@@ -90,54 +88,31 @@ const kNotFound = (): ApiError => apiError('NOT_FOUND', 'No such account in this
 
 export class AccountsService {
   readonly #deps: AccountsServiceDeps;
-  readonly #byId: Statement<[string, string, string, string], AccountRow>;
-  readonly #byExternalId: Statement<[string, string, string, string], AccountRow>;
   readonly #externalIdOf: Statement<[string, string, string], string>;
-  readonly #links: Statement<[string, string], string>;
   readonly #erasedById: Statement<[string, string, string], { summary: string }>;
   readonly #erasedByExternalId: Statement<[string, string, string], { summary: string }>;
 
   constructor(deps: AccountsServiceDeps) {
     this.#deps = deps;
     const db = deps.readDb;
-    const visible = 'JOIN account_projects ap ON ap.account_id = a.account_id AND ap.project_id = ?';
-    this.#byId = db.prepare(`SELECT a.account_id, a.external_account_id FROM accounts a ${visible} WHERE a.tenant_id = ? AND a.environment = ? AND a.account_id = ?`);
-    this.#byExternalId = db.prepare(
-      `SELECT a.account_id, a.external_account_id FROM accounts a ${visible} WHERE a.tenant_id = ? AND a.environment = ? AND a.external_account_id = ?`,
-    );
     this.#externalIdOf = db.prepare('SELECT external_account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND account_id = ?')
       .pluck() as unknown as Statement<[string, string, string], string>;
-    // Links to accounts this project also used: a project never sees another project's accounts.
-    // The link row says which projects used the other account and holds its own JSON, so a
-    // thousand links are one range scan and a string join; the primary key's order spares a sort.
-    this.#links = db.prepare(
-      `SELECT entry FROM account_links WHERE account_id = ? AND instr(other_projects, ?) > 0 ORDER BY signal_type, other_account_id`,
-    ).pluck() as unknown as Statement<[string, string], string>;
     this.#erasedById = db.prepare('SELECT summary FROM erasures WHERE tenant_id = ? AND environment = ? AND account_id = ?');
     this.#erasedByExternalId = db.prepare(
       'SELECT summary FROM erasures WHERE tenant_id = ? AND environment = ? AND external_id_hash = ? ORDER BY erased_at DESC LIMIT 1',
     );
   }
 
-  /** The account behind a path id: an acc_ id, or an external id made of URL-safe characters. */
-  #resolve(scope: AccountScope, id: string): AccountRow | null {
-    if (id.startsWith('acc_')) {
-      const byId = this.#byId.get(scope.projectId, scope.tenantId, scope.environment, id);
-      if (byId !== undefined) return byId;
-    }
-    if (!kUrlSafeExternalId.test(id)) return null;
-    return this.#byExternalId.get(scope.projectId, scope.tenantId, scope.environment, id) ?? null;
-  }
-
-  /** The answer's data as JSON text: { account_public_id, external_account_id, links: AccountLink[] }. */
+  /**
+   * The answer's data as JSON text: { account_public_id, external_account_id, links: AccountLink[] },
+   * from memory (the hot state holds every link, including those not yet written in bulk). Links
+   * to accounts this project also used: a project never sees another project's accounts. The id
+   * is an acc_ id or an external id made of URL-safe characters.
+   */
   links(scope: AccountScope, id: string): { ok: true; json: string } | { ok: false; error: ApiError } {
-    const account = this.#resolve(scope, id);
-    if (account === null) return { ok: false, error: kNotFound() };
-    const entries = this.#links.all(account.account_id, `,${scope.projectId},`);
-    return {
-      ok: true,
-      json: `{"account_public_id":${JSON.stringify(account.account_id)},"external_account_id":${JSON.stringify(account.external_account_id)},"links":[${entries.join(',')}]}`,
-    };
+    if (!id.startsWith('acc_') && !kUrlSafeExternalId.test(id)) return { ok: false, error: kNotFound() };
+    const json = this.#deps.hotAccounts.linksJson(scope.tenantId, scope.environment, scope.projectId, id);
+    return json === null ? { ok: false, error: kNotFound() } : { ok: true, json };
   }
 
   /**
@@ -160,12 +135,18 @@ export class AccountsService {
         now: now(),
         actor,
       };
+      // The rows that follow from its events are written first, so that the erasure finds them
+      // all; any made from here on (links from other accounts' events) wait and are dropped.
+      await this.#deps.derived.flush();
+      const held = this.#deps.hotAccounts.holdRows(scope.tenantId, scope.environment, externalId);
       let outcome: ErasureOutcome;
       try {
         outcome = await writer.call('eraseAccount', request, secret);
       } catch (error) {
+        if (held !== null) this.#deps.hotAccounts.releaseRows(held);
         return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The account could not be erased; nothing was changed. Retry the request.'), error) };
       }
+      if (outcome.kind !== 'erased' && held !== null) this.#deps.hotAccounts.releaseRows(held);
       if (outcome.kind === 'not_found') return this.#answerPrevious(scope, id);
       if (outcome.kind === 'shared') {
         return { ok: false, error: apiError('ACCOUNT_SHARED_ACROSS_PROJECTS', 'The account was used by several live projects; add across_projects=true to erase it in all of them.', 'id') };

@@ -3,7 +3,9 @@
 // owns it, instead of by SQL in the rule workers. Loaded at start from the tables the writer keeps
 // (accounts, account_projects, account_signals, account_links, event_labels); kept in step after
 // each commit that changes them: a scored event (recorded), an erasure (erased), a case or a label
-// (refreshed from its row). The tables stay the durable truth; this is their index in memory.
+// (refreshed from its row). The rows that follow from scored events (counts, signals, links) are
+// made here and written in bulk (derived-rows.ts, derived-flush.ts); what a crash kept from the
+// tables is recorded again at start from the events scored after their stamp (replay).
 //
 // Signal values are keyed by the first 128 bits of their stored keyed hash (HMAC-SHA256 under the
 // install secret, account_signals.signal_hash), so the rows load without the raw values and an
@@ -12,9 +14,14 @@ import type { Statement } from 'better-sqlite3';
 import type { Environment } from '../auth/api-keys.js';
 import { newId } from '../shared/ids.js';
 import type { SignalType as SignalTypeName } from '../signals/keyed-hash.js';
-import type { StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
-import { EventSignals, HotState, SignalType, type Decision } from '../state/hot-state.js';
+import { velocityIdentifiers } from '../signals/identifiers.js';
+import { analyzePhone } from '../signals/phone.js';
+import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
+import type { DerivedRowBatch } from '../scoring/event-store.js';
+import type { EventInput } from '../validation/event-input.js';
+import { EventSignals, HotState, kLinkTypeNames, RecordedChanges, SignalType, type Decision } from '../state/hot-state.js';
+import { DerivedRows } from './derived-rows.js';
 import type { KeyHasher } from '../state/keys.js';
 import { isStateError, type StateError } from '../state/state-error.js';
 import type { Db } from '../store/database.js';
@@ -37,6 +44,8 @@ export interface LoadCounts {
   readonly accounts: number;
   readonly signals: number;
   readonly links: number;
+  /** Scored events recorded again because their rows were not written before a stop (replay). */
+  readonly replayed: number;
   readonly ms: number;
 }
 
@@ -52,23 +61,33 @@ export class HotAccounts {
   /** Events labelled fraud per account number (account.labelled_fraud); only accounts with some. */
   readonly #labelledFraud = new Map<number, number>();
   readonly #provisional = new Map<string, string>();
+  /** Project ids by number. */
+  readonly #projectIds: string[] = [];
   readonly #words = new Uint32Array(4);
+  readonly #changes = new RecordedChanges();
+  readonly #rows: DerivedRows;
   readonly #refreshRow: Statement<[string], { fraud_confirmed: number; labelled_fraud: number }>;
 
-  private constructor(readDb: Db, hasher: KeyHasher) {
+  private constructor(readDb: Db, hasher: KeyHasher, stampedOrder: number) {
     this.#state = new HotState({ hasher, newPublicId: () => newId('acc') });
+    this.#rows = new DerivedRows(stampedOrder);
     this.#refreshRow = readDb.prepare(
       `SELECT fraud_confirmed, (SELECT count(*) FROM event_labels l WHERE l.account_id = a.account_id AND l.label = 'fraud') AS labelled_fraud
        FROM accounts a WHERE account_id = ?`,
     );
   }
 
-  /** Loads every account, signal value and link of the store. Throws StateLoadError when a row does not fit. */
-  static load(readDb: Db, hasher: KeyHasher): { accounts: HotAccounts; counts: LoadCounts } {
+  /**
+   * Loads every account, signal value and link of the store, then records again the scored events
+   * whose rows were not written (replay; `secret`: the install secret their values are hashed
+   * with). Throws StateLoadError when a row does not fit.
+   */
+  static load(readDb: Db, hasher: KeyHasher, secret: Buffer): { accounts: HotAccounts; counts: LoadCounts } {
     const started = performance.now();
-    const hot = new HotAccounts(readDb, hasher);
+    const stamp = readDb.prepare('SELECT scored_order, from_seq FROM derived_stamp WHERE id = 1').get() as { scored_order: number; from_seq: number };
+    const hot = new HotAccounts(readDb, hasher, stamp.scored_order);
     const state = hot.#state;
-    const counts = { accounts: 0, signals: 0, links: 0 };
+    const counts = { accounts: 0, signals: 0, links: 0, replayed: 0 };
     readDb.transaction(() => {
       const accounts = readDb.prepare(
         'SELECT account_id, tenant_id, environment, external_account_id, created_at, last_seen_at, events, blocks, reviews, fraud_confirmed FROM accounts',
@@ -125,8 +144,34 @@ export class HotAccounts {
         const account = state.findByPublicId(publicId);
         if (account >= 0) hot.#labelledFraud.set(account, count);
       }
+      counts.replayed = hot.#replay(readDb, stamp.scored_order, stamp.from_seq, secret);
     })();
     return { accounts: hot, counts: { ...counts, ms: performance.now() - started } };
+  }
+
+  /**
+   * Records the events scored after the stamp, in the order they were scored, as after their
+   * commit: their values hashed again from the stored payloads. Their rows go with the next batch.
+   */
+  #replay(readDb: Db, stampedOrder: number, fromSeq: number, secret: Buffer): number {
+    const events = readDb.prepare(
+      `SELECT e.project_id, p.tenant_id, p.environment, e.account_id, e.payload, e.decision, e.scored_at, e.scored_order
+       FROM events e JOIN projects p ON p.project_id = e.project_id
+       WHERE e.seq >= ? AND e.scored_order > ? AND e.state = 'scored' AND e.account_id IS NOT NULL ORDER BY e.scored_order`,
+    ).raw().iterate(fromSeq, stampedOrder) as IterableIterator<[string, string, Environment, string, string, Decision, number, number]>;
+    let replayed = 0;
+    for (const [projectId, tenantId, environment, accountId, payload, decision, scoredAt, order] of events) {
+      const event = JSON.parse(payload) as EventInput;
+      const externalId = event.external_account_id;
+      if (typeof externalId !== 'string') continue;
+      const user = event.user;
+      const phone = analyzePhone(typeof user?.phone === 'string' ? user.phone : null, typeof user?.country === 'string' ? user.country : null);
+      const identifiers = storedIdentifiers(event, phone, secret, velocityIdentifiers(event));
+      const space = this.space(tenantId, environment);
+      check(this.recorded(space, tenantId, environment, projectId, externalId, accountId, decision, scoredAt, this.eventSignals(identifiers), identifiers, order, false), `event of ${accountId}`);
+      replayed++;
+    }
+    return replayed;
   }
 
   /**
@@ -157,15 +202,9 @@ export class HotAccounts {
     return signals;
   }
 
-  /**
-   * The event's values the store has to write for the account (slot -1: not stored yet): those it
-   * never used or last used an hour or more ago. The rest would change nothing in the store
-   * (its recordSignal skips them too), so they are left out of the event's record.
-   */
-  dueIdentifiers(space: number, slot: number, identifiers: readonly StoredIdentifier[], signals: EventSignals, now: number): StoredIdentifier[] {
-    const due: StoredIdentifier[] = [];
-    for (let i = 0; i < identifiers.length; i++) if (this.#state.isDue(space, slot, signals, i, now)) due.push(identifiers[i]!);
-    return due;
+  /** Whether the account (-1: not stored yet) was used from the project before. */
+  usedFrom(account: number, projectId: string): boolean {
+    return account >= 0 && this.#state.usedBy(account, this.#project(projectId));
   }
 
   /** The `links` signal of an event (account -1: none, or not stored yet). */
@@ -181,17 +220,87 @@ export class HotAccounts {
   }
 
   /**
-   * A scored event of the account was committed (persistScoredEvent), as the writer stored it.
+   * A scored event of the account was committed (persistScoredEvent), as the writer stored it,
+   * the `order`-th scored; its rows (the account's counts, the values it recorded, the links it
+   * made) wait for the next batch. `identifiers`: the event's values, as `signals` holds them.
    * `wasNew`: the event's account had no number when it was scored (its acc_ id was provisional).
    */
   recorded(
     space: number, tenantId: string, environment: Environment, projectId: string, externalId: string, publicId: string, decision: Decision, now: number,
-    signals: EventSignals, wasNew: boolean,
+    signals: EventSignals, identifiers: readonly StoredIdentifier[], order: number, wasNew: boolean,
   ): StateError | null {
     // The account is in memory now (or a concurrent event put it there): its provisional id is done with.
     if (wasNew) this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
-    const outcome = this.#state.recordEvent(space, this.#project(projectId), externalId, decision, now, signals, publicId);
-    return outcome.ok ? null : outcome.error;
+    const state = this.#state;
+    const changes = this.#changes;
+    const outcome = state.recordEvent(space, this.#project(projectId), externalId, decision, now, signals, publicId, changes);
+    this.#rows.advance(order);
+    if (!outcome.ok) return outcome.error;
+    const account = outcome.account;
+    const accountId = state.publicId(account);
+    const rows = this.#rows;
+    const counts = state.accountCounts(account);
+    rows.account(accountId, counts.lastSeenAt, counts.events, counts.blocks, counts.reviews);
+    for (const i of changes.values) {
+      const value = identifiers[i]!;
+      rows.signal(tenantId, environment, value.type, value.hash, accountId, value.masked, now);
+    }
+    if (changes.linkOthers.length === 0 && !changes.newProject) return null;
+    const ownProjects = this.#projectList(account);
+    for (let k = 0; k < changes.linkOthers.length; k++) {
+      const other = changes.linkOthers[k]!;
+      const value = identifiers[changes.linkValues[k]!]!;
+      const type = value.type === 'ip' ? 'ip_24h' : value.type;
+      const otherId = state.publicId(other);
+      rows.link(accountId, type, otherId, state.externalId(other), this.#projectList(other), value.masked, now);
+      rows.link(otherId, type, accountId, externalId, ownProjects, value.masked, now);
+    }
+    // Links to the account say which projects used it.
+    if (changes.newProject && !outcome.created) {
+      for (const { other, type } of state.linkedAccounts(account)) rows.linkProjects(state.publicId(other), kLinkTypeNames[type], accountId, ownProjects);
+    }
+    return null;
+  }
+
+  /** The rows to write (derived-rows.ts take). */
+  takeRows(): DerivedRowBatch | null {
+    return this.#rows.take();
+  }
+
+  /** The last batch taken could not be written (derived-rows.ts restore). */
+  restoreRows(batch: DerivedRowBatch): void {
+    this.#rows.restore(batch);
+  }
+
+  /** Rows waiting to be written. */
+  get waitingRows(): number {
+    return this.#rows.size;
+  }
+
+  /**
+   * The account (of the space and external id) is about to be erased: its rows, and links to it,
+   * wait until erased (dropped) or releaseRows (the erasure failed). Returns its acc_ id, or null.
+   */
+  holdRows(tenantId: string, environment: Environment, externalId: string): string | null {
+    const account = this.#state.findAccount(this.space(tenantId, environment), externalId);
+    if (account < 0) return null;
+    const accountId = this.#state.publicId(account);
+    this.#rows.hold(accountId);
+    return accountId;
+  }
+
+  releaseRows(accountId: string): void {
+    this.#rows.release(accountId);
+  }
+
+  /**
+   * GET /v1/accounts/{id}/links for a project (accounts-service.ts): the data as JSON text, or
+   * null when the id names no account the project used (an acc_ id, else an external id).
+   */
+  linksJson(tenantId: string, environment: Environment, projectId: string, id: string): string | null {
+    const project = this.#project(projectId);
+    const account = this.#state.resolve(this.space(tenantId, environment), project, id);
+    return account < 0 ? null : this.#state.linksJson(account, project);
   }
 
   /** The account was erased (committed): nothing of it is left here, and its next event starts a new account. */
@@ -200,6 +309,7 @@ export class HotAccounts {
     const account = this.#state.findAccount(this.space(tenantId, environment), externalId);
     if (account < 0) return;
     this.#labelledFraud.delete(account);
+    this.#rows.drop(this.#state.publicId(account));
     this.#state.erase(account);
   }
 
@@ -230,8 +340,14 @@ export class HotAccounts {
     if (project === undefined) {
       project = this.#projects.size;
       this.#projects.set(projectId, project);
+      this.#projectIds.push(projectId);
     }
     return project;
+  }
+
+  /** The projects that used the account as account_links.other_projects keeps them: ",prj_a,prj_b,". */
+  #projectList(account: number): string {
+    return `,${this.#state.projectsOf(account).map((project) => this.#projectIds[project]!).sort().join(',')},`;
   }
 }
 

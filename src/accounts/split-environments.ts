@@ -4,7 +4,7 @@
 // side gets a new one, with its events, project rows and cases. The signals of a split account are
 // recomputed from its events (a signal row does not say which project used it), and the links of
 // both halves are rebuilt within their environment.
-import { kMaxLinksPerSignal } from '../scoring/event-store.js';
+import { kMaxLinksPerValue } from '../state/hot-state.js';
 import { newId } from '../shared/ids.js';
 import { analyzePhone } from '../signals/phone.js';
 import { storedIdentifiers } from '../signals/stored-identifiers.js';
@@ -111,7 +111,7 @@ function rebuildLinks(db: Db, tenantId: string, environment: string, accountId: 
        (SELECT ',' || group_concat(project_id, ',') || ',' FROM account_projects WHERE account_id = s.account_id) AS projects
      FROM account_signals_env s JOIN accounts a ON a.account_id = s.account_id
      WHERE s.tenant_id = ? AND s.environment = ? AND s.signal_type = ? AND s.signal_hash = ? AND s.account_id != ?
-     ORDER BY s.last_seen DESC LIMIT ${kMaxLinksPerSignal}`,
+     ORDER BY s.last_seen DESC LIMIT ${kMaxLinksPerValue}`,
   );
   const self = db.prepare(
     `SELECT external_account_id, (SELECT ',' || group_concat(project_id, ',') || ',' FROM account_projects WHERE account_id = @id) AS projects

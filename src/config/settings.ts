@@ -68,6 +68,10 @@ export const kSettings = {
     flag: 'max-events-in-flight', env: 'MAX_EVENTS_IN_FLIGHT', type: 'integer', default: 256, minimum: 1, maximum: 1_000_000,
     description: 'POST /v1/events being scored or stored at once; past it, 503 at once with Retry-After (overload is refused at the door).',
   },
+  derivedFlushMs: {
+    flag: 'derived-flush-ms', env: 'DERIVED_FLUSH_MS', type: 'integer', default: 250, minimum: 10, maximum: 3_600_000,
+    description: 'How often the rows that follow from scored events (account counts, signals, links) are written, in bulk; a crash loses none (they are rebuilt from the events at start).',
+  },
   webhookRetryBaseMs: {
     flag: 'webhook-retry-base-ms', env: 'WEBHOOK_RETRY_BASE_MS', type: 'integer', default: 5000, minimum: 1, maximum: 3_600_000,
     description: 'First decision-webhook retry delay; doubles per attempt, with jitter.',

@@ -1,10 +1,9 @@
-// Events, score results and everything one scored event writes (schema: migrations 003–005).
+// Events, score results and everything one scored event writes (schema: migrations 003–005, 013).
 // A result is stored in its compact form (result-layout.ts) and expanded when read.
 //
 // Reads run on the read-only connection. Writes are work functions for the group-commit Writer:
 // synchronous, run inside the batch's transaction, and written not to throw for expected outcomes.
 import type { Statement } from 'better-sqlite3';
-import type { StoredIdentifier } from '../signals/stored-identifiers.js';
 import { newId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
 import type { EventIds } from './event-ids.js';
@@ -84,6 +83,17 @@ export interface PendingEventRecord {
   readonly payload: string;
 }
 
+/** An event's account as the hot state saw it when the event was scored. */
+export interface RecordAccount {
+  /** Its acc_ id: the stored one, or a new one for an account with no row yet (`isNew`). */
+  readonly accountId: string;
+  readonly externalId: string;
+  /** The hot state had no such account: the event's transaction creates its row. */
+  readonly isNew: boolean;
+  /** The account was not used from this project before: the event's transaction adds it. */
+  readonly newProject: boolean;
+}
+
 export interface ScoredEventRecord {
   readonly projectId: string;
   readonly tenantId: string;
@@ -92,8 +102,7 @@ export interface ScoredEventRecord {
   readonly eventType: string;
   readonly receivedAt: number;
   readonly payload: string;
-  readonly account: { readonly accountId: string; readonly externalId: string } | null;
-  readonly identifiers: readonly StoredIdentifier[];
+  readonly account: RecordAccount | null;
   readonly rulesetVersion: number;
   readonly decision: Decision;
   readonly riskScore: number;
@@ -108,40 +117,60 @@ export interface ScoredEventRecord {
 
 export type PersistOutcome =
   /**
-   * Stored at row `seq`; accountId is the account the event was linked to (the stored one, if ids
-   * raced).
+   * Stored at row `seq`, the `order`-th event scored (events.scored_order); accountId is the
+   * account the event was linked to (the stored one, if two new ids raced).
    */
-  | { readonly kind: 'stored'; readonly seq: number; readonly accountId: string | null }
+  | { readonly kind: 'stored'; readonly seq: number; readonly order: number; readonly accountId: string | null }
   /** An async event that something else scored first: nothing written. */
   | { readonly kind: 'already_scored' };
 
-/** Signals of an account are re-written (last_seen, links) at most this often. */
-export const kSignalRefreshMs = 60 * 60_000;
-/** Other accounts linked per signal value when a signal is first seen or refreshed. */
-export const kMaxLinksPerSignal = 100;
-const kDayMs = 86_400_000;
+/**
+ * The rows that follow from scored events (docs/pipeline.md, "Derived rows"), made by the owner
+ * of the hot state and written in bulk: absolute counts and upserts, so that writing a row twice
+ * changes nothing. `order`: every scored event up to this scored_order is in them.
+ */
+export interface DerivedRowBatch {
+  readonly order: number;
+  /** account_id, last_seen_at, events, blocks, reviews */
+  readonly accounts: ReadonlyArray<readonly [string, number, number, number, number]>;
+  /** tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen */
+  readonly signals: ReadonlyArray<readonly [string, string, string, string, string, string, number, number]>;
+  /** account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen */
+  readonly links: ReadonlyArray<readonly [string, string, string, string, string, string, number, number]>;
+  /** account_id, signal_type, other_account_id, other_projects: the other account's projects changed */
+  readonly linkProjects: ReadonlyArray<readonly [string, string, string, string]>;
+}
+
+/**
+ * The writer's count of scored events (events.scored_order), and the seq of each event scored
+ * since the last stamp: the next stamp's from_seq must not pass any of them.
+ */
+interface ScoringOrder {
+  last: number;
+  readonly sinceStamp: Map<number, number>;
+}
 
 interface Statements {
   insertPending: Statement;
   insertScored: Statement;
   markScored: Statement;
   setEventAccount: Statement;
-  upsertAccount: Statement<unknown[], { account_id: string }>;
+  insertAccount: Statement<unknown[], { account_id: string }>;
   accountProject: Statement;
-  findSignal: Statement<[string, string, string, string, string], { last_seen: number }>;
-  insertSignal: Statement;
-  touchSignal: Statement;
-  otherHolders: Statement<[string, string, string, string, string, number], { account_id: string; external_account_id: string; projects: string }>;
-  upsertLink: Statement;
-  projectsOf: Statement<[string], { projects: string }>;
-  linksOf: Statement<[string], { signal_type: string; other_account_id: string }>;
-  setOtherProjects: Statement;
   openCase: Statement<[string, string], { case_id: string }>;
   insertCase: Statement;
   extendCase: Statement;
   addCaseEvent: Statement;
   hasWebhook: Statement<[string], { present: number }>;
   insertOutbox: Statement;
+  updateAccount: Statement;
+  upsertSignal: Statement;
+  upsertLink: Statement;
+  setOtherProjects: Statement;
+  firstPending: Statement<[], number | null>;
+  lastSeq: Statement<[], number | null>;
+  writeStamp: Statement;
+  order: ScoringOrder;
 }
 
 const kStatements = new WeakMap<Db, Statements>();
@@ -154,46 +183,23 @@ function statements(db: Db): Statements {
       `INSERT INTO events (project_id, event_id, event_type, received_at, state, payload) VALUES (?, ?, ?, ?, 'pending', ?)`,
     ),
     insertScored: db.prepare(
-      `INSERT INTO events (project_id, event_id, event_type, account_id, received_at, state, payload, ruleset_version, decision, risk_score, result, shadow, signals, scored_at)
-       VALUES (?, ?, ?, ?, ?, 'scored', ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO events (project_id, event_id, event_type, account_id, received_at, state, payload, ruleset_version, decision, risk_score, result, shadow, signals, scored_at, scored_order)
+       VALUES (?, ?, ?, ?, ?, 'scored', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     markScored: db.prepare(
-      `UPDATE events SET state = 'scored', account_id = ?, ruleset_version = ?, decision = ?, risk_score = ?, result = ?, shadow = ?, signals = ?, scored_at = ?
+      `UPDATE events SET state = 'scored', account_id = ?, ruleset_version = ?, decision = ?, risk_score = ?, result = ?, shadow = ?, signals = ?, scored_at = ?, scored_order = ?
        WHERE seq = ? AND state = 'pending'`,
     ),
     setEventAccount: db.prepare('UPDATE events SET account_id = ? WHERE seq = ?'),
-    upsertAccount: db.prepare(
+    // Counts start at 0: the account's derived row (applyDerivedRows) counts its events. A second
+    // new id for the same account (two first events in flight) gets the stored one back.
+    insertAccount: db.prepare(
       `INSERT INTO accounts (account_id, tenant_id, environment, external_account_id, created_at, last_seen_at, events, blocks, reviews)
-       VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)
-       ON CONFLICT (tenant_id, environment, external_account_id) DO UPDATE SET
-         last_seen_at = max(last_seen_at, excluded.last_seen_at), events = events + 1,
-         blocks = blocks + excluded.blocks, reviews = reviews + excluded.reviews
+       VALUES (?, ?, ?, ?, ?, ?, 0, 0, 0)
+       ON CONFLICT (tenant_id, environment, external_account_id) DO UPDATE SET external_account_id = excluded.external_account_id
        RETURNING account_id`,
     ),
     accountProject: db.prepare('INSERT OR IGNORE INTO account_projects (account_id, project_id, first_seen_at) VALUES (?, ?, ?)'),
-    findSignal: db.prepare('SELECT last_seen FROM account_signals WHERE tenant_id = ? AND environment = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?'),
-    insertSignal: db.prepare(
-      `INSERT INTO account_signals (tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    touchSignal: db.prepare(
-      'UPDATE account_signals SET last_seen = ? WHERE tenant_id = ? AND environment = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?',
-    ),
-    otherHolders: db.prepare(
-      `SELECT s.account_id, a.external_account_id,
-         (SELECT ',' || group_concat(project_id, ',') || ',' FROM account_projects WHERE account_id = s.account_id) AS projects
-       FROM account_signals s JOIN accounts a ON a.account_id = s.account_id
-       WHERE s.tenant_id = ? AND s.environment = ? AND s.signal_type = ? AND s.signal_hash = ? AND s.account_id != ? AND s.last_seen >= ?
-       ORDER BY s.last_seen DESC LIMIT ${kMaxLinksPerSignal}`,
-    ),
-    upsertLink: db.prepare(
-      `INSERT INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, signal_type, other_account_id) DO UPDATE SET
-         last_seen = max(last_seen, excluded.last_seen), masked = excluded.masked, other_projects = excluded.other_projects`,
-    ),
-    projectsOf: db.prepare(`SELECT ',' || group_concat(project_id, ',') || ',' AS projects FROM account_projects WHERE account_id = ?`),
-    linksOf: db.prepare('SELECT signal_type, other_account_id FROM account_links WHERE account_id = ?'),
-    setOtherProjects: db.prepare('UPDATE account_links SET other_projects = ? WHERE account_id = ? AND signal_type = ? AND other_account_id = ?'),
     openCase: db.prepare(`SELECT case_id FROM cases WHERE project_id = ? AND account_id = ? AND status = 'open'`),
     insertCase: db.prepare(
       `INSERT INTO cases (case_id, project_id, status, resolution, account_id, decision, risk_score, assignee, created_at, updated_at)
@@ -205,6 +211,22 @@ function statements(db: Db): Statements {
     insertOutbox: db.prepare(
       `INSERT INTO webhook_outbox (message_id, project_id, event_id, payload, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)`,
     ),
+    updateAccount: db.prepare('UPDATE accounts SET last_seen_at = ?, events = ?, blocks = ?, reviews = ? WHERE account_id = ?'),
+    upsertSignal: db.prepare(
+      `INSERT INTO account_signals (tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (tenant_id, environment, signal_type, signal_hash, account_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
+    ),
+    upsertLink: db.prepare(
+      `INSERT INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (account_id, signal_type, other_account_id) DO UPDATE SET
+         last_seen = max(last_seen, excluded.last_seen), masked = excluded.masked, other_projects = excluded.other_projects`,
+    ),
+    setOtherProjects: db.prepare('UPDATE account_links SET other_projects = ? WHERE account_id = ? AND signal_type = ? AND other_account_id = ?'),
+    firstPending: db.prepare(`SELECT min(seq) FROM events WHERE state = 'pending'`).pluck() as unknown as Statement<[], number | null>,
+    lastSeq: db.prepare('SELECT max(seq) FROM events').pluck() as unknown as Statement<[], number | null>,
+    writeStamp: db.prepare('UPDATE derived_stamp SET scored_order = ?, from_seq = ? WHERE id = 1'),
+    order: loadScoringOrder(db),
   };
   kStatements.set(db, prepared);
   return prepared;
@@ -216,18 +238,31 @@ export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
   return Number(info.lastInsertRowid);
 }
 
+/** The stamp of the derived rows (migration 013), and the last scored_order given. */
+function loadScoringOrder(db: Db): ScoringOrder {
+  const stamp = db.prepare('SELECT scored_order, from_seq FROM derived_stamp WHERE id = 1').get() as { scored_order: number; from_seq: number };
+  // Every event scored after the stamp has seq ≥ from_seq: the end of the log holds the last one.
+  const last = db.prepare('SELECT max(scored_order) FROM events WHERE seq >= ?').pluck().get(stamp.from_seq) as number | null;
+  return { last: Math.max(stamp.scored_order, last ?? 0), sinceStamp: new Map() };
+}
+
 /**
  * A scored event: a new sync event (`pendingSeq` null) or the pending async event at row
  * `pendingSeq` being completed. Rows are addressed by seq: lookups by event id go through memory
- * (event-ids.ts), and the events table has no index on it.
+ * (event-ids.ts), and the events table has no index on it. The event's transaction writes only
+ * what must be found at once: the event, a new account's row and its project (cases, labels and
+ * GET /v1/events join them), cases and the webhook message; the rows that follow from it
+ * (counts, signals, links) come later with many others (applyDerivedRows).
  */
 export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq: number | null): PersistOutcome {
   const s = statements(db);
-  const provisionalAccountId = record.account?.accountId ?? null;
+  const account = record.account;
+  const provisionalAccountId = account?.accountId ?? null;
+  const order = s.order.last + 1;
   let seq: number;
   if (pendingSeq !== null) {
     const changed = s.markScored.run(
-      provisionalAccountId, record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt,
+      provisionalAccountId, record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt, order,
       pendingSeq,
     ).changes;
     if (changed === 0) return { kind: 'already_scored' };
@@ -235,63 +270,54 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
   } else {
     seq = Number(s.insertScored.run(
       record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, record.payload,
-      record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt,
+      record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt, order,
     ).lastInsertRowid);
   }
+  s.order.last = order;
+  s.order.sinceStamp.set(order, seq);
   let accountId: string | null = null;
-  if (record.account !== null) {
-    const blocks = record.decision === 'block' ? 1 : 0;
-    const reviews = record.decision === 'review' ? 1 : 0;
-    accountId = s.upsertAccount.get(
-      record.account.accountId, record.tenantId, record.environment, record.account.externalId, record.scoredAt, record.scoredAt, blocks, reviews,
-    )!.account_id;
-    // Two new ids for one external id can only race when the directory's cache evicted one; the
-    // stored account wins.
-    if (accountId !== provisionalAccountId) s.setEventAccount.run(accountId, seq);
-    if (s.accountProject.run(accountId, record.projectId, record.scoredAt).changes > 0) announceProjects(s, accountId);
-    for (const identifier of record.identifiers) recordSignal(s, record, accountId, identifier);
+  if (account !== null) {
+    accountId = account.accountId;
+    if (account.isNew) {
+      accountId = s.insertAccount.get(accountId, record.tenantId, record.environment, account.externalId, record.scoredAt, record.scoredAt)!.account_id;
+      if (accountId !== provisionalAccountId) s.setEventAccount.run(accountId, seq);
+    }
+    if (account.isNew || account.newProject) s.accountProject.run(accountId, record.projectId, record.scoredAt);
   }
   if (record.decision === 'review') openOrExtendCase(s, record, accountId);
   if (record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined) {
     s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
   }
-  return { kind: 'stored', seq, accountId };
+  return { kind: 'stored', seq, order, accountId };
 }
 
 /**
- * Stores that the account used a signal value, and links the account with the other accounts that
- * used it (an IP only within 24 hours of each other). Repeated use within kSignalRefreshMs writes
- * nothing: that bounds the writes of a busy account to one per signal per refresh interval.
+ * Write command: the derived rows of a batch of scored events, and the stamp that says how far
+ * they go. Rows go in key order, so that neighbours share pages.
  */
-function recordSignal(s: Statements, record: ScoredEventRecord, accountId: string, identifier: StoredIdentifier): void {
-  const { tenantId, environment, scoredAt: now } = record;
-  const externalId = record.account!.externalId;
-  const existing = s.findSignal.get(tenantId, environment, identifier.type, identifier.hash, accountId);
-  if (existing === undefined) {
-    s.insertSignal.run(tenantId, environment, identifier.type, identifier.hash, accountId, identifier.masked, now, now);
-  } else if (now - existing.last_seen >= kSignalRefreshMs) {
-    s.touchSignal.run(now, tenantId, environment, identifier.type, identifier.hash, accountId);
-  } else {
-    return;
+export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
+  const s = statements(db);
+  for (const row of batch.accounts) s.updateAccount.run(row[1], row[2], row[3], row[4], row[0]);
+  for (const row of [...batch.signals].sort(bySignalKey)) s.upsertSignal.run(...row);
+  for (const row of [...batch.links].sort(byLinkKey)) s.upsertLink.run(...row);
+  for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);
+  // from_seq: the lowest seq an event scored after the stamp can have — one scored already and
+  // not yet in the rows, a pending one, or the next appended.
+  let fromSeq = (s.lastSeq.get() ?? 0) + 1;
+  const pending = s.firstPending.get() ?? null;
+  if (pending !== null && pending < fromSeq) fromSeq = pending;
+  for (const [order, seq] of s.order.sinceStamp) {
+    if (order <= batch.order) s.order.sinceStamp.delete(order);
+    else if (seq < fromSeq) fromSeq = seq;
   }
-  const since = identifier.type === 'ip' ? now - kDayMs : 0;
-  const linkType = identifier.type === 'ip' ? 'ip_24h' : identifier.type;
-  const others = s.otherHolders.all(tenantId, environment, identifier.type, identifier.hash, accountId, since);
-  if (others.length === 0) return;
-  const ownProjects = s.projectsOf.get(accountId)!.projects;
-  for (const other of others) {
-    s.upsertLink.run(accountId, linkType, other.account_id, other.external_account_id, other.projects, identifier.masked, now, now);
-    s.upsertLink.run(other.account_id, linkType, accountId, externalId, ownProjects, identifier.masked, now, now);
-  }
+  s.writeStamp.run(batch.order, fromSeq);
 }
 
-/** An account was used in a project for the first time: the links that point at it say so. */
-function announceProjects(s: Statements, accountId: string): void {
-  const links = s.linksOf.all(accountId);
-  if (links.length === 0) return;
-  const projects = s.projectsOf.get(accountId)!.projects;
-  for (const link of links) s.setOtherProjects.run(projects, link.other_account_id, link.signal_type, accountId);
-}
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const bySignalKey = (a: DerivedRowBatch['signals'][number], b: DerivedRowBatch['signals'][number]): number =>
+  compareText(a[0], b[0]) || compareText(a[1], b[1]) || compareText(a[2], b[2]) || compareText(a[3], b[3]) || compareText(a[4], b[4]);
+const byLinkKey = (a: DerivedRowBatch['links'][number], b: DerivedRowBatch['links'][number]): number =>
+  compareText(a[0], b[0]) || compareText(a[1], b[1]) || compareText(a[2], b[2]);
 
 function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null): void {
   const open = accountId === null ? undefined : s.openCase.get(record.projectId, accountId);

@@ -140,8 +140,7 @@ export class Scorer {
       eventType: job.event.event_type,
       receivedAt: job.receivedAt,
       payload: job.payload,
-      account: accountId === null ? null : { accountId, externalId: externalId! },
-      identifiers: accountId === null ? [] : accounts.dueIdentifiers(space, slot, identifiers, eventSignals!, now),
+      account: accountId === null ? null : { accountId, externalId: externalId!, isNew: slot < 0, newProject: !accounts.usedFrom(slot, job.projectId) },
       rulesetVersion: ruleset.version,
       decision: evaluated.decision,
       riskScore: evaluated.riskScore,
@@ -160,7 +159,9 @@ export class Scorer {
     }
     if (persisted.kind === 'already_scored') return { ok: true, result: null };
     if (persisted.accountId !== null) {
-      const failure = accounts.recorded(space, job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!, slot < 0);
+      const failure = accounts.recorded(
+        space, job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!, identifiers, persisted.order, slot < 0,
+      );
       // Stored, so answered; only the state in memory lacks it (until a restart loads it).
       if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });
     }

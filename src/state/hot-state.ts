@@ -42,7 +42,7 @@ export type { StateError, StateErrorCode } from './state-error.js';
 /** What the rules read (src/signals/state-signals.ts). */
 export type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
 
-/** Other accounts linked per value when it is first used or refreshed (event-store.ts kMaxLinksPerSignal). */
+/** Other accounts linked per value when it is first used or refreshed (as the store did in SQL before the rows were derived). */
 export const kMaxLinksPerValue = 100;
 /** Other holders the `links` signal examines per value (SQL's LIMIT 1000 before the signal came from memory). */
 export const kMaxExamined = 1000;
@@ -100,6 +100,35 @@ export class EventSignals {
     }
     return this.count++;
   }
+}
+
+/**
+ * What recordEvent changed, for the caller to write the same rows (docs/pipeline.md, "Derived
+ * rows"): the event's values it recorded (new to the account, or refreshed) and the links it
+ * upserted, each as the index of the value in the event's EventSignals and the other account.
+ * Reused from event to event: recordEvent clears it.
+ */
+export class RecordedChanges {
+  /** The account used the project for the first time with this event. */
+  newProject = false;
+  values: number[] = [];
+  linkValues: number[] = [];
+  linkOthers: number[] = [];
+
+  clear(): void {
+    this.newProject = false;
+    this.values.length = 0;
+    this.linkValues.length = 0;
+    this.linkOthers.length = 0;
+  }
+}
+
+/** An account's row of the accounts table, as far as events change it. */
+export interface AccountCounts {
+  readonly lastSeenAt: number;
+  readonly events: number;
+  readonly blocks: number;
+  readonly reviews: number;
 }
 
 export type RecordOutcome =
@@ -205,7 +234,9 @@ export class HotState {
    * options.newPublicId; an existing account ignores `publicId`. Nothing changes when it fails
    * (INVALID_PUBLIC_ID: `publicId` is malformed or a live account has it).
    */
-  recordEvent(space: number, project: number, externalId: string, decision: Decision, now: number, signals: EventSignals, publicId?: string): RecordOutcome {
+  recordEvent(
+    space: number, project: number, externalId: string, decision: Decision, now: number, signals: EventSignals, publicId?: string, changes?: RecordedChanges,
+  ): RecordOutcome {
     if (!Number.isInteger(project) || project < 0 || project > kMaxProject) return { ok: false, error: stateError('INVALID_PROJECT', `project ${project} is not a number in 0..${kMaxProject}`) };
     if (this.#signals.available < signals.count || this.#links.available < signals.count * kMaxLinksPerValue) {
       return { ok: false, error: stateError('STATE_FULL', 'no room for the signal values or links of another event') };
@@ -219,15 +250,24 @@ export class HotState {
     if (typeof found !== 'number') return { ok: false, error: found };
     const account = found;
     this.#accounts.recordOutcome(account, decision, now);
-    this.#accounts.addProject(account, project);
+    const newProject = this.#accounts.addProject(account, project);
+    changes?.clear();
+    if (changes !== undefined) changes.newProject = newProject;
     const others = this.#holders;
     for (let i = 0; i < signals.count; i++) {
       const type = signals.types[i]!;
       const value = this.#signals.use(space, account, type, signals.keys, i * 4, signals.masks[i]!, now);
       if (value < 0) continue;
+      changes?.values.push(i);
       const since = type === SignalType.Ip ? now - kIpWindowMs : -Infinity;
       const n = this.#signals.recentHolders(value, account, since, kMaxLinksPerValue, others);
-      for (let j = 0; j < n; j++) this.#links.upsert(account, others[j]!, type, value, now);
+      for (let j = 0; j < n; j++) {
+        this.#links.upsert(account, others[j]!, type, value, now);
+        if (changes !== undefined) {
+          changes.linkValues.push(i);
+          changes.linkOthers.push(others[j]!);
+        }
+      }
     }
     return { ok: true, account, created: this.#accounts.count > before };
   }
@@ -403,6 +443,26 @@ export class HotState {
   /** Sets or clears the account's fraud mark (a case resolved as fraud sets it). */
   setFraud(account: number, confirmed: boolean): void {
     if (this.#accounts.isLive(account)) this.#accounts.setFraud(account, confirmed);
+  }
+
+  /** Whether the live account was used from `project`. */
+  usedBy(account: number, project: number): boolean {
+    return this.#accounts.isLive(account) && this.#accounts.usedBy(account, project);
+  }
+
+  /** The counts and last use of a live account, as its row of the accounts table holds them. */
+  accountCounts(account: number): AccountCounts {
+    const accounts = this.#accounts;
+    return { lastSeenAt: accounts.lastSeenAt(account), events: accounts.events(account), blocks: accounts.blocks(account), reviews: accounts.reviews(account) };
+  }
+
+  /** The other account and the type of each link of a live account. */
+  linkedAccounts(account: number): Array<{ readonly other: number; readonly type: SignalType }> {
+    const links = this.#links;
+    const linked: Array<{ other: number; type: SignalType }> = [];
+    if (!this.#accounts.isLive(account)) return linked;
+    for (let half = links.first(account); half >= 0; half = links.next(half)) linked.push({ other: links.other(half), type: links.type(half) as SignalType });
+    return linked;
   }
 
   /** The projects that used a live account (more than one: shared across projects). */

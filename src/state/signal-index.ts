@@ -32,7 +32,7 @@ export const enum SignalType {
   Card = 4,
 }
 
-/** An account's use of a value is re-written (last seen, links) at most this often (event-store.ts kSignalRefreshMs). */
+/** An account's use of a value is re-written (last seen, links) at most this often. */
 export const kRefreshMs = 60 * 60_000;
 
 const kInitialValues = 1024;

@@ -88,3 +88,62 @@ test('links and account signals from memory: as stored, after labels and cases, 
   const d2 = await post(server, key, { external_account_id: `d-${tag}`, context: { fp_id: fp } });
   t.deepEqual(seen(server, d2.event_id).links, { ...noLinks, email: 2, fp: 1, total: 2, fraud: 1 }, 'c no longer holds the device');
 });
+
+/** What the tables hold of the accounts with these external ids: counts, signal rows, link rows. */
+function tables(server: TestServer, externalIds: readonly string[]): { events: number[]; signals: number; links: number } {
+  return readStore(server, (db) => {
+    const ids = externalIds.map((external) => (db.prepare('SELECT account_id, events FROM accounts WHERE external_account_id = ?').get(external) as { account_id: string; events: number } | undefined));
+    const accountIds = ids.filter((row) => row !== undefined).map((row) => row.account_id);
+    const count = (sql: string): number => accountIds.reduce((sum, id) => sum + (db.prepare(sql).pluck().get(id) as number), 0);
+    return {
+      events: ids.map((row) => row?.events ?? -1),
+      signals: count('SELECT count(*) FROM account_signals WHERE account_id = ?'),
+      links: count('SELECT count(*) FROM account_links WHERE account_id = ?'),
+    };
+  });
+}
+
+test('a crash before the rows of scored events are written: the next start records those events again', async (t) => {
+  // Rows are written in bulk only every hour here: every event below is acknowledged, and none of
+  // the rows that follow from it (counts, signals, links) is written before the crash.
+  let server = await startServer({ keepDataDir: true, env: { DERIVED_FLUSH_MS: '3600000' } });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const tag = randomUUID().slice(0, 8);
+  const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((name) => `${name}-${tag}`);
+  const email = `crash.${tag}@example.com`;
+  const fp = `fp_crash_${tag}`;
+  await post(server, key, { external_account_id: a, user: { email }, context: { fp_id: fp } });
+  await post(server, key, { external_account_id: b, user: { email } });
+  await post(server, key, { external_account_id: a });
+  await post(server, key, { external_account_id: c, context: { fp_id: fp } });
+  const linksOf = async (id: string): Promise<string> => {
+    const response = await api(server, 'GET', `/v1/accounts/${id}/links`, { key });
+    t.is(response.status, 200, response.text);
+    return JSON.stringify(response.body.data);
+  };
+  const before = await linksOf(a);
+  t.deepEqual(JSON.parse(before).links.map((link: { signal_type: string }) => link.signal_type), ['email', 'fp'], 'the route answers from memory at once');
+  t.deepEqual(tables(server, [a, b, c]), { events: [0, 0, 0], signals: 0, links: 0 }, 'the accounts rows exist, nothing that follows from the events is written yet');
+
+  await server.kill();
+  const { dataDir } = server;
+  server = await startServer({ dataDir, keepDataDir: true, env: { DERIVED_FLUSH_MS: '3600000' } });
+  t.regex(server.output(), /"events_replayed":4/);
+  t.is(await linksOf(a), before, 'the same links, as the same JSON');
+  // The replay's rows are written before the server answers.
+  t.deepEqual(tables(server, [a, b, c]), { events: [2, 1, 1], signals: 4, links: 4 }, 'a: email and fp, b: email, c: fp; a–b and a–c, a row per direction');
+
+  // A second crash: only what came after the first replay is recorded again.
+  const d1 = await post(server, key, { external_account_id: d, user: { email }, context: { fp_id: fp } });
+  t.deepEqual(seen(server, d1.event_id).links, { ...noLinks, email: 2, fp: 2, total: 3 });
+  await server.kill();
+  server = await startServer({ dataDir, env: { DERIVED_FLUSH_MS: '3600000' } });
+  t.regex(server.output(), /"events_replayed":1/);
+  const d2 = await post(server, key, { external_account_id: d });
+  t.like(seen(server, d2.event_id).account, { known: true, events: 1 });
+  t.deepEqual(tables(server, [a, b, c, d]), { events: [2, 1, 1, 1], signals: 6, links: 12 }, 'd is linked with a, b (email) and a, c (fp)');
+  // A clean stop writes the rest.
+  await server.stop();
+  t.deepEqual(tables(server, [a, b, c, d]), { events: [2, 1, 1, 2], signals: 6, links: 12 });
+});

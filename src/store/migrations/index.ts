@@ -12,6 +12,7 @@ import { kListsLabelsAuditMigration } from './009-lists-labels-audit.js';
 import { kRecordedSignalsMigration } from './010-recorded-signals.js';
 import { kBacktestsMigration } from './011-backtests.js';
 import { kEventLogMigration } from './012-event-log.js';
+import { kDerivedRowsMigration } from './013-derived-rows.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
 
@@ -38,4 +39,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 10, name: 'recorded signals', sql: kRecordedSignalsMigration },
   { version: 11, name: 'backtests', sql: kBacktestsMigration },
   { version: 12, name: 'event log', sql: kEventLogMigration },
+  { version: 13, name: 'derived rows', sql: kDerivedRowsMigration },
 ];

@@ -1,0 +1,145 @@
+// The rows of accounts, account_signals and account_links that follow from scored events
+// (docs/pipeline.md, "Derived rows"), gathered on the HTTP thread between two writes in bulk.
+// Rows are kept by their table key, so a row changed twice is written once, with its latest
+// values. Pure: the owner of the hot state (hot-accounts.ts) adds rows, the flusher
+// (derived-flush.ts) takes them for the writer (applyDerivedRows in scoring/event-store.ts).
+import type { DerivedRowBatch } from '../scoring/event-store.js';
+
+type AccountRow = [string, number, number, number, number];
+type SignalRow = [string, string, string, string, string, string, number, number];
+type LinkRow = [string, string, string, string, string, string, number, number];
+type LinkProjectsRow = [string, string, string, string];
+
+export class DerivedRows {
+  #accounts = new Map<string, AccountRow>();
+  #signals = new Map<string, SignalRow>();
+  #links = new Map<string, LinkRow>();
+  #linkProjects = new Map<string, LinkProjectsRow>();
+  /** The scored_order of the last event whose rows are here (every earlier one's are too). */
+  #order: number;
+  /** What the last batch taken said; it stays while rows are held. */
+  #stamped: number;
+  /** What the batch before it said: the stamp again if the last batch could not be written. */
+  #stampedBefore: number;
+  /** Accounts being erased: their rows wait, and go with the erasure (drop) or after it failed (release). */
+  readonly #held = new Set<string>();
+
+  /** `stampedOrder`: how far the stored rows go (derived_stamp.scored_order). */
+  constructor(stampedOrder: number) {
+    this.#order = stampedOrder;
+    this.#stamped = stampedOrder;
+    this.#stampedBefore = stampedOrder;
+  }
+
+  /** Rows waiting to be written. */
+  get size(): number {
+    return this.#accounts.size + this.#signals.size + this.#links.size + this.#linkProjects.size;
+  }
+
+  /** The rows of every event up to scored_order `order` have been added. */
+  advance(order: number): void {
+    if (order > this.#order) this.#order = order;
+  }
+
+  account(accountId: string, lastSeenAt: number, events: number, blocks: number, reviews: number): void {
+    this.#accounts.set(accountId, [accountId, lastSeenAt, events, blocks, reviews]);
+  }
+
+  signal(tenantId: string, environment: string, type: string, hash: string, accountId: string, masked: string, at: number): void {
+    const key = `${tenantId}\u0000${environment}\u0000${type}\u0000${hash}\u0000${accountId}`;
+    const row = this.#signals.get(key);
+    if (row === undefined) this.#signals.set(key, [tenantId, environment, type, hash, accountId, masked, at, at]);
+    else if (at > row[7]) row[7] = at;
+  }
+
+  /** One direction of a link; `otherProjects` as the row keeps it (",prj_a,prj_b,"). */
+  link(accountId: string, type: string, otherId: string, otherExternalId: string, otherProjects: string, masked: string, at: number): void {
+    const key = `${accountId}\u0000${type}\u0000${otherId}`;
+    this.#linkProjects.delete(key);
+    const row = this.#links.get(key);
+    if (row === undefined) {
+      this.#links.set(key, [accountId, type, otherId, otherExternalId, otherProjects, masked, at, at]);
+      return;
+    }
+    row[4] = otherProjects;
+    row[5] = masked;
+    if (at > row[7]) row[7] = at;
+  }
+
+  /** The other account of a link was used from another project: the row's other_projects changes. */
+  linkProjects(accountId: string, type: string, otherId: string, otherProjects: string): void {
+    const key = `${accountId}\u0000${type}\u0000${otherId}`;
+    const row = this.#links.get(key);
+    if (row !== undefined) row[4] = otherProjects;
+    else this.#linkProjects.set(key, [accountId, type, otherId, otherProjects]);
+  }
+
+  /**
+   * The rows to write, taken out (rows of held accounts stay); null when there is nothing new.
+   * The batch's order stays at the last one's while rows are held: those events are not all in.
+   */
+  take(): DerivedRowBatch | null {
+    if (this.size === 0 && this.#order === this.#stamped) return null;
+    const order = this.#held.size === 0 ? this.#order : this.#stamped;
+    const batch: DerivedRowBatch = {
+      order,
+      accounts: this.#takeFrom(this.#accounts, (row) => this.#held.has(row[0])),
+      signals: this.#takeFrom(this.#signals, (row) => this.#held.has(row[4])),
+      links: this.#takeFrom(this.#links, (row) => this.#held.has(row[0]) || this.#held.has(row[2])),
+      linkProjects: this.#takeFrom(this.#linkProjects, (row) => this.#held.has(row[0]) || this.#held.has(row[2])),
+    };
+    this.#stampedBefore = this.#stamped;
+    this.#stamped = order;
+    return batch;
+  }
+
+  /**
+   * The last batch taken could not be written: it goes back, except rows added again since (theirs
+   * are newer). Its order is not reached: the next batch says the last order written.
+   */
+  restore(batch: DerivedRowBatch): void {
+    for (const row of batch.accounts) if (!this.#accounts.has(row[0])) this.#accounts.set(row[0], [...row]);
+    for (const row of batch.signals) {
+      const key = `${row[0]}\u0000${row[1]}\u0000${row[2]}\u0000${row[3]}\u0000${row[4]}`;
+      if (!this.#signals.has(key)) this.#signals.set(key, [...row]);
+    }
+    for (const row of batch.links) {
+      const key = `${row[0]}\u0000${row[1]}\u0000${row[2]}`;
+      if (!this.#links.has(key)) this.#links.set(key, [...row]);
+    }
+    for (const row of batch.linkProjects) {
+      const key = `${row[0]}\u0000${row[1]}\u0000${row[2]}`;
+      if (!this.#links.has(key) && !this.#linkProjects.has(key)) this.#linkProjects.set(key, [...row]);
+    }
+    this.#stamped = this.#stampedBefore;
+  }
+
+  /** The account is being erased: its rows, and links to it, wait. */
+  hold(accountId: string): void {
+    this.#held.add(accountId);
+  }
+
+  /** The erasure failed: the account's rows go with the next batch. */
+  release(accountId: string): void {
+    this.#held.delete(accountId);
+  }
+
+  /** The account was erased: its rows, and rows of links to it, are dropped. */
+  drop(accountId: string): void {
+    this.#held.delete(accountId);
+    this.#accounts.delete(accountId);
+    for (const [key, row] of this.#signals) if (row[4] === accountId) this.#signals.delete(key);
+    for (const [key, row] of this.#links) if (row[0] === accountId || row[2] === accountId) this.#links.delete(key);
+    for (const [key, row] of this.#linkProjects) if (row[0] === accountId || row[2] === accountId) this.#linkProjects.delete(key);
+  }
+
+  #takeFrom<Row>(rows: Map<string, Row>, held: (row: Row) => boolean): Row[] {
+    const taken: Row[] = [];
+    for (const [key, row] of rows) {
+      if (this.#held.size > 0 && held(row)) continue;
+      taken.push(row);
+      rows.delete(key);
+    }
+    return taken;
+  }
+}
