@@ -29,7 +29,7 @@ import { isoMs } from './iso-time.js';
 import { jsonString } from './json-string.js';
 import { KeyDomain, type KeyHasher } from './keys.js';
 import { Links } from './links.js';
-import { kRefreshMs, SignalIndex, SignalType } from './signal-index.js';
+import { SignalIndex, SignalType } from './signal-index.js';
 import { column, columnBytes, grown, type Bytes } from './slots.js';
 import { kMaxSlot } from './slot-index.js';
 import { stateError, type StateError } from './state-error.js';
@@ -298,17 +298,6 @@ export class HotState {
       email: counts[SignalType.Email]!, phone: counts[SignalType.Phone]!, fp: counts[SignalType.Fp]!, ip_24h: counts[SignalType.Ip]!, card: counts[SignalType.Card]!,
       total: this.#total, fraud: this.#fraud,
     };
-  }
-
-  /**
-   * Whether recording the event's value `i` for `account` (-1: not stored yet) would write it:
-   * the account never used it, or last used it kRefreshMs or more before `now` — what recordEvent
-   * and the store's recordSignal do then. The caller leaves the other values out of its writes.
-   */
-  isDue(space: number, account: number, signals: EventSignals, i: number, now: number): boolean {
-    if (!this.#accounts.isLive(account)) return true;
-    const lastSeen = this.#signals.lastSeenOf(space, account, signals.keys, i * 4);
-    return lastSeen < 0 || now - lastSeen >= kRefreshMs;
   }
 
   /** The `account` signal; -1 or an erased account is unknown. */

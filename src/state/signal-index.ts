@@ -88,17 +88,6 @@ export class SignalIndex {
     return this.#byKey.find(this.#probe, 0);
   }
 
-  /** When `account` last used the value of (space, key at keys[at..at + 4)) — ms — or -1 if it never did. */
-  lastSeenOf(space: number, account: number, keys: Uint32Array, at: number): number {
-    const value = this.find(space, keys, at);
-    if (value < 0) return -1;
-    const probe = this.#probe;
-    probe[0] = account;
-    probe[1] = value;
-    const holder = this.#byPair.find(probe, 0);
-    return holder < 0 ? -1 : this.#lastSeen[holder]!;
-  }
-
   /**
    * `account` used a value at `now` (recordSignal in event-store.ts): a new (account, value) pair
    * is added with first = last seen = now; a pair last seen kRefreshMs or more ago is refreshed

@@ -4,7 +4,7 @@
 // values, string arenas compacting after erasures, and the event index.
 import test from 'ava';
 import { EventIndex } from '../../src/state/event-index.js';
-import { EventSignals, HotState, SignalType } from '../../src/state/hot-state.js';
+import { EventSignals, HotState, RecordedChanges, SignalType } from '../../src/state/hot-state.js';
 import { KeyDomain, type KeyHasher } from '../../src/state/keys.js';
 import type { ModelSignal } from './_model.js';
 import { idMaker, kHasher, Pair } from './_harness.js';
@@ -198,18 +198,26 @@ test('event index: find, findNext over a shared key, delete by seq, sequence num
   t.is(shared.size, 2);
 });
 
-test('isDue: a value is due for writing when the account never used it, or last used it an hour or more ago', (t) => {
-  const pair = new Pair(21);
-  const signals = pair.signalsOf(0, [email, card]);
-  t.true(pair.hot.isDue(0, -1, signals, 0, kT0), 'no account yet');
-  check(t, pair.record(0, 0, 'ann', 'allow', kT0, [email]));
-  const ann = pair.hot.findAccount(0, 'ann');
-  t.false(pair.hot.isDue(0, ann, signals, 0, kT0 + kHour - 1), 'used 1 ms short of an hour ago');
-  t.true(pair.hot.isDue(0, ann, signals, 0, kT0 + kHour), 'used an hour ago');
-  t.true(pair.hot.isDue(0, ann, signals, 1, kT0 + 1), 'the card: never used by ann');
-  check(t, pair.record(0, 0, 'bob', 'allow', kT0, [card]));
-  t.true(pair.hot.isDue(0, ann, signals, 1, kT0 + 1), 'another account holds the card');
-  t.true(pair.hot.isDue(1, pair.hot.findAccount(1, 'ann'), pair.signalsOf(1, [email]), 0, kT0 + 1), 'another space');
-  pair.hot.erase(ann);
-  t.true(pair.hot.isDue(0, ann, signals, 0, kT0 + 1), 'an erased account');
+test('recordEvent reports what it changed: values new to the account or an hour old, the links it made, a first use of a project', (t) => {
+  const hot = new HotState({ hasher: kHasher, newPublicId: idMaker(21) });
+  const signals = new EventSignals();
+  const changes = new RecordedChanges();
+  const record = (externalId: string, project: number, now: number, values: ReadonlyArray<[SignalType, ModelSignal]>): number => {
+    signals.clear();
+    for (const [type, value] of values) signals.addValue(kHasher, 0, type, value.value, value.masked);
+    const outcome = hot.recordEvent(0, project, externalId, 'allow', now, signals, undefined, changes);
+    if (!outcome.ok) throw new Error(outcome.error.message);
+    return outcome.account;
+  };
+  const reported = (): unknown => ({ newProject: changes.newProject, values: [...changes.values], linkValues: [...changes.linkValues], linkOthers: [...changes.linkOthers] });
+  const ann = record('ann', 0, kT0, [[SignalType.Email, email], [SignalType.Card, card]]);
+  t.deepEqual(reported(), { newProject: true, values: [0, 1], linkValues: [], linkOthers: [] }, 'a new account: both values, no one to link');
+  record('bob', 0, kT0 + 1, [[SignalType.Card, card], [SignalType.Email, email]]);
+  t.deepEqual(reported(), { newProject: true, values: [0, 1], linkValues: [0, 1], linkOthers: [ann, ann] }, 'bob shares both values with ann');
+  record('ann', 0, kT0 + kHour - 1, [[SignalType.Email, email], [SignalType.Card, card]]);
+  t.deepEqual(reported(), { newProject: false, values: [], linkValues: [], linkOthers: [] }, 'used 1 ms short of an hour ago: nothing to write');
+  record('ann', 1, kT0 + kHour, [[SignalType.Email, email]]);
+  t.deepEqual(reported(), { newProject: true, values: [0], linkValues: [0], linkOthers: [hot.findAccount(0, 'bob')] }, 'an hour later from another project: refreshed and linked again');
+  t.deepEqual(hot.accountCounts(ann), { lastSeenAt: kT0 + kHour, events: 3, blocks: 0, reviews: 0 });
+  t.deepEqual(hot.linkedAccounts(ann).map(({ type }) => type).sort(), [SignalType.Email, SignalType.Card].sort());
 });
