@@ -50,7 +50,7 @@ export async function runSignalsBenchmark(): Promise<void> {
     builder.recorded(space, tenantId, 'live', projectId, external, stored.accountId!, 'allow', now, builder.eventSignals(ids), ids, stored.order, account.slot < 0);
   };
   const writeRows = (): void => {
-    const batch = builder.takeRows();
+    const batch = builder.takeRows(Infinity);
     if (batch !== null) applyDerivedRows(db, batch);
   };
 

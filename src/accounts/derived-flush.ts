@@ -1,9 +1,14 @@
 // Writes the rows that follow from scored events in bulk (docs/pipeline.md, "Derived rows"):
-// every DERIVED_FLUSH_MS, before an erasure and at a clean stop. One batch at a time; a batch
-// that fails goes back and is tried again with the next.
+// every DERIVED_FLUSH_MS, before an erasure and at a clean stop. One batch at a time, of at most
+// kMaxBatchRows rows (a backlog — a replay after a long crash window — goes in several, so that
+// none holds the writer, or its message the heap, for long); a batch that fails goes back and is
+// tried again at the next flush.
 import type { HotAccounts } from './hot-accounts.js';
 import type { Logger } from '../shared/log.js';
 import type { AppWriter } from '../write-commands.js';
+
+/** Rows per batch: a few tens of milliseconds of the writer. */
+export const kMaxBatchRows = 10_000;
 
 export class DerivedFlusher {
   readonly #accounts: HotAccounts;
@@ -40,16 +45,20 @@ export class DerivedFlusher {
     await this.flush();
   }
 
+  /** Writes batches until none is left (or one fails). */
   async #writeOnce(): Promise<void> {
-    const batch = this.#accounts.takeRows();
-    if (batch === null) return;
-    try {
-      await this.#writer.call('applyDerivedRows', batch);
-      this.batches++;
-    } catch (error) {
-      this.failures++;
-      this.#accounts.restoreRows(batch);
-      this.#log.warn('the rows of scored events could not be written; they are tried again with the next batch', { error });
+    for (;;) {
+      const batch = this.#accounts.takeRows(kMaxBatchRows);
+      if (batch === null) return;
+      try {
+        await this.#writer.call('applyDerivedRows', batch);
+        this.batches++;
+      } catch (error) {
+        this.failures++;
+        this.#accounts.restoreRows(batch);
+        this.#log.warn('the rows of scored events could not be written; they are tried again with the next batch', { error });
+        return;
+      }
     }
   }
 }

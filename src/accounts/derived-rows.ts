@@ -75,22 +75,23 @@ export class DerivedRows {
   }
 
   /**
-   * The rows to write, taken out (rows of held accounts stay); null when there is nothing new.
-   * The batch's order stays at the last one's while rows are held: those events are not all in.
+   * At most `limit` rows to write, taken out (rows of held accounts stay); null when there is
+   * nothing new to write. The batch's order moves to the last event recorded only when it takes every row
+   * (none held, none left for the next batch): until then those events are not all in.
    */
-  take(): DerivedRowBatch | null {
+  take(limit = Infinity): DerivedRowBatch | null {
     if (this.size === 0 && this.#order === this.#stamped) return null;
-    const order = this.#held.size === 0 ? this.#order : this.#stamped;
-    const batch: DerivedRowBatch = {
-      order,
-      accounts: this.#takeFrom(this.#accounts, (row) => this.#held.has(row[0])),
-      signals: this.#takeFrom(this.#signals, (row) => this.#held.has(row[4])),
-      links: this.#takeFrom(this.#links, (row) => this.#held.has(row[0]) || this.#held.has(row[2])),
-      linkProjects: this.#takeFrom(this.#linkProjects, (row) => this.#held.has(row[0]) || this.#held.has(row[2])),
-    };
+    const room = { left: limit };
+    const accounts = this.#takeFrom(this.#accounts, room, (row) => this.#held.has(row[0]));
+    const signals = this.#takeFrom(this.#signals, room, (row) => this.#held.has(row[4]));
+    const links = this.#takeFrom(this.#links, room, (row) => this.#held.has(row[0]) || this.#held.has(row[2]));
+    const linkProjects = this.#takeFrom(this.#linkProjects, room, (row) => this.#held.has(row[0]) || this.#held.has(row[2]));
+    const order = this.#held.size === 0 && this.size === 0 ? this.#order : this.#stamped;
+    // Only held rows wait, and the stamp stays: nothing to write.
+    if (accounts.length + signals.length + links.length + linkProjects.length === 0 && order === this.#stamped) return null;
     this.#stampedBefore = this.#stamped;
     this.#stamped = order;
-    return batch;
+    return { order, accounts, signals, links, linkProjects };
   }
 
   /**
@@ -133,12 +134,14 @@ export class DerivedRows {
     for (const [key, row] of this.#linkProjects) if (row[0] === accountId || row[2] === accountId) this.#linkProjects.delete(key);
   }
 
-  #takeFrom<Row>(rows: Map<string, Row>, held: (row: Row) => boolean): Row[] {
+  #takeFrom<Row>(rows: Map<string, Row>, room: { left: number }, held: (row: Row) => boolean): Row[] {
     const taken: Row[] = [];
     for (const [key, row] of rows) {
+      if (room.left <= 0) break;
       if (this.#held.size > 0 && held(row)) continue;
       taken.push(row);
       rows.delete(key);
+      room.left--;
     }
     return taken;
   }

@@ -262,9 +262,9 @@ export class HotAccounts {
     return null;
   }
 
-  /** The rows to write (derived-rows.ts take). */
-  takeRows(): DerivedRowBatch | null {
-    return this.#rows.take();
+  /** At most `limit` rows to write (derived-rows.ts take). */
+  takeRows(limit: number): DerivedRowBatch | null {
+    return this.#rows.take(limit);
   }
 
   /** The last batch taken could not be written (derived-rows.ts restore). */

@@ -69,7 +69,7 @@ test('an erasure that failed releases the rows it held', (t) => {
   rows.account('acc_a', 100, 1, 0, 0);
   rows.advance(1);
   rows.hold('acc_a');
-  t.is(rows.take()!.accounts.length, 0);
+  t.is(rows.take(), null, 'only its rows wait');
   rows.release('acc_a');
   t.deepEqual(rows.take(), { order: 1, accounts: [['acc_a', 100, 1, 0, 0]], signals: [], links: [], linkProjects: [] });
 });
@@ -91,4 +91,28 @@ test('a batch that could not be written goes back, behind newer rows, and the st
   // A failed batch with nothing newer: taken again with the order it had.
   rows.restore(again);
   t.is(rows.take()!.order, 6);
+});
+
+test('a batch of at most so many rows; the stamp moves only with the batch that takes the last of them', (t) => {
+  const rows = new DerivedRows(1);
+  for (let i = 0; i < 5; i++) rows.account(`acc_${i}`, 100, 1, 0, 0);
+  rows.advance(9);
+  const first = rows.take(2)!;
+  t.is(first.accounts.length, 2);
+  t.is(first.order, 1);
+  t.is(rows.take(2)!.order, 1);
+  const last = rows.take(2)!;
+  t.is(last.accounts.length, 1);
+  t.is(last.order, 9);
+  t.is(rows.take(2), null);
+});
+
+test('only held rows left: nothing to take, however often asked', (t) => {
+  const rows = new DerivedRows(4);
+  rows.account('acc_a', 100, 1, 0, 0);
+  rows.advance(5);
+  rows.hold('acc_a');
+  t.is(rows.take(), null);
+  t.is(rows.take(), null);
+  t.is(rows.size, 1);
 });

@@ -4,6 +4,7 @@
 // src/shared/fault-latch.ts): an event held after scoring and before storing is "in flight"; the
 // background scorer held at start keeps async events "queued". No test sleeps or times anything.
 import test from 'ava';
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -321,3 +322,50 @@ test('lists and labels holding the erased account\'s values: its items go, range
     await server.stop();
   }
 });
+
+test('erase while the rows that follow from its events wait for their bulk write: they are written first and erased, counted, and none comes back', async (t) => {
+  // An hour between bulk writes: the account's counts, signals and links exist only in memory.
+  const server = await startServer({ env: { DERIVED_FLUSH_MS: '3600000' }, keepDataDir: true });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const tag = randomUUID().replaceAll('-', '').slice(0, 12);
+  const victim = person(tag);
+  await post(server, key, victim.fields);
+  // Two other accounts share the victim's email and device; one links to the victim later again.
+  await post(server, key, { external_account_id: `friend-${tag}`, user: { email: (victim.fields.user as { email: string }).email } });
+  await post(server, key, { external_account_id: `sibling-${tag}`, context: { fp_id: (victim.fields.context as { fp_id: string }).fp_id } });
+  const rowsNaming = (): number => readRows(server, (db) => {
+    const id = db.prepare('SELECT account_id FROM accounts WHERE external_account_id = ?').pluck().get(`victim-${tag}`) as string | undefined;
+    if (id === undefined) return 0;
+    return (db.prepare('SELECT count(*) FROM account_signals WHERE account_id = ?').pluck().get(id) as number)
+      + (db.prepare('SELECT count(*) FROM account_links WHERE account_id = ? OR other_account_id = ?').pluck().get(id, id) as number);
+  });
+  t.is(rowsNaming(), 0, 'nothing written in bulk yet');
+
+  const erased = await api(server, 'DELETE', `/v1/accounts/victim-${tag}`, { key });
+  t.is(erased.status, 200, erased.text);
+  // Its values: email, phone, ip, fp (a card is a BIN and last four, which the event lacks); its links: friend (email), sibling (fp).
+  t.like(erased.body.data.erased, { events: 1, signals: 4, links: 2 });
+  t.deepEqual(JSON.parse((await api(server, 'GET', `/v1/accounts/friend-${tag}/links`, { key })).text).data.links, []);
+  await post(server, key, { external_account_id: `friend-${tag}`, user: { email: (victim.fields.user as { email: string }).email } });
+  t.is((await server.stop()).code, 0);
+  // The email and the device stay in the friend's and the sibling's own events.
+  const shared = [(victim.fields.user as { email: string }).email, (victim.fields.context as { fp_id: string }).fp_id];
+  t.deepEqual(tracesIn(server.dataDir, victim.values.filter((value) => !shared.includes(value))), []);
+  const left = readRows(server, (db) => ({
+    accounts: db.prepare('SELECT count(*) FROM accounts WHERE external_account_id = ?').pluck().get(`victim-${tag}`),
+    friendLinks: db.prepare("SELECT count(*) FROM account_links l JOIN accounts a ON a.account_id = l.account_id WHERE a.external_account_id = ?").pluck().get(`friend-${tag}`),
+    friendEvents: db.prepare('SELECT events FROM accounts WHERE external_account_id = ?').pluck().get(`friend-${tag}`),
+  }));
+  t.deepEqual(left, { accounts: 0, friendLinks: 0, friendEvents: 2 }, 'the clean stop wrote the friend\'s rows, and none names the victim');
+  rmSync(server.dataDir, { recursive: true, force: true });
+});
+
+function readRows<T>(server: TestServer, read: (db: Database.Database) => T): T {
+  const db = new Database(join(server.dataDir, 'fraud-scorer.db'), { readonly: true });
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
