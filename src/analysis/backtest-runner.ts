@@ -41,7 +41,8 @@ export interface BacktestProgress {
 }
 
 export interface RunnerEvents {
-  readonly started: (backtestId: string) => void;
+  /** The backtest runs: resolves once that is stored (never rejects). */
+  readonly started: (backtestId: string) => Promise<void>;
   readonly finished: (backtestId: string, outcome: { ok: true; report: Record<string, unknown> } | { ok: false; message: string }) => void;
 }
 
@@ -100,8 +101,9 @@ export class BacktestRunner {
     const running: Running = { job, cells: new Int32Array(new SharedArrayBuffer(kCells * Int32Array.BYTES_PER_ELEMENT)), startedAt: this.#now(), worker: null };
     Atomics.store(running.cells, kPace, 1000);
     this.#running = running;
-    this.#events.started(job.backtestId);
-    // Tests (FAULT_INJECTION=hold_points) hold a backtest here, running, to see what a second gets.
+    await this.#events.started(job.backtestId);
+    // Tests (FAULT_INJECTION=hold_points) hold a backtest here, running (and stored as such), to
+    // see what a second gets.
     await this.#latch.hold('backtest');
     if (this.#stopped) return;
     const setup: BacktestThreadSetup = { dataDir: this.#dataDir, job, progress: running.cells.buffer as SharedArrayBuffer };

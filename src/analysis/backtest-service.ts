@@ -169,8 +169,8 @@ export class BacktestService {
     };
   }
 
-  #started(backtestId: string): void {
-    this.#writer.call('startBacktest', backtestId, this.#now()).catch((error: unknown) => this.#log.error('a backtest could not be marked running', { backtest_id: backtestId, error }));
+  #started(backtestId: string): Promise<void> {
+    return this.#writer.call('startBacktest', backtestId, this.#now()).catch((error: unknown) => this.#log.error('a backtest could not be marked running', { backtest_id: backtestId, error }));
   }
 
   #finished(backtestId: string, outcome: { ok: true; report: Record<string, unknown> } | { ok: false; message: string }): void {

@@ -35,7 +35,8 @@ export class FaultLatch {
     const held = join(this.#dir, `fault-held-${name}`);
     const release = join(this.#dir, `fault-release-${name}`);
     writeFileSync(held, '');
-    while (!existsSync(release)) await new Promise((resolve) => setTimeout(resolve, kPollMs));
+    // Unref'd: a server stopped while held still exits (its stop does not wait for the release).
+    while (!existsSync(release)) await new Promise((resolve) => setTimeout(resolve, kPollMs).unref());
     rmSync(held, { force: true });
     rmSync(release, { force: true });
   }
