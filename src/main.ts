@@ -5,7 +5,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasFault, kFaults, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
-import { DerivedFlusher } from './accounts/derived-flush.js';
+import { DerivedFlusher, kBacklogPartRows } from './accounts/derived-flush.js';
 import { HotAccounts, StateLoadError } from './accounts/hot-accounts.js';
 import { createReadScoreHandler, createSubmitEventHandler } from './http/handlers/events.js';
 import { createEraseHandler, createLinksHandler } from './http/handlers/accounts.js';
@@ -157,7 +157,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const hotAccounts = loaded.accounts;
   // The rows that follow from scored events, written in bulk; those the replay made go first.
   const derived = new DerivedFlusher(hotAccounts, writer, log, config.derivedFlushMs);
-  if (loaded.counts.replayed > 0) await derived.flush();
+  if (loaded.counts.replayed > 0) await derived.flush(kBacklogPartRows);
   derived.start();
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);

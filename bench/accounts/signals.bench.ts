@@ -50,8 +50,8 @@ export async function runSignalsBenchmark(): Promise<void> {
     builder.recorded(space, tenantId, 'live', projectId, external, stored.accountId!, 'allow', now, builder.eventSignals(ids), ids, stored.order, account.slot < 0);
   };
   const writeRows = (): void => {
-    const batch = builder.takeRows(Infinity);
-    if (batch !== null) applyDerivedRows(db, batch);
+    const taken = builder.takeRows();
+    if (taken !== null) applyDerivedRows(db, taken.batch);
   };
 
   const started = performance.now();

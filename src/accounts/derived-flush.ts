@@ -1,14 +1,19 @@
 // Writes the rows that follow from scored events in bulk (docs/pipeline.md, "Derived rows"):
-// every DERIVED_FLUSH_MS, before an erasure and at a clean stop. One batch at a time, of at most
-// kMaxBatchRows rows (a backlog — a replay after a long crash window — goes in several, so that
-// none holds the writer, or its message the heap, for long); a batch that fails goes back and is
-// tried again at the next flush.
+// every DERIVED_FLUSH_MS, before an erasure and at a clean stop. A flush takes every row waiting
+// and writes it in parts of at most kPartRows, one writer command each: events committed behind a
+// part wait for it, so parts stay small enough to cost a few milliseconds (the rows of 250 ms in
+// one transaction showed in the p99 at half capacity; bench/README.md, step 9). The rows of a
+// replay, before the server listens, go in larger parts. A part that fails goes back, with the
+// parts after it, and is tried again at the next flush.
+import { mergeBatches, splitBatch } from './derived-rows.js';
 import type { HotAccounts } from './hot-accounts.js';
 import type { Logger } from '../shared/log.js';
 import type { AppWriter } from '../write-commands.js';
 
-/** Rows per batch: a few tens of milliseconds of the writer. */
-export const kMaxBatchRows = 10_000;
+/** Rows per part while serving. */
+export const kPartRows = 250;
+/** Rows per part before the server listens (the rows of a replay). */
+export const kBacklogPartRows = 10_000;
 
 export class DerivedFlusher {
   readonly #accounts: HotAccounts;
@@ -17,7 +22,7 @@ export class DerivedFlusher {
   readonly #intervalMs: number;
   #timer: NodeJS.Timeout | null = null;
   #chain: Promise<void> = Promise.resolve();
-  /** Batches written (for /metrics). */
+  /** Parts written (for /metrics). */
   batches = 0;
   failures = 0;
 
@@ -34,8 +39,8 @@ export class DerivedFlusher {
   }
 
   /** Resolves once every row waiting when it was called has been written (or failed to be). */
-  flush(): Promise<void> {
-    this.#chain = this.#chain.then(() => this.#writeOnce());
+  flush(partRows = kPartRows): Promise<void> {
+    this.#chain = this.#chain.then(() => this.#writeAll(partRows));
     return this.#chain;
   }
 
@@ -45,17 +50,22 @@ export class DerivedFlusher {
     await this.flush();
   }
 
-  /** Writes batches until none is left (or one fails). */
-  async #writeOnce(): Promise<void> {
-    for (;;) {
-      const batch = this.#accounts.takeRows(kMaxBatchRows);
-      if (batch === null) return;
+  /**
+   * Takes every row waiting and writes it in parts of at most `partRows` (one transaction each;
+   * only the last moves the stamp). Rows recorded meanwhile wait for the next flush, so that the
+   * stamp moves however busy the server is. A part that fails goes back with those after it.
+   */
+  async #writeAll(partRows: number): Promise<void> {
+    const taken = this.#accounts.takeRows();
+    if (taken === null) return;
+    const parts = splitBatch(taken.batch, partRows, taken.stampedBefore);
+    for (let i = 0; i < parts.length; i++) {
       try {
-        await this.#writer.call('applyDerivedRows', batch);
+        await this.#writer.call('applyDerivedRows', parts[i]!);
         this.batches++;
       } catch (error) {
         this.failures++;
-        this.#accounts.restoreRows(batch);
+        this.#accounts.restoreRows(mergeBatches(parts.slice(i)));
         this.#log.warn('the rows of scored events could not be written; they are tried again with the next batch', { error });
         return;
       }

@@ -5,7 +5,7 @@
 // (derived-flush.ts) takes them for the writer (applyDerivedRows in scoring/event-store.ts).
 import type { DerivedRowBatch } from '../scoring/event-store.js';
 
-type AccountRow = [string, number, number, number, number];
+type AccountRow = [string, number, number, number, number, number];
 type SignalRow = [string, string, string, string, string, string, number, number];
 type LinkRow = [string, string, string, string, string, string, number, number];
 type LinkProjectsRow = [string, string, string, string];
@@ -41,8 +41,9 @@ export class DerivedRows {
     if (order > this.#order) this.#order = order;
   }
 
-  account(accountId: string, lastSeenAt: number, events: number, blocks: number, reviews: number): void {
-    this.#accounts.set(accountId, [accountId, lastSeenAt, events, blocks, reviews]);
+  /** The account's counts, as they are after the event of scored_order `countedOrder`. */
+  account(accountId: string, lastSeenAt: number, events: number, blocks: number, reviews: number, countedOrder: number): void {
+    this.#accounts.set(accountId, [accountId, lastSeenAt, events, blocks, reviews, countedOrder]);
   }
 
   signal(tenantId: string, environment: string, type: string, hash: string, accountId: string, masked: string, at: number): void {
@@ -75,23 +76,30 @@ export class DerivedRows {
   }
 
   /**
-   * At most `limit` rows to write, taken out (rows of held accounts stay); null when there is
-   * nothing new to write. The batch's order moves to the last event recorded only when it takes every row
-   * (none held, none left for the next batch): until then those events are not all in.
+   * Every row to write, taken out (rows of held accounts stay); null when there is nothing new to
+   * write. The batch's order moves to the last event recorded unless rows are held: until they
+   * go, those events are not all in.
    */
-  take(limit = Infinity): DerivedRowBatch | null {
+  take(): DerivedRowBatch | null {
     if (this.size === 0 && this.#order === this.#stamped) return null;
-    const room = { left: limit };
-    const accounts = this.#takeFrom(this.#accounts, room, (row) => this.#held.has(row[0]));
-    const signals = this.#takeFrom(this.#signals, room, (row) => this.#held.has(row[4]));
-    const links = this.#takeFrom(this.#links, room, (row) => this.#held.has(row[0]) || this.#held.has(row[2]));
-    const linkProjects = this.#takeFrom(this.#linkProjects, room, (row) => this.#held.has(row[0]) || this.#held.has(row[2]));
-    const order = this.#held.size === 0 && this.size === 0 ? this.#order : this.#stamped;
+    const order = this.#held.size === 0 ? this.#order : this.#stamped;
+    const batch: DerivedRowBatch = {
+      order,
+      accounts: this.#takeFrom(this.#accounts, (row) => this.#held.has(row[0])),
+      signals: this.#takeFrom(this.#signals, (row) => this.#held.has(row[4])),
+      links: this.#takeFrom(this.#links, (row) => this.#held.has(row[0]) || this.#held.has(row[2])),
+      linkProjects: this.#takeFrom(this.#linkProjects, (row) => this.#held.has(row[0]) || this.#held.has(row[2])),
+    };
     // Only held rows wait, and the stamp stays: nothing to write.
-    if (accounts.length + signals.length + links.length + linkProjects.length === 0 && order === this.#stamped) return null;
+    if (rowCount(batch) === 0 && order === this.#stamped) return null;
     this.#stampedBefore = this.#stamped;
     this.#stamped = order;
-    return { order, accounts, signals, links, linkProjects };
+    return batch;
+  }
+
+  /** The order the stored rows went to before the last batch taken (the stamp while it is written). */
+  get stampedBefore(): number {
+    return this.#stampedBefore;
   }
 
   /**
@@ -134,15 +142,56 @@ export class DerivedRows {
     for (const [key, row] of this.#linkProjects) if (row[0] === accountId || row[2] === accountId) this.#linkProjects.delete(key);
   }
 
-  #takeFrom<Row>(rows: Map<string, Row>, room: { left: number }, held: (row: Row) => boolean): Row[] {
+  #takeFrom<Row>(rows: Map<string, Row>, held: (row: Row) => boolean): Row[] {
     const taken: Row[] = [];
     for (const [key, row] of rows) {
-      if (room.left <= 0) break;
       if (this.#held.size > 0 && held(row)) continue;
       taken.push(row);
       rows.delete(key);
-      room.left--;
     }
     return taken;
   }
+}
+
+export function rowCount(batch: DerivedRowBatch): number {
+  return batch.accounts.length + batch.signals.length + batch.links.length + batch.linkProjects.length;
+}
+
+/**
+ * A batch cut into parts of at most `size` rows, in its order (accounts, signals, links, project
+ * changes), for writing one part per transaction. Only the last part carries the batch's order;
+ * the others say `before` (the stamp stays until every row of the batch is written).
+ */
+export function splitBatch(batch: DerivedRowBatch, size: number, before: number): DerivedRowBatch[] {
+  if (rowCount(batch) <= size) return [batch];
+  const parts: DerivedRowBatch[] = [];
+  const tables = ['accounts', 'signals', 'links', 'linkProjects'] as const;
+  let part = { accounts: [] as unknown[], signals: [] as unknown[], links: [] as unknown[], linkProjects: [] as unknown[] };
+  let rows = 0;
+  const close = (): void => {
+    parts.push({ order: before, ...part } as unknown as DerivedRowBatch);
+    part = { accounts: [], signals: [], links: [], linkProjects: [] };
+    rows = 0;
+  };
+  for (const table of tables) {
+    for (const row of batch[table]) {
+      if (rows === size) close();
+      part[table].push(row);
+      rows++;
+    }
+  }
+  if (rows > 0) close();
+  parts[parts.length - 1] = { ...parts[parts.length - 1]!, order: batch.order };
+  return parts;
+}
+
+/** Parts of a batch (splitBatch) joined again, for the rows of those not written to go back. */
+export function mergeBatches(parts: readonly DerivedRowBatch[]): DerivedRowBatch {
+  return {
+    order: parts[parts.length - 1]!.order,
+    accounts: parts.flatMap((part) => part.accounts),
+    signals: parts.flatMap((part) => part.signals),
+    links: parts.flatMap((part) => part.links),
+    linkProjects: parts.flatMap((part) => part.linkProjects),
+  };
 }

@@ -152,8 +152,12 @@ export class HotAccounts {
   /**
    * Records the events scored after the stamp, in the order they were scored, as after their
    * commit: their values hashed again from the stored payloads. Their rows go with the next batch.
+   * An account row written past the stamp (counted_order) already counts its events up to there.
    */
   #replay(readDb: Db, stampedOrder: number, fromSeq: number, secret: Buffer): number {
+    const countedOrders = new Map(
+      readDb.prepare('SELECT account_id, counted_order FROM accounts WHERE counted_order > ?').raw().all(stampedOrder) as Array<[string, number]>,
+    );
     const events = readDb.prepare(
       `SELECT e.project_id, p.tenant_id, p.environment, e.account_id, e.payload, e.decision, e.scored_at, e.scored_order
        FROM events e JOIN projects p ON p.project_id = e.project_id
@@ -168,7 +172,8 @@ export class HotAccounts {
       const phone = analyzePhone(typeof user?.phone === 'string' ? user.phone : null, typeof user?.country === 'string' ? user.country : null);
       const identifiers = storedIdentifiers(event, phone, secret, velocityIdentifiers(event));
       const space = this.space(tenantId, environment);
-      check(this.recorded(space, tenantId, environment, projectId, externalId, accountId, decision, scoredAt, this.eventSignals(identifiers), identifiers, order, false), `event of ${accountId}`);
+      const counted = order <= (countedOrders.get(accountId) ?? 0);
+      check(this.recorded(space, tenantId, environment, projectId, externalId, accountId, decision, scoredAt, this.eventSignals(identifiers), identifiers, order, false, counted), `event of ${accountId}`);
       replayed++;
     }
     return replayed;
@@ -224,23 +229,24 @@ export class HotAccounts {
    * the `order`-th scored; its rows (the account's counts, the values it recorded, the links it
    * made) wait for the next batch. `identifiers`: the event's values, as `signals` holds them.
    * `wasNew`: the event's account had no number when it was scored (its acc_ id was provisional).
+   * `counted`: a replayed event that the account's row already counts.
    */
   recorded(
     space: number, tenantId: string, environment: Environment, projectId: string, externalId: string, publicId: string, decision: Decision, now: number,
-    signals: EventSignals, identifiers: readonly StoredIdentifier[], order: number, wasNew: boolean,
+    signals: EventSignals, identifiers: readonly StoredIdentifier[], order: number, wasNew: boolean, counted = false,
   ): StateError | null {
     // The account is in memory now (or a concurrent event put it there): its provisional id is done with.
     if (wasNew) this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
     const state = this.#state;
     const changes = this.#changes;
-    const outcome = state.recordEvent(space, this.#project(projectId), externalId, decision, now, signals, publicId, changes);
+    const outcome = state.recordEvent(space, this.#project(projectId), externalId, decision, now, signals, publicId, changes, counted);
     this.#rows.advance(order);
     if (!outcome.ok) return outcome.error;
     const account = outcome.account;
     const accountId = state.publicId(account);
     const rows = this.#rows;
     const counts = state.accountCounts(account);
-    rows.account(accountId, counts.lastSeenAt, counts.events, counts.blocks, counts.reviews);
+    if (!counted) rows.account(accountId, counts.lastSeenAt, counts.events, counts.blocks, counts.reviews, order);
     for (const i of changes.values) {
       const value = identifiers[i]!;
       rows.signal(tenantId, environment, value.type, value.hash, accountId, value.masked, now);
@@ -262,9 +268,10 @@ export class HotAccounts {
     return null;
   }
 
-  /** At most `limit` rows to write (derived-rows.ts take). */
-  takeRows(limit: number): DerivedRowBatch | null {
-    return this.#rows.take(limit);
+  /** The rows to write (derived-rows.ts take), and the stamp they go from. */
+  takeRows(): { readonly batch: DerivedRowBatch; readonly stampedBefore: number } | null {
+    const batch = this.#rows.take();
+    return batch === null ? null : { batch, stampedBefore: this.#rows.stampedBefore };
   }
 
   /** The last batch taken could not be written (derived-rows.ts restore). */

@@ -131,8 +131,8 @@ export type PersistOutcome =
  */
 export interface DerivedRowBatch {
   readonly order: number;
-  /** account_id, last_seen_at, events, blocks, reviews */
-  readonly accounts: ReadonlyArray<readonly [string, number, number, number, number]>;
+  /** account_id, last_seen_at, events, blocks, reviews, counted_order (the last event the counts include) */
+  readonly accounts: ReadonlyArray<readonly [string, number, number, number, number, number]>;
   /** tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen */
   readonly signals: ReadonlyArray<readonly [string, string, string, string, string, string, number, number]>;
   /** account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen */
@@ -211,7 +211,7 @@ function statements(db: Db): Statements {
     insertOutbox: db.prepare(
       `INSERT INTO webhook_outbox (message_id, project_id, event_id, payload, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)`,
     ),
-    updateAccount: db.prepare('UPDATE accounts SET last_seen_at = ?, events = ?, blocks = ?, reviews = ? WHERE account_id = ?'),
+    updateAccount: db.prepare('UPDATE accounts SET last_seen_at = ?, events = ?, blocks = ?, reviews = ?, counted_order = ? WHERE account_id = ?'),
     upsertSignal: db.prepare(
       `INSERT INTO account_signals (tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (tenant_id, environment, signal_type, signal_hash, account_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
@@ -297,7 +297,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
  */
 export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   const s = statements(db);
-  for (const row of batch.accounts) s.updateAccount.run(row[1], row[2], row[3], row[4], row[0]);
+  for (const row of batch.accounts) s.updateAccount.run(row[1], row[2], row[3], row[4], row[5], row[0]);
   for (const row of [...batch.signals].sort(bySignalKey)) s.upsertSignal.run(...row);
   for (const row of [...batch.links].sort(byLinkKey)) s.upsertLink.run(...row);
   for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);

@@ -231,11 +231,14 @@ export class HotState {
    * signal value is recorded; a value new to the account, or refreshed an hour or more after the
    * account last used it, links the account with up to 100 of its most recent other holders (an
    * IP: those seen within 24 hours). A new account gets `publicId` when given, else an id from
-   * options.newPublicId; an existing account ignores `publicId`. Nothing changes when it fails
-   * (INVALID_PUBLIC_ID: `publicId` is malformed or a live account has it).
+   * options.newPublicId; an existing account ignores `publicId`. `changes`: told what changed.
+   * `counted`: the account's counts already include the event (a replay after a crash of an event
+   * whose account row was written with it): they, and its last seen, stay. Nothing changes when it
+   * fails (INVALID_PUBLIC_ID: `publicId` is malformed or a live account has it).
    */
   recordEvent(
     space: number, project: number, externalId: string, decision: Decision, now: number, signals: EventSignals, publicId?: string, changes?: RecordedChanges,
+    counted = false,
   ): RecordOutcome {
     if (!Number.isInteger(project) || project < 0 || project > kMaxProject) return { ok: false, error: stateError('INVALID_PROJECT', `project ${project} is not a number in 0..${kMaxProject}`) };
     if (this.#signals.available < signals.count || this.#links.available < signals.count * kMaxLinksPerValue) {
@@ -249,7 +252,7 @@ export class HotState {
     const found = this.#accounts.findOrCreate(space, externalId, now, publicId);
     if (typeof found !== 'number') return { ok: false, error: found };
     const account = found;
-    this.#accounts.recordOutcome(account, decision, now);
+    if (!counted) this.#accounts.recordOutcome(account, decision, now);
     const newProject = this.#accounts.addProject(account, project);
     changes?.clear();
     if (changes !== undefined) changes.newProject = newProject;

@@ -9,7 +9,9 @@
 // last frames and syncs, so that the next commit writes the WAL from its start. Not TRUNCATE: that
 // also cuts the file, which held the writer back twice as long (134 against 64 ms per reset at
 // 64 MiB, and a second at 1 GiB; bench/README.md, step 6); the writer trims the file to
-// journal_size_limit itself when it starts over.
+// journal_size_limit itself when it starts over. The reset size (checkpointer.ts) is 256 MiB: a
+// reset holds the writer for about as long as at 64 MiB, and coming four times less often it
+// leaves the p99 at half capacity (bench/README.md, step 9).
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { announceThread } from '../shared/threads.js';

@@ -4,8 +4,8 @@ import { Worker } from 'node:worker_threads';
 import { databasePath } from './database.js';
 
 const kIntervalMs = 500;
-/** WAL size past which the checkpointer starts the WAL over (see checkpoint-worker.ts). */
-const kWalResetBytes = 64 * 1024 * 1024;
+/** WAL size past which the checkpointer starts the WAL over (see checkpoint-worker.ts); database.ts keeps the file at most this large. */
+const kWalResetBytes = 256 * 1024 * 1024;
 
 export class Checkpointer {
   readonly #worker: Worker;

@@ -13,7 +13,7 @@ export const kDatabaseFileName = 'fraud-scorer.db';
 export const kDefaultBusyTimeoutMs = 2000;
 const kWriterCacheKiB = 64 * 1024;
 const kReaderCacheKiB = 16 * 1024;
-const kJournalSizeLimitBytes = 64 * 1024 * 1024;
+const kJournalSizeLimitBytes = 256 * 1024 * 1024;
 
 export function databasePath(dataDir: string): string {
   return join(dataDir, kDatabaseFileName);

@@ -217,7 +217,7 @@ const kUndoNewestMigration: Record<number, string> = {
   10: 'ALTER TABLE events DROP COLUMN signals',
   11: 'DROP TABLE backtests',
   12: 'CREATE UNIQUE INDEX events_by_event_id ON events (project_id, event_id)',
-  13: 'DROP TABLE derived_stamp; ALTER TABLE events DROP COLUMN scored_order',
+  13: 'DROP TABLE derived_stamp; ALTER TABLE events DROP COLUMN scored_order; ALTER TABLE accounts DROP COLUMN counted_order',
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

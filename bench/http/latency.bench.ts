@@ -1,0 +1,48 @@
+// By hand (about a minute): where the tail latency of sync scoring comes from at a fixed load. One
+// server; the realistic mix offered open-loop at BENCH_RATE events/s (1300) for 10 s of warm-up
+// and BENCH_SECONDS (30) measured; prints p50/p90/p99/p99.9 of the answers and every 100-ms window
+// whose slowest answer took more than BENCH_SLOW_MS (20): periodic stalls (a WAL reset, a bulk
+// write) show as a row of windows at a steady interval. Server settings as environment variables
+// (DERIVED_FLUSH_MS=… to compare).
+//   node dist/bench/http/latency.bench.js     (after npm run build)
+import { eventMix } from '../_helpers/event-mix.js';
+import { quantile, runOpenLoop } from '../_helpers/open-loop.js';
+import { startFraudScorer } from '../_helpers/processes.js';
+
+const kRate = Number(process.env.BENCH_RATE ?? 1300);
+const kSeconds = Number(process.env.BENCH_SECONDS ?? 30);
+const kSlowMs = Number(process.env.BENCH_SLOW_MS ?? 20);
+const kWindowMs = 100;
+
+async function main(): Promise<void> {
+  const server = await startFraudScorer();
+  try {
+    const mix = eventMix(7);
+    const load = (seconds: number) => runOpenLoop({
+      url: server.url, path: '/v1/events', headers: { authorization: `Bearer ${server.liveKey}`, 'content-type': 'application/json' },
+      body: mix, rate: kRate, seconds, timeoutMs: 2000, maxConnections: 1024,
+    });
+    await load(10);
+    const result = await load(kSeconds);
+    const served: number[] = [];
+    const slowest = new Map<number, number>();
+    for (let i = 0; i < result.status.length; i++) {
+      const window = Math.floor(result.dueMs[i]! / kWindowMs);
+      slowest.set(window, Math.max(slowest.get(window) ?? 0, result.latencyMs[i]!));
+      if (result.status[i]! >= 200 && result.status[i]! < 300) served.push(result.latencyMs[i]!);
+    }
+    served.sort((a, b) => a - b);
+    const ms = (q: number): string => quantile(served, q).toFixed(1);
+    console.log(`${kRate} events/s offered for ${kSeconds} s: ${served.length} of ${result.status.length} answered 2xx; ms p50 ${ms(0.5)}, p90 ${ms(0.9)}, p99 ${ms(0.99)}, p99.9 ${ms(0.999)}, max ${served.at(-1)?.toFixed(1)}`);
+    const slow = [...slowest].filter(([, latency]) => latency > kSlowMs);
+    console.log(`${slow.length} of ${slowest.size} windows of ${kWindowMs} ms had an answer slower than ${kSlowMs} ms (second of the run: slowest ms):`);
+    console.log(slow.map(([window, latency]) => `${((window * kWindowMs) / 1000).toFixed(1)}: ${latency.toFixed(0)}`).join(', '));
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
