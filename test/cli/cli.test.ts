@@ -56,7 +56,7 @@ test('--version prints the package version', async (t) => {
 
 test('serve --help lists every setting with its environment variable', async (t) => {
   const help = (await runCli(['serve', '--help'])).stdout;
-  for (const env of ['HOST', 'PORT', 'DATA_DIR', 'WORKERS', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_PER_ROUTE', 'RATE_LIMIT_FP_PER_KEY', 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', 'RATE_LIMIT_FAILED_KEY_LOOKUPS', 'TRUST_PROXY', 'ASYNC_QUEUE_LIMIT', 'LOG_LEVEL', 'ACCESS_LOG']) {
+  for (const env of ['HOST', 'PORT', 'DATA_DIR', 'WORKERS', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_PER_ROUTE', 'RATE_LIMIT_FP_PER_KEY', 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', 'RATE_LIMIT_FAILED_KEY_LOOKUPS', 'TRUST_PROXY', 'ASYNC_QUEUE_LIMIT', 'MAX_EVENTS_IN_FLIGHT', 'DERIVED_FLUSH_MS', 'LOG_LEVEL', 'ACCESS_LOG']) {
     t.true(help.includes(env), env);
   }
 });
@@ -70,6 +70,11 @@ test('unknown commands, actions and flags are usage errors (exit 2)', async (t) 
   t.is(badSetting.code, 2);
   t.regex(badSetting.stderr, /--port/);
   t.is((await runCli(['serve'], { RATE_LIMIT_PER_ROUTE: '0' })).code, 2);
+  for (const value of ['9', '3600001', '250ms']) {
+    const badFlush = await runCli(['serve'], { DERIVED_FLUSH_MS: value });
+    t.is(badFlush.code, 2, `DERIVED_FLUSH_MS=${value}`);
+    t.regex(badFlush.stderr, /DERIVED_FLUSH_MS/);
+  }
   const badLevel = (await runCli(['serve'], { LOG_LEVEL: 'chatty' }));
   t.is(badLevel.code, 2);
   t.regex(badLevel.stderr, /LOG_LEVEL.*debug, info, warn, error/);
