@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { hasFault, kFaults, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
 import { DerivedFlusher, kBacklogPartRows } from './accounts/derived-flush.js';
+import { KeyedHashCache } from './signals/keyed-hash-cache.js';
 import { HotAccounts, StateLoadError } from './accounts/hot-accounts.js';
 import { createReadScoreHandler, createSubmitEventHandler } from './http/handlers/events.js';
 import { createEraseHandler, createLinksHandler } from './http/handlers/accounts.js';
@@ -161,7 +162,7 @@ export async function startService(config: Config, log: Logger, options: Service
   derived.start();
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
-  const scorer = new Scorer({ pool, writer, accounts: hotAccounts, secret, log, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
+  const scorer = new Scorer({ pool, writer, accounts: hotAccounts, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
   const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock });
   const cases = new CasesService(readDb, writer, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();

@@ -18,6 +18,7 @@ import type { EventInput } from '../validation/event-input.js';
 import type { ScoredEventRecord } from './event-store.js';
 import { analyzePhone, type PhoneAnalysis } from '../signals/phone.js';
 import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
+import type { KeyedHashCache } from '../signals/keyed-hash-cache.js';
 import type { EventSignals } from '../state/hot-state.js';
 import type { Logger } from '../shared/log.js';
 import { decisionWebhookJson, responseResultJson } from './score-result.js';
@@ -51,8 +52,8 @@ export interface ScorerDeps {
   readonly pool: RulesPool;
   readonly writer: AppWriter;
   readonly accounts: HotAccounts;
-  /** The install secret: signal values are stored and found by their keyed hashes. */
-  readonly secret: Buffer;
+  /** Signal values are stored and found by their keyed hashes (under the install secret). */
+  readonly hashes: KeyedHashCache;
   readonly log: Logger;
   readonly velocity: VelocityWindows;
   /** Erasure is a barrier: an event of an account being erased waits (accounts/account-gate.ts). */
@@ -113,7 +114,7 @@ export class Scorer {
     if (accountId !== null || ruleset.reads.links) {
       const user = job.event.user;
       phone = analyzePhone(typeof user?.phone === 'string' ? user.phone : null, typeof user?.country === 'string' ? user.country : null);
-      identifiers = storedIdentifiers(job.event, phone, this.#deps.secret, ids);
+      identifiers = storedIdentifiers(job.event, phone, this.#deps.hashes, ids);
       eventSignals = accounts.eventSignals(identifiers);
     }
     const item: EvaluateItem = {

@@ -6,6 +6,7 @@ import { cardKey, maskCard } from './card.js';
 import { maskEmail, normalizeEmail } from './email.js';
 import { maskIp, normalizeIp } from './ip.js';
 import { keyedHash, type SignalType } from './keyed-hash.js';
+import { KeyedHashCache } from './keyed-hash-cache.js';
 import type { PhoneAnalysis } from './phone.js';
 
 export interface StoredIdentifier {
@@ -22,12 +23,14 @@ export interface NormalizedValues {
 
 /**
  * `phone` is the analysis of user.phone (see phone.ts), done once by the caller; `normalized`
- * spares normalising the email and IP a second time.
+ * spares normalising the email and IP a second time. `secret`: the install secret, or a cache of
+ * the hashes made with it (keyed-hash-cache.ts; the same hashes).
  */
-export function storedIdentifiers(event: EventInput, phone: PhoneAnalysis, secret: Buffer, normalized?: NormalizedValues): StoredIdentifier[] {
+export function storedIdentifiers(event: EventInput, phone: PhoneAnalysis, secret: Buffer | KeyedHashCache, normalized?: NormalizedValues): StoredIdentifier[] {
   const identifiers: StoredIdentifier[] = [];
+  const hashOf = secret instanceof KeyedHashCache ? (type: SignalType, value: string) => secret.hash(type, value) : (type: SignalType, value: string) => keyedHash(secret, type, value);
   const add = (type: SignalType, value: string, masked: string): void => {
-    identifiers.push({ type, hash: keyedHash(secret, type, value), masked });
+    identifiers.push({ type, hash: hashOf(type, value), masked });
   };
   const user = event.user;
   if (typeof user?.email === 'string') {

@@ -19,6 +19,8 @@ export const enum KeyDomain {
   VelocityAccount = 22,
   VelocityEmail = 23,
   VelocityFp = 24,
+  /** A signal value's stored keyed hash, cached (signals/keyed-hash-cache.ts). */
+  StoredHash = 30,
 }
 
 const kHeaderBytes = 5;
