@@ -226,8 +226,8 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.counter('fraud_scorer_writer_commits_total', 'Group commits of the single writer.', () => writer.batches);
   metrics.counter('fraud_scorer_writer_writes_total', 'Writes committed by the single writer.', () => writer.writes);
   metrics.gauge('fraud_scorer_derived_rows_waiting', 'Rows that follow from scored events (counts, signals, links) not yet written in bulk.', () => hotAccounts.waitingRows);
-  metrics.counter('fraud_scorer_derived_batches_total', 'Batches of rows that follow from scored events written.', () => derived.batches);
-  metrics.counter('fraud_scorer_derived_batch_failures_total', 'Batches of such rows that could not be written (tried again with the next).', () => derived.failures);
+  metrics.counter('fraud_scorer_derived_batches_total', 'Writes (one transaction each, at most 250 rows) of rows that follow from scored events.', () => derived.batches);
+  metrics.counter('fraud_scorer_derived_batch_failures_total', 'Such writes that failed (their rows are tried again at the next flush).', () => derived.failures);
   metrics.gauge('fraud_scorer_async_queue_depth', 'Async events accepted and not yet scored.', () => asyncScorer.depth);
   metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', () => asyncScorer.scored);
   metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);
