@@ -8,8 +8,8 @@
 //
 // An account is nearly always used by one project: the projects column holds it (project + 1);
 // the few accounts several projects used hold a chain of (project, next) nodes instead, tagged by
-// the top bit. The semantics are those of accounts, account_projects and the account upsert of
-// src/scoring/event-store.ts. Pure: time is passed in, public ids come from the caller's function
+// the top bit. The semantics are those of the accounts and account_projects tables (the counts
+// are written from here: docs/pipeline.md, "Derived rows"). Pure: time is passed in, public ids come from the caller's function
 // or are given (an account loaded from its row, or created under an id the caller chose).
 import { KeyDomain, type KeyHasher } from './keys.js';
 import { comparePacked, packPublicId, unpackPublicId } from './public-id.js';
@@ -108,7 +108,7 @@ export class Accounts {
     return account;
   }
 
-  /** One more scored event of the account (the upsert of accounts in event-store.ts). */
+  /** One more scored event of the account. */
   recordOutcome(account: number, decision: Decision, now: number): void {
     this.#events[account]!++;
     if (decision === 'block') this.#blocks[account]!++;

@@ -1,8 +1,9 @@
 // The hot state's facade (DESIGN §8, docs/pipeline.md "Hot state"): records a scored event of an
-// account, and answers what the rules read (the `links` and `account` signals), the links route
-// and erasure — what src/scoring/event-store.ts and src/accounts/accounts-service.ts do in SQL, with
-// the same results (the exceptions are listed in docs/pipeline.md). Wired for the `links` and
-// `account` signals by src/accounts/hot-accounts.ts. Owned by one thread; every call runs to completion.
+// account (reporting what changed, for the derived rows: docs/pipeline.md "Derived rows"), and
+// answers what the rules read (the `links` and `account` signals), the links route and erasure —
+// what the store once did per event in SQL, with the same results (the exceptions are listed in
+// docs/pipeline.md). Wired by src/accounts/hot-accounts.ts. Owned by one thread; every call runs
+// to completion.
 //
 //   Accounts     (accounts.ts)      space + external id → account; columns; projects
 //   SignalIndex  (signal-index.ts)  space + value key → value → holders, most recent first
@@ -226,7 +227,7 @@ export class HotState {
   }
 
   /**
-   * Records a scored event of (space, external id) used from `project` (persistScoredEvent): the
+   * Records a scored event of (space, external id) used from `project` (after its commit): the
    * account (created if new) counts the event and its decision, notes the project, and each
    * signal value is recorded; a value new to the account, or refreshed an hour or more after the
    * account last used it, links the account with up to 100 of its most recent other holders (an

@@ -1,5 +1,5 @@
-// Links between accounts that used the same signal value (the account_links table of
-// event-store.ts). SQL keeps two rows per link, one per direction, always written together with
+// Links between accounts that used the same signal value (the account_links table, written from
+// here: docs/pipeline.md, "Derived rows"). SQL keeps two rows per link, one per direction, always written together with
 // the same times and mask; here a link is one entry with two half-edges, one on each account's
 // list:
 //

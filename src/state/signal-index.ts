@@ -1,4 +1,4 @@
-// Signal values and their holders (DESIGN §8; the account_signals table of event-store.ts).
+// Signal values and their holders (DESIGN §8; the account_signals table, written from here).
 //
 //   value:   a signal value of one space (email, phone, fp, ip or card), by its caller-given
 //            128-bit keyed hash; its type, its mask (for the links route), its holder list
@@ -89,7 +89,7 @@ export class SignalIndex {
   }
 
   /**
-   * `account` used a value at `now` (recordSignal in event-store.ts): a new (account, value) pair
+   * `account` used a value at `now`: a new (account, value) pair
    * is added with first = last seen = now; a pair last seen kRefreshMs or more ago is refreshed
    * (last seen = now, moved to the head). Returns the value when either happened — the caller then
    * links the account with the value's other holders — and -1 when nothing was written. The caller

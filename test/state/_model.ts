@@ -1,5 +1,5 @@
-// The reference for the hot state: the SQL of src/scoring/event-store.ts (persistScoredEvent,
-// recordSignal), the SQL that answered the `links` and `account` signals before they came from
+// The reference for the hot state: the SQL that src/scoring/event-store.ts ran per event before
+// the rows were derived from memory (git history: persistScoredEvent, recordSignal), the SQL that answered the `links` and `account` signals before they came from
 // memory (git history of src/signals/stored-signals.ts) and src/accounts/accounts-service.ts (the links route, eraseAccount), followed literally with Maps
 // of rows — account_signals and account_links rows with their own masks and times, both
 // directions of a link as two rows, orderings by sorting. Slow and plain on purpose.
