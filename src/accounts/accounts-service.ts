@@ -17,7 +17,7 @@ import type { Environment } from '../auth/api-keys.js';
 import type { Checkpointer } from '../store/checkpointer.js';
 import type { FaultLatch } from '../shared/fault-latch.js';
 import { scrubPayload } from './erasure.js';
-import { analyzePhone } from '../signals/phone.js';
+import { analyzeEventPhone } from '../signals/phone.js';
 import { storedIdentifiers } from '../signals/stored-identifiers.js';
 import { recordAudit } from '../audit/audit-store.js';
 import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
@@ -283,8 +283,7 @@ export function eraseAccount(db: Db, request: ErasureRequest, secret: Uint8Array
       // The account's signal rows are found from its events, hashed exactly as when they were stored
       // (no index by account: one less random write per new signal on the scoring path).
       if (accountId !== null && event.state === 'scored') {
-        const phone = analyzePhone(typeof body.user?.phone === 'string' ? body.user.phone : null, typeof body.user?.country === 'string' ? body.user.country : null);
-        for (const identifier of storedIdentifiers(body, phone, key)) {
+        for (const identifier of storedIdentifiers(body, analyzeEventPhone(body), key)) {
           signals += deleteSignal.run(tenantId, environment, identifier.type, identifier.hash, accountId).changes;
         }
       }

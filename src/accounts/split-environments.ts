@@ -6,7 +6,7 @@
 // both halves are rebuilt within their environment.
 import { kMaxLinksPerValue } from '../state/hot-state.js';
 import { newId } from '../shared/ids.js';
-import { analyzePhone } from '../signals/phone.js';
+import { analyzeEventPhone } from '../signals/phone.js';
 import { storedIdentifiers } from '../signals/stored-identifiers.js';
 import type { Db } from '../store/database.js';
 import type { EventInput } from '../validation/event-input.js';
@@ -95,8 +95,7 @@ function recomputeSignals(db: Db, tenantId: string, environment: string, account
     } catch {
       continue;
     }
-    const phone = analyzePhone(typeof body.user?.phone === 'string' ? body.user.phone : null, typeof body.user?.country === 'string' ? body.user.country : null);
-    for (const id of storedIdentifiers(body, phone, secret)) {
+    for (const id of storedIdentifiers(body, analyzeEventPhone(body), secret)) {
       upsert.run(tenantId, environment, id.type, id.hash, accountId, id.masked, event.scored_at, event.scored_at);
     }
   }

@@ -9,7 +9,7 @@ import type { RulesetInput, Signals } from '../../compiler/index.js';
 import { viewForRules } from '../pool/prepare-event.js';
 import { decodeRecordedSignals } from '../scoring/recorded-signals.js';
 import { analyzeEmail, normalizeEmail } from '../signals/email.js';
-import { analyzePhone } from '../signals/phone.js';
+import { analyzeEventPhone } from '../signals/phone.js';
 import type { EventInput } from '../validation/event-input.js';
 
 /** The stateful signal groups a ruleset reads: only those were computed (and recorded) for its events. */
@@ -46,9 +46,8 @@ export function replayInput(payload: string, recorded: string | null, scoredAt: 
     if (reads[group] && stateful[group] === undefined) return { ok: false, reason: 'signals_not_recorded', group };
   }
   // As prepare-event.ts computes them for the rules.
-  const user = event.user;
-  const phone = analyzePhone(typeof user?.phone === 'string' ? user.phone : null, typeof user?.country === 'string' ? user.country : null);
-  const email = analyzeEmail(typeof user?.email === 'string' ? normalizeEmail(user.email) : null);
+  const phone = analyzeEventPhone(event);
+  const email = analyzeEmail(typeof event.user?.email === 'string' ? normalizeEmail(event.user.email) : null);
   const signals = { phone: phone.signals, email, ...stateful } as Partial<Signals>;
   return { ok: true, input: { event: viewForRules(event), signals, now: scoredAt } };
 }

@@ -3,7 +3,7 @@
 // the main thread already did it to hash the number.
 import type { Signals } from '../../compiler/index.js';
 import { analyzeEmail, normalizeEmail } from '../signals/email.js';
-import { analyzePhone } from '../signals/phone.js';
+import { analyzeEventPhone } from '../signals/phone.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { EnrichmentStatus, EvaluateItem } from './protocol.js';
 
@@ -18,10 +18,8 @@ export function prepareEvent(item: EvaluateItem): PreparedEvent {
   const user = event.user;
   const enrichment: Record<string, EnrichmentStatus> = {};
 
-  const rawPhone = typeof user?.phone === 'string' ? user.phone : null;
-  const country = typeof user?.country === 'string' ? user.country : null;
-  const phone = item.phone ?? analyzePhone(rawPhone, country);
-  if (rawPhone !== null) enrichment.phone = phone.status;
+  const phone = item.phone ?? analyzeEventPhone(event);
+  if (typeof user?.phone === 'string') enrichment.phone = phone.status;
   const email = typeof user?.email === 'string' ? normalizeEmail(user.email) : null;
   const emailSignals = analyzeEmail(email);
   if (email !== null) enrichment.email = emailSignals.valid ? 'ok' : 'unparseable';

@@ -16,7 +16,7 @@ import type { VelocityKeys, VelocityWindows } from '../signals/velocity.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { ScoredEventRecord } from './event-store.js';
-import { analyzePhone, type PhoneAnalysis } from '../signals/phone.js';
+import { analyzeEventPhone, type PhoneAnalysis } from '../signals/phone.js';
 import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { KeyedHashCache } from '../signals/keyed-hash-cache.js';
 import type { EventSignals } from '../state/hot-state.js';
@@ -112,8 +112,7 @@ export class Scorer {
     let identifiers: StoredIdentifier[] = [];
     let eventSignals: EventSignals | null = null;
     if (accountId !== null || ruleset.reads.links) {
-      const user = job.event.user;
-      phone = analyzePhone(typeof user?.phone === 'string' ? user.phone : null, typeof user?.country === 'string' ? user.country : null);
+      phone = analyzeEventPhone(job.event);
       identifiers = storedIdentifiers(job.event, phone, this.#deps.hashes, ids);
       eventSignals = accounts.eventSignals(identifiers);
     }

@@ -7,6 +7,7 @@
 // a number when it hashes the event's values (an account's event, or rules reading `links`) and
 // hands the analysis to the rule worker; otherwise the worker parses it. Each thread caches.
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import type { EventInput } from '../validation/event-input.js';
 
 export interface PhoneSignals {
   readonly present: boolean;
@@ -47,6 +48,12 @@ export function analyzePhone(raw: string | null, country: string | null): PhoneA
   if (cache.size >= kCacheSize) cache.delete(cache.keys().next().value!);
   cache.set(cacheKey, analysis);
   return analysis;
+}
+
+/** The analysis of an event's user.phone, read with its user.country. */
+export function analyzeEventPhone(event: EventInput): PhoneAnalysis {
+  const user = event.user;
+  return analyzePhone(typeof user?.phone === 'string' ? user.phone : null, typeof user?.country === 'string' ? user.country : null);
 }
 
 function parsePhone(raw: string, country: string | null): PhoneAnalysis {
