@@ -81,7 +81,6 @@ export class DerivedRows {
    * go, those events are not all in.
    */
   take(): DerivedRowBatch | null {
-    if (this.size === 0 && this.#order === this.#stamped) return null;
     const order = this.#held.size === 0 ? this.#order : this.#stamped;
     const batch: DerivedRowBatch = {
       order,
@@ -90,7 +89,7 @@ export class DerivedRows {
       links: this.#takeFrom(this.#links, (row) => this.#held.has(row[0]) || this.#held.has(row[2])),
       linkProjects: this.#takeFrom(this.#linkProjects, (row) => this.#held.has(row[0]) || this.#held.has(row[2])),
     };
-    // Only held rows wait, and the stamp stays: nothing to write.
+    // No row to write (none waiting, or only held ones) and the stamp stays: nothing to write.
     if (rowCount(batch) === 0 && order === this.#stamped) return null;
     this.#stampedBefore = this.#stamped;
     this.#stamped = order;
