@@ -16,7 +16,7 @@
 import { Piscina } from 'piscina';
 import type { Logger } from '../shared/log.js';
 import type { Tally } from './outcome-tally.js';
-import type { EvaluateItem, EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
+import { encodeTask, resultOf, type EvaluateItem, type EvaluateTaskResult, type ItemResult, type WorkerSetup } from './protocol.js';
 
 export const kMaxBatch = 64;
 
@@ -142,7 +142,7 @@ export class RulesPool {
    */
   #send(batch: readonly Waiting[], alone: boolean, settled?: () => void): void {
     this.batches++;
-    const task: EvaluateTask = { items: batch.map((waiting) => waiting.item) };
+    const task = encodeTask(batch.map((waiting) => waiting.item));
     const abort = new AbortController();
     const limitMs = this.#taskTimeoutMs + kTaskDeadlinePerEventMs * batch.length;
     const deadline = setTimeout(() => abort.abort(), limitMs);
@@ -153,7 +153,7 @@ export class RulesPool {
         settled?.();
         this.#onTally?.(result.tally);
         for (let i = 0; i < batch.length; i++) {
-          const outcome = result.results[i]!;
+          const outcome = resultOf(result, i);
           if (!outcome.ok && outcome.overBudget === true) {
             const { item } = batch[i]!;
             this.#log.warn('event over its evaluation budget; it was not scored', {

@@ -12,7 +12,7 @@ import { prepareEvent } from './prepare-event.js';
 import { LoadedRulesets } from '../scoring/loaded-rulesets.js';
 import { encodeRecordedSignals, type RecordedSignals } from '../scoring/recorded-signals.js';
 import { decide, storedResultJson } from '../scoring/score-result.js';
-import type { EvaluateTask, EvaluateTaskResult, ItemResult, WorkerSetup } from './protocol.js';
+import { encodeResults, itemOf, taskSize, type EvaluateTask, type EvaluateTaskResult, type ItemResult, type WorkerSetup } from './protocol.js';
 import { announceThread } from '../shared/threads.js';
 import { ListsClock } from '../lists/lists-clock.js';
 import { WorkerLists } from '../lists/worker-lists.js';
@@ -44,10 +44,11 @@ function simulateFault(payload: string): void {
 }
 
 export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
-  const results: ItemResult[] = new Array(task.items.length);
+  const count = taskSize(task);
+  const results: ItemResult[] = new Array(count);
   const tally = newTally();
-  for (let i = 0; i < task.items.length; i++) {
-    const item = task.items[i]!;
+  for (let i = 0; i < count; i++) {
+    const item = itemOf(task, i);
     if (setup.faults.length > 0) simulateFault(item.payload);
     const ruleset = rulesets.get(item.projectId, item.version);
     if (typeof ruleset === 'string') {
@@ -98,5 +99,5 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       evalMs,
     };
   }
-  return { results, tally };
+  return encodeResults(results, tally);
 }

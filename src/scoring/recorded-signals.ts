@@ -24,6 +24,60 @@ export interface RecordedSignals {
   readonly account?: AccountSignals;
 }
 
+/**
+ * Numbers that packSignals writes per event: for each group a presence mark (1, or NaN when the
+ * ruleset did not read it), then its fields in the order above, NaN for an absent field. The form
+ * in which the HTTP thread hands the signals to a rule worker (pool/protocol.ts): numbers in one
+ * Float64Array per batch cost the two threads a fraction of what cloning the objects does.
+ */
+export const kPackedSignalsLength = 1 + kVelocityFields.length + 1 + kLinkFields.length + 1 + 1 + kAccountNumbers.length + 2;
+
+/** Writes `signals` (null: a group not read) into `into` from index `at` (kPackedSignalsLength numbers). */
+export function packSignals(velocity: VelocitySignals | null, links: LinkSignals | null, account: AccountSignals | null, into: Float64Array, at: number): void {
+  let i = at;
+  into[i++] = velocity === null ? NaN : 1;
+  for (const field of kVelocityFields) into[i++] = velocity?.[field] ?? NaN;
+  into[i++] = links === null ? NaN : 1;
+  for (const field of kLinkFields) into[i++] = links === null ? NaN : links[field];
+  into[i++] = account === null ? NaN : 1;
+  into[i++] = account === null ? NaN : account.known ? 1 : 0;
+  for (const field of kAccountNumbers) into[i++] = account?.[field] ?? NaN;
+  into[i++] = account?.fraud_confirmed === undefined ? NaN : account.fraud_confirmed ? 1 : 0;
+  into[i++] = account?.labelled_fraud ?? NaN;
+}
+
+/** The signals packSignals wrote from index `at`, as objects for the rules (a group not read is absent). */
+export function unpackSignals(from: Float64Array, at: number): RecordedSignals {
+  const unpacked: { velocity?: VelocitySignals; links?: LinkSignals; account?: AccountSignals } = {};
+  let i = at;
+  if (!Number.isNaN(from[i++]!)) {
+    const v: Record<string, number> = {};
+    for (const field of kVelocityFields) {
+      const value = from[i++]!;
+      if (!Number.isNaN(value)) v[field] = value;
+    }
+    unpacked.velocity = v as VelocitySignals;
+  } else i += kVelocityFields.length;
+  if (!Number.isNaN(from[i++]!)) {
+    const l: Record<string, number> = {};
+    for (const field of kLinkFields) l[field] = from[i++]!;
+    unpacked.links = l as unknown as LinkSignals;
+  } else i += kLinkFields.length;
+  if (!Number.isNaN(from[i++]!)) {
+    const a: Record<string, number | boolean> = { known: from[i++] === 1 };
+    for (const field of kAccountNumbers) {
+      const value = from[i++]!;
+      if (!Number.isNaN(value)) a[field] = value;
+    }
+    const fraud = from[i++]!;
+    if (!Number.isNaN(fraud)) a.fraud_confirmed = fraud === 1;
+    const labelled = from[i++]!;
+    if (!Number.isNaN(labelled)) a.labelled_fraud = labelled;
+    unpacked.account = a as unknown as AccountSignals;
+  }
+  return unpacked;
+}
+
 /** The compact form of the stateful signals an event's rules were given. */
 export function encodeRecordedSignals(signals: RecordedSignals): string {
   const velocity = signals.velocity === undefined ? null : kVelocityFields.map((field) => signals.velocity![field] ?? null);
