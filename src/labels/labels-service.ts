@@ -29,6 +29,7 @@ export interface LabelsServiceOptions {
 interface EventRow {
   event_type: string;
   account_id: string | null;
+  case_id: string | null;
   external_account_id: string | null;
 }
 
@@ -47,7 +48,6 @@ export class LabelsService {
   readonly #now: () => number;
   readonly #onAccountChanged: (accountId: string) => void;
   readonly #event: Statement<[number], EventRow>;
-  readonly #cases: Statement<[string, string], string>;
 
   constructor(options: LabelsServiceOptions) {
     this.#readDb = options.readDb;
@@ -56,11 +56,8 @@ export class LabelsService {
     this.#now = options.now;
     this.#onAccountChanged = options.onAccountChanged;
     this.#event = options.readDb.prepare(
-      'SELECT e.event_type, e.account_id, a.external_account_id FROM events e LEFT JOIN accounts a ON a.account_id = e.account_id WHERE e.seq = ?',
+      'SELECT e.event_type, e.account_id, e.case_id, a.external_account_id FROM events e LEFT JOIN accounts a ON a.account_id = e.account_id WHERE e.seq = ?',
     );
-    this.#cases = options.readDb.prepare(
-      'SELECT ce.case_id FROM case_events ce JOIN cases c ON c.case_id = ce.case_id WHERE c.project_id = ? AND ce.event_id = ? ORDER BY ce.case_id',
-    ).pluck() as unknown as Statement<[string, string], string>;
   }
 
   async label(projectId: string, rawEventId: string, change: LabelChange, actor: string): Promise<LabelAnswer> {
@@ -100,7 +97,8 @@ export class LabelsService {
         received_at: new Date(stored.received_at).toISOString(),
         account_public_id: row.account_id,
         external_account_id: row.external_account_id,
-        case_ids: this.#cases.all(projectId, eventId),
+        // An event is scored once, so it is in at most one case (events.case_id, migration 14).
+        case_ids: row.case_id === null ? [] : [row.case_id],
         label: labelView(eventId, readLabel(this.#readDb, projectId, eventId)),
         input,
       };

@@ -155,6 +155,7 @@ interface Statements {
   insertScored: Statement;
   markScored: Statement;
   setEventAccount: Statement;
+  setEventCase: Statement;
   insertAccount: Statement<unknown[], { account_id: string }>;
   accountProject: Statement;
   openCase: Statement<[string, string], { case_id: string }>;
@@ -191,6 +192,7 @@ function statements(db: Db): Statements {
        WHERE seq = ? AND state = 'pending'`,
     ),
     setEventAccount: db.prepare('UPDATE events SET account_id = ? WHERE seq = ?'),
+    setEventCase: db.prepare('UPDATE events SET case_id = ? WHERE seq = ?'),
     // Counts start at 0: the account's derived row (applyDerivedRows) counts its events. A second
     // new id for the same account (two first events in flight) gets the stored one back.
     insertAccount: db.prepare(
@@ -284,7 +286,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     }
     if (account.isNew || account.newProject) s.accountProject.run(accountId, record.projectId, record.scoredAt);
   }
-  if (record.decision === 'review') openOrExtendCase(s, record, accountId);
+  if (record.decision === 'review') s.setEventCase.run(openOrExtendCase(s, record, accountId), seq);
   if (record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined) {
     s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
   }
@@ -319,7 +321,8 @@ const bySignalKey = (a: DerivedRowBatch['signals'][number], b: DerivedRowBatch['
 const byLinkKey = (a: DerivedRowBatch['links'][number], b: DerivedRowBatch['links'][number]): number =>
   compareText(a[0], b[0]) || compareText(a[1], b[1]) || compareText(a[2], b[2]);
 
-function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null): void {
+/** The case the review decision `record` goes to: its account's open case, or a new one. */
+function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null): string {
   const open = accountId === null ? undefined : s.openCase.get(record.projectId, accountId);
   let caseId: string;
   if (open === undefined) {
@@ -330,5 +333,6 @@ function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: s
     s.extendCase.run(record.riskScore, record.scoredAt, caseId);
   }
   s.addCaseEvent.run(caseId, record.eventId, record.scoredAt);
+  return caseId;
 }
 

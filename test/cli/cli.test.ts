@@ -223,6 +223,7 @@ const kUndoNewestMigration: Record<number, string> = {
   11: 'DROP TABLE backtests',
   12: 'CREATE UNIQUE INDEX events_by_event_id ON events (project_id, event_id)',
   13: 'DROP TABLE derived_stamp; ALTER TABLE events DROP COLUMN scored_order; ALTER TABLE accounts DROP COLUMN counted_order',
+  14: 'CREATE INDEX case_events_by_event ON case_events (event_id); ALTER TABLE events DROP COLUMN case_id',
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

@@ -13,6 +13,7 @@ import { kRecordedSignalsMigration } from './010-recorded-signals.js';
 import { kBacktestsMigration } from './011-backtests.js';
 import { kEventLogMigration } from './012-event-log.js';
 import { kDerivedRowsMigration } from './013-derived-rows.js';
+import { kEventCaseMigration } from './014-event-case.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
 
@@ -40,4 +41,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 11, name: 'backtests', sql: kBacktestsMigration },
   { version: 12, name: 'event log', sql: kEventLogMigration },
   { version: 13, name: 'derived rows', sql: kDerivedRowsMigration },
+  { version: 14, name: 'the case of an event on its row', sql: kEventCaseMigration },
 ];
