@@ -17,8 +17,8 @@
 //
 //   accounts          loadAccount   one per row; then addProject per row of account_projects
 //                                   (ascending first_seen_at keeps projectsOf most recent first)
-//   account_signals   loadHolder    one per row; ascending last_seen is fast (each row lands at
-//                                   the head of its value's list), any order is correct
+//   account_signals   loadHolder    one per row, in any order (one step each; a value's holders
+//                                   are put in order when first read)
 //   account_links     loadLink      once per pair of rows (both directions hold the same link)
 //
 // after which it answers, and goes on recording, as the state that recorded those rows would
@@ -391,8 +391,7 @@ export class HotState {
    * A row of account_signals: the live `account` (of `space`) holds the value of `type` whose
    * 128-bit key is keys[at..at + 4) (the keys of EventSignals), first and last seen `firstSeen`,
    * `lastSeen` (ms; first seen is kept in seconds, as recorded). Creates no links (loadLink does).
-   * Rows may come in any order: in ascending last seen each is placed at once, otherwise it walks
-   * past the holders of its value seen later. Holders seen at the same millisecond: the later
+   * Rows may come in any order, at the same cost (signal-index.ts, "Loading"). Holders seen at the same millisecond: the later
    * loaded counts as the more recent. The value shows the mask of its most recent holder row.
    * Errors (nothing changed): INVALID_ROW (account not live or of another space, type not a
    * SignalType), DUPLICATE_ROW (the account already holds the value), STATE_FULL, STRING_TOO_LONG.

@@ -16,10 +16,12 @@
 // their own key column, which is also where their account and value are read from. A value no one
 // holds any more is dropped. Pure: time is passed in.
 //
-// Loading (load(), from rows of account_signals) places each holder by its last seen the same way,
-// so a loaded list is ordered as a recorded one, ties of last seen by the latest load first. In
-// ascending order of last seen each row lands at the head at once; in any other order a row walks
-// past the holders of its value seen later than it.
+// Loading (load(), from rows of account_signals, in any order) puts a row at the head when it is
+// the value's most recent holder so far, else right behind the head: one step either way, however
+// many holders the value has (a shared IP may have millions). A list that became out of order so is
+// sorted when it is first read (recentHolders, use), by last seen with ties by the latest load
+// first — so a loaded list reads as a recorded one, and the head, whose mask the value shows, is
+// right all along.
 import { kMaxSlot, SlotIndex } from './slot-index.js';
 import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes } from './slots.js';
 import { StringArena } from './string-arena.js';
@@ -60,6 +62,8 @@ export class SignalIndex {
   #head = column(Uint32Array, kInitialValues, kMaxSlot + 1);
   /** Offset of the value's mask in #masks. */
   #mask = column(Uint32Array, kInitialValues, kMaxSlot + 1);
+  /** 1: the value's holder list came out of order from load() and is sorted when first read. */
+  #unsorted = column(Uint8Array, kInitialValues, kMaxSlot + 1);
   #masks = new StringArena();
   // Holders. The index key column holds (account, value) per holder.
   readonly #holders: SlotAllocator;
@@ -105,7 +109,7 @@ export class SignalIndex {
     probe[1] = value;
     const holder = this.#byPair.find(probe, 0);
     if (holder < 0) {
-      this.#addHolder(account, value, now, now);
+      this.#placeByRecency(value, this.#addHolder(account, value, now, now), now);
     } else if (now - this.#lastSeen[holder]! >= kRefreshMs) {
       this.#lastSeen[holder] = now;
       unlink(this.#head, value, this.#next, this.#prev, holder);
@@ -141,6 +145,7 @@ export class SignalIndex {
       value = this.#addValue(type, mask);
     }
     const holder = this.#addHolder(account, value, firstSeen, lastSeen);
+    this.#placeLoaded(value, holder, lastSeen);
     if (known && this.#head[value] === holder + 1 && !this.#masks.equals(this.#mask[value]!, mask)) {
       this.#masks.release(this.#mask[value]!);
       this.#mask[value] = this.#masks.add(mask);
@@ -186,6 +191,7 @@ export class SignalIndex {
    * seen at or after `since`, at most `limit` of them; returns n.
    */
   recentHolders(value: number, except: number, since: number, limit: number, out: Uint32Array): number {
+    if (this.#unsorted[value] === 1) this.#sortHolders(value);
     const pairs = this.#byPair.keys;
     let n = 0;
     for (let holder = this.#head[value]! - 1; holder >= 0 && n < limit; holder = this.#next[holder]! - 1) {
@@ -254,7 +260,7 @@ export class SignalIndex {
   /** Memory of the values: index and key column, type, head, mask offset, mask arena. */
   get valueBytes(): Bytes {
     const high = this.#values.high;
-    return sumBytes(this.#byKey.bytes(high), this.#values.bytes, columnBytes(high, this.#type, this.#head, this.#mask), this.#masks.bytes);
+    return sumBytes(this.#byKey.bytes(high), this.#values.bytes, columnBytes(high, this.#type, this.#head, this.#mask, this.#unsorted), this.#masks.bytes);
   }
 
   /** Memory of the holders, the per-account list heads included (counted as written). */
@@ -283,11 +289,12 @@ export class SignalIndex {
     this.#byKey.insert(value);
     this.#type[value] = type;
     this.#head[value] = 0;
+    this.#unsorted[value] = 0;
     this.#mask[value] = this.#masks.add(mask);
     return value;
   }
 
-  /** A new holder of `value` by `account`, on both lists; its number. */
+  /** A new holder of `value` by `account`, on the account's list (the caller places it on the value's); its number. */
   #addHolder(account: number, value: number, firstSeen: number, lastSeen: number): number {
     const holder = this.#holders.allocate();
     if (holder >= this.#lastSeen.length) this.#growHolders();
@@ -300,7 +307,6 @@ export class SignalIndex {
     if (account >= this.#accountHead.length) this.#accountHead = grown(this.#accountHead, Math.max(account + 1, this.#accountHead.length * 2));
     this.#accountNext[holder] = this.#accountHead[account]!;
     this.#accountHead[account] = holder + 1;
-    this.#placeByRecency(value, holder, lastSeen);
     return holder;
   }
 
@@ -318,11 +324,13 @@ export class SignalIndex {
     this.#masks.release(this.#mask[value]!);
     this.#mask[value] = 0;
     this.#type[value] = 0;
+    this.#unsorted[value] = 0;
     this.#values.release(value);
   }
 
   /** Puts `holder` (last seen `now`, on no list) first among the value's holders not seen after `now`. */
   #placeByRecency(value: number, holder: number, now: number): void {
+    if (this.#unsorted[value] === 1) this.#sortHolders(value);
     let before = -1;
     let after = this.#head[value]! - 1;
     while (after >= 0 && this.#lastSeen[after]! > now) {
@@ -336,9 +344,51 @@ export class SignalIndex {
     if (after >= 0) this.#prev[after] = holder + 1;
   }
 
+  /**
+   * A loaded holder: at the head when no holder of the value was seen later, else right behind
+   * the head (the list is then marked for sorting if that breaks its order). Ties: the later load
+   * goes first, as placeByRecency puts the latest write first.
+   */
+  #placeLoaded(value: number, holder: number, lastSeen: number): void {
+    const head = this.#head[value]! - 1;
+    if (head < 0 || lastSeen >= this.#lastSeen[head]!) {
+      this.#prev[holder] = 0;
+      this.#next[holder] = head + 1;
+      if (head >= 0) this.#prev[head] = holder + 1;
+      this.#head[value] = holder + 1;
+      return;
+    }
+    const after = this.#next[head]! - 1;
+    this.#prev[holder] = head + 1;
+    this.#next[holder] = after + 1;
+    this.#next[head] = holder + 1;
+    if (after >= 0) {
+      this.#prev[after] = holder + 1;
+      if (lastSeen < this.#lastSeen[after]!) this.#unsorted[value] = 1;
+    }
+  }
+
+  /** Puts the value's holder list in order: last seen, newest first; a stable sort keeps ties as they are (the later load first). */
+  #sortHolders(value: number): void {
+    this.#unsorted[value] = 0;
+    const holders: number[] = [];
+    for (let holder = this.#head[value]! - 1; holder >= 0; holder = this.#next[holder]! - 1) holders.push(holder);
+    const lastSeen = this.#lastSeen;
+    holders.sort((a, b) => lastSeen[b]! - lastSeen[a]!);
+    let before = -1;
+    for (const holder of holders) {
+      this.#prev[holder] = before + 1;
+      if (before < 0) this.#head[value] = holder + 1;
+      else this.#next[before] = holder + 1;
+      before = holder;
+    }
+    this.#next[before] = 0;
+  }
+
   #growValues(): void {
     const length = this.#type.length * 2;
     this.#type = grown(this.#type, length);
+    this.#unsorted = grown(this.#unsorted, length);
     this.#head = grown(this.#head, length);
     this.#mask = grown(this.#mask, length);
   }

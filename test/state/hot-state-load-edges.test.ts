@@ -213,6 +213,17 @@ test('holders loaded in any order: most recent first; at the same millisecond, t
   t.deepEqual(linkedOf([...ascending].reverse()), mostRecent);
   t.deepEqual(linkedOf(shuffled(ascending, 5)), mostRecent);
 
+  // Shuffled, three holders per millisecond: the 100 most recent, ties by the later load.
+  const order = shuffled(ascending, 11);
+  const hotTies = stateOf();
+  const tieAccounts = Array.from({ length: 150 }, (_, i) => account(t, hotTies, `user-${i}`));
+  for (const i of order) holder(hotTies, tieAccounts[i]!, SignalType.Card, '411111:0000', kT0 + Math.floor(i / 3) * 1000, '411111******0000');
+  const tieNewcomer = hotTies.recordEvent(0, 0, 'newcomer', 'allow', kT0 + 200_000, card);
+  if (!tieNewcomer.ok) throw new Error(tieNewcomer.error.code);
+  const loadedAt = new Map(order.map((i, position) => [i, position]));
+  const expected = [...ascending].sort((a, b) => Math.floor(b / 3) - Math.floor(a / 3) || loadedAt.get(b)! - loadedAt.get(a)!).slice(0, 100).sort((a, b) => a - b);
+  t.deepEqual(routeOf(hotTies, tieNewcomer.account).map((link) => Number(link.external_account_id.slice(5))).sort((a, b) => a - b), expected);
+
   // 101 holders seen at the same millisecond: the first loaded counts as the least recent.
   const hot = stateOf();
   const accounts = Array.from({ length: 101 }, (_, i) => account(t, hot, `user-${i}`));
