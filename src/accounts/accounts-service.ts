@@ -17,8 +17,6 @@ import type { Environment } from '../auth/api-keys.js';
 import type { Checkpointer } from '../store/checkpointer.js';
 import type { FaultLatch } from '../shared/fault-latch.js';
 import { scrubPayload } from './erasure.js';
-import { analyzeEventPhone } from '../signals/phone.js';
-import { storedIdentifiers } from '../signals/stored-identifiers.js';
 import { recordAudit } from '../audit/audit-store.js';
 import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
 import type { ListsClock } from '../lists/lists-clock.js';
@@ -141,7 +139,7 @@ export class AccountsService {
       const held = this.#deps.hotAccounts.holdRows(scope.tenantId, scope.environment, externalId);
       let outcome: ErasureOutcome;
       try {
-        outcome = await writer.call('eraseAccount', request, secret);
+        outcome = await writer.call('eraseAccount', request);
       } catch (error) {
         if (held !== null) this.#deps.hotAccounts.releaseRows(held);
         return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The account could not be erased; nothing was changed. Retry the request.'), error) };
@@ -248,7 +246,7 @@ interface ErasedEventRow {
  * `acrossProjects` is off. Returns the summary and the velocity keys its events used, for the
  * caller to drop from memory.
  */
-export function eraseAccount(db: Db, request: ErasureRequest, secret: Uint8Array): ErasureOutcome {
+export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   const { tenantId, environment, projectId, externalId, now } = request;
   const account = db.prepare('SELECT account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND external_account_id = ?')
     .get(tenantId, environment, externalId) as { account_id: string } | undefined;
@@ -265,10 +263,9 @@ export function eraseAccount(db: Db, request: ErasureRequest, secret: Uint8Array
 
   const scored = accountId === null ? [] : (db.prepare('SELECT seq, project_id, state, payload, body_hash FROM events WHERE account_id = ?').all(accountId) as ErasedEventRow[]);
   const scrub = db.prepare('UPDATE events SET payload = ?, body_hash = ?, account_id = NULL, state = ? WHERE seq = ?');
-  const deleteSignal = db.prepare('DELETE FROM account_signals WHERE tenant_id = ? AND environment = ? AND signal_type = ? AND signal_hash = ? AND account_id = ?');
-  const key = Buffer.from(secret);
   const velocityKeys: Array<{ projectId: string; keys: VelocityKeys }> = [];
-  let signals = 0;
+  // The account's signal rows, all of them (keyed by account since migration 15).
+  const signals = accountId === null ? 0 : db.prepare('DELETE FROM account_signals WHERE account_id = ?').run(accountId).changes;
   // The account's values as lists hold them, gathered before its events lose them.
   const listValues = new ErasableValues(externalId);
   for (const event of [...scored, ...pending]) {
@@ -280,13 +277,6 @@ export function eraseAccount(db: Db, request: ErasureRequest, secret: Uint8Array
       velocityKeys.push({ projectId: event.project_id, keys: { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp } });
       // Kept so that a retry of the same request is still recognised (and a different body refused).
       bodyHash ??= canonicalBodyHash(body as unknown as Record<string, unknown>);
-      // The account's signal rows are found from its events, hashed exactly as when they were stored
-      // (no index by account: one less random write per new signal on the scoring path).
-      if (accountId !== null && event.state === 'scored') {
-        for (const identifier of storedIdentifiers(body, analyzeEventPhone(body), key)) {
-          signals += deleteSignal.run(tenantId, environment, identifier.type, identifier.hash, accountId).changes;
-        }
-      }
     } catch {
       // already scrubbed
     }

@@ -102,30 +102,22 @@ export class HotAccounts {
         const account = state.findByPublicId(publicId);
         if (account >= 0) state.addProject(account, hot.#project(projectId));
       }
-      // In the table's key order the holders of one value come together; each value's holders go
-      // in by ascending last seen, so that each goes to the head of the value's list at once.
+      // In the table's order (an account's rows together); the signal index takes them in any order.
       const signals = readDb.prepare(
-        `SELECT tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen FROM account_signals
-         ORDER BY tenant_id, environment, signal_type, signal_hash`,
+        'SELECT tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen FROM account_signals',
       ).raw().iterate() as IterableIterator<SignalRow>;
-      let value: SignalRow[] = [];
-      const flush = (): void => {
-        value.sort((x, y) => x[7] - y[7]);
-        for (const [tenantId, environment, type, hash, publicId, masked, firstSeen, lastSeen] of value) {
-          const account = state.findByPublicId(publicId);
-          if (account < 0) continue;
-          keyWords(hash, hot.#words);
-          check(state.loadHolder(hot.space(tenantId, environment), account, kTypes[type], hot.#words, 0, masked, firstSeen, lastSeen), `signal of ${publicId}`);
-          counts.signals++;
+      let publicIdOfRow = '';
+      let account = -1;
+      for (const [tenantId, environment, type, hash, publicId, masked, firstSeen, lastSeen] of signals) {
+        if (publicId !== publicIdOfRow) {
+          publicIdOfRow = publicId;
+          account = state.findByPublicId(publicId);
         }
-        value = [];
-      };
-      for (const row of signals) {
-        const first = value[0];
-        if (first !== undefined && (first[3] !== row[3] || first[2] !== row[2] || first[1] !== row[1] || first[0] !== row[0])) flush();
-        value.push(row);
+        if (account < 0) continue;
+        keyWords(hash, hot.#words);
+        check(state.loadHolder(hot.space(tenantId, environment), account, kTypes[type], hot.#words, 0, masked, firstSeen, lastSeen), `signal of ${publicId}`);
+        counts.signals++;
       }
-      flush();
       // Both directions of a link are written together with the same times: one row per pair.
       const links = readDb.prepare(
         'SELECT account_id, signal_type, other_account_id, masked, first_seen, last_seen FROM account_links WHERE account_id < other_account_id',

@@ -216,7 +216,7 @@ function statements(db: Db): Statements {
     updateAccount: db.prepare('UPDATE accounts SET last_seen_at = ?, events = ?, blocks = ?, reviews = ?, counted_order = ? WHERE account_id = ?'),
     upsertSignal: db.prepare(
       `INSERT INTO account_signals (tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (tenant_id, environment, signal_type, signal_hash, account_id) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
+       ON CONFLICT (account_id, signal_type, signal_hash) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
     ),
     upsertLink: db.prepare(
       `INSERT INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen)
@@ -316,8 +316,9 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
 }
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+// The key of account_signals: account, type, hash (migration 15).
 const bySignalKey = (a: DerivedRowBatch['signals'][number], b: DerivedRowBatch['signals'][number]): number =>
-  compareText(a[0], b[0]) || compareText(a[1], b[1]) || compareText(a[2], b[2]) || compareText(a[3], b[3]) || compareText(a[4], b[4]);
+  compareText(a[4], b[4]) || compareText(a[2], b[2]) || compareText(a[3], b[3]);
 const byLinkKey = (a: DerivedRowBatch['links'][number], b: DerivedRowBatch['links'][number]): number =>
   compareText(a[0], b[0]) || compareText(a[1], b[1]) || compareText(a[2], b[2]);
 

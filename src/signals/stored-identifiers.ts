@@ -1,6 +1,7 @@
 // The signal values of an event as the store keeps them: keyed hash and masked form per signal
-// type (docs/accounts.md). One function, used where an event is scored (the rule workers) and where
-// an account is erased (the writer), so both find exactly the same rows. Pure.
+// type (docs/accounts.md). One function, used where an event is scored and where stored events are
+// recorded again (the replay at start, the environment split), so all make exactly the same rows.
+// Pure.
 import type { EventInput } from '../validation/event-input.js';
 import { cardKey, maskCard } from './card.js';
 import { maskEmail, normalizeEmail } from './email.js';

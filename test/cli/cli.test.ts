@@ -224,6 +224,10 @@ const kUndoNewestMigration: Record<number, string> = {
   12: 'CREATE UNIQUE INDEX events_by_event_id ON events (project_id, event_id)',
   13: 'DROP TABLE derived_stamp; ALTER TABLE events DROP COLUMN scored_order; ALTER TABLE accounts DROP COLUMN counted_order',
   14: 'CREATE INDEX case_events_by_event ON case_events (event_id); ALTER TABLE events DROP COLUMN case_id',
+  15: `CREATE TABLE old_signals (tenant_id TEXT NOT NULL, environment TEXT NOT NULL, signal_type TEXT NOT NULL, signal_hash TEXT NOT NULL, account_id TEXT NOT NULL,
+       masked TEXT NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, PRIMARY KEY (tenant_id, environment, signal_type, signal_hash, account_id)) WITHOUT ROWID;
+       INSERT INTO old_signals SELECT tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen FROM account_signals;
+       DROP TABLE account_signals; ALTER TABLE old_signals RENAME TO account_signals`,
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

@@ -14,6 +14,7 @@ import { kBacktestsMigration } from './011-backtests.js';
 import { kEventLogMigration } from './012-event-log.js';
 import { kDerivedRowsMigration } from './013-derived-rows.js';
 import { kEventCaseMigration } from './014-event-case.js';
+import { kSignalsByAccountMigration } from './015-signals-by-account.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
 
@@ -42,4 +43,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 12, name: 'event log', sql: kEventLogMigration },
   { version: 13, name: 'derived rows', sql: kDerivedRowsMigration },
   { version: 14, name: 'the case of an event on its row', sql: kEventCaseMigration },
+  { version: 15, name: 'signals keyed by account', sql: kSignalsByAccountMigration },
 ];
