@@ -8,7 +8,7 @@ import { KeyRegistry } from './auth/key-registry.js';
 import { DerivedFlusher, kBacklogPartRows } from './accounts/derived-flush.js';
 import { KeyedHashCache } from './signals/keyed-hash-cache.js';
 import { HotAccounts, StateLoadError } from './accounts/hot-accounts.js';
-import { createReadScoreHandler, createSubmitEventHandler } from './http/handlers/events.js';
+import { createReadScoreHandler, createSubmitEventAdmission, createSubmitEventHandler } from './http/handlers/events.js';
 import { createEraseHandler, createLinksHandler } from './http/handlers/accounts.js';
 import { AccountsService } from './accounts/accounts-service.js';
 import { CasesService } from './cases/cases-service.js';
@@ -251,6 +251,7 @@ export async function startService(config: Config, log: Logger, options: Service
     health: createHealthHandler({ startedAt: now(), version: kVersion, isDraining: () => draining }, now),
     metrics: createMetricsHandler(metrics),
     submitEvent: createSubmitEventHandler(events),
+    admitEvent: createSubmitEventAdmission(events),
     readScore: createReadScoreHandler(events),
     accountLinks: createLinksHandler(accounts),
     eraseAccount: createEraseHandler(accounts),

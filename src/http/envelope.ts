@@ -12,10 +12,18 @@ export function serializedSuccessBody(json: string): string {
   return `{"status":1,"data":${json},"errors":[]}`;
 }
 
+/** Bodies of frozen errors: errors made once and answered often (a refusal at capacity, under overload). */
+const kFrozenErrorBodies = new WeakMap<ApiError, string>();
+
 export function failureBody(errors: readonly ApiError[]): string {
-  return `{"status":0,"data":null,"errors":${JSON.stringify(
+  const only = errors.length === 1 ? errors[0]! : null;
+  const kept = only !== null && Object.isFrozen(only) ? kFrozenErrorBodies.get(only) : undefined;
+  if (kept !== undefined) return kept;
+  const body = `{"status":0,"data":null,"errors":${JSON.stringify(
     errors.map((error) => ({ code: error.code, message: error.message, parameter: error.parameter })),
   )}}`;
+  if (only !== null && Object.isFrozen(only)) kFrozenErrorBodies.set(only, body);
+  return body;
 }
 
 const kReasonPhrases: Record<number, string> = {

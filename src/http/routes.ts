@@ -8,7 +8,7 @@ import type { AnalysisHandlers } from './handlers/analysis.js';
 import type { RulesHandlers } from './handlers/rules.js';
 import type { WebhookHandlers } from './handlers/webhooks.js';
 import type { HttpMethod } from './router.js';
-import type { Handler, RateLimitClass, RouteDefinition } from './types.js';
+import type { Admission, Handler, RateLimitClass, RouteDefinition } from './types.js';
 
 /** Default body cap (interface, Limits). */
 export const kDefaultBodyLimit = 1024 * 1024;
@@ -24,6 +24,7 @@ export interface RouteHandlers extends RulesHandlers, AnalysisHandlers, WebhookH
   readonly health: Handler;
   readonly metrics: Handler;
   readonly submitEvent: Handler;
+  readonly admitEvent: Admission;
   readonly readScore: Handler;
   readonly accountLinks: Handler;
   readonly eraseAccount: Handler;
@@ -42,6 +43,7 @@ interface Extras {
   readonly liveOnly?: boolean;
   readonly cors?: boolean;
   readonly alsoScope?: Scope;
+  readonly admit?: Admission;
 }
 
 function row(
@@ -50,7 +52,7 @@ function row(
 ): RouteDefinition {
   return {
     method, pattern, auth, scope, body, bodyLimit, rateLimit, handler,
-    liveOnly: extras.liveOnly ?? false, cors: extras.cors ?? false, alsoScope: extras.alsoScope ?? null,
+    liveOnly: extras.liveOnly ?? false, cors: extras.cors ?? false, alsoScope: extras.alsoScope ?? null, admit: extras.admit ?? null,
   };
 }
 
@@ -61,7 +63,7 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     //  method     pattern                   auth    scope             body    cap                    rate     handler
     row('GET',    '/healthz',                'none', null,             'none', kMiB,                  'none',  h.health),
     row('GET',    '/metrics',                'none', null,             'none', kMiB,                  'none',  h.metrics),
-    row('POST',   '/v1/events',              'key',  'events:write',   'json', kMiB,                  'route', h.submitEvent),
+    row('POST',   '/v1/events',              'key',  'events:write',   'json', kMiB,                  'route', h.submitEvent, { admit: h.admitEvent }),
     row('GET',    '/v1/scores/:event_id',    'key',  'scores:read',    'none', kMiB,                  'route', h.readScore),
     row('GET',    '/v1/accounts/:id/links',  'key',  'accounts:read',  'none', kMiB,                  'route', h.accountLinks),
     row('DELETE', '/v1/accounts/:id',        'key',  'accounts:erase', 'none', kMiB,                  'route', h.eraseAccount, { liveOnly: true }),

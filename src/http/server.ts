@@ -423,6 +423,11 @@ export class HttpServer {
       if (!isLast) return;
       done = true;
       const bytes = exact !== null ? exact.subarray(0, received) : Buffer.concat(chunks, received);
+      const refusal = route.admit === null ? null : route.admit(bytes);
+      if (refusal !== null) {
+        this.#reply(exchange, refusal);
+        return;
+      }
       if (bytes.length === 0 && route.body === 'optional-json') {
         start({}, '');
         return;

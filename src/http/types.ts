@@ -44,6 +44,12 @@ export type Reply =
 
 export type Handler = (context: RequestContext) => Reply | Promise<Reply>;
 
+/**
+ * Runs on a route's raw body once it has arrived, before it is decoded and parsed: a Reply is the
+ * answer (a refusal at the door, cheaper than parsing what would be refused anyway); null goes on.
+ */
+export type Admission = (body: Buffer) => Reply | null;
+
 export type RateLimitClass =
   /** Per key and per method and route pattern. */
   | 'route'
@@ -67,6 +73,7 @@ export interface RouteDefinition {
   readonly rateLimit: RateLimitClass;
   /** Cross-origin callable from web pages: answers preflight, adds Access-Control-* headers. */
   readonly cors: boolean;
+  readonly admit: Admission | null;
   readonly handler: Handler;
 }
 

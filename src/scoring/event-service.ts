@@ -68,6 +68,18 @@ export interface EventServiceDeps {
 /** Seconds a refused client waits before retrying (Retry-After on 503s of POST /v1/events). */
 export const kRetryAfterSeconds = 1;
 
+// Made once: under overload most requests get one of these (frozen, so the front end keeps their body too).
+const kSyncAtCapacity: EventReply = Object.freeze({
+  kind: 'error',
+  error: Object.freeze(apiError('COMPILED_RULES_UNAVAILABLE', 'The server is at capacity. Nothing was scored or stored; retry with backoff.')),
+  retryAfterSeconds: kRetryAfterSeconds,
+});
+const kAsyncAtCapacity: EventReply = Object.freeze({
+  kind: 'error',
+  error: Object.freeze(apiError('ASYNC_UNAVAILABLE', 'The server is at capacity. Nothing was stored; retry with backoff.')),
+  retryAfterSeconds: kRetryAfterSeconds,
+});
+
 export class EventService {
   readonly #deps: EventServiceDeps;
   readonly #inFlight = new Map<string, Promise<unknown>>();
@@ -84,13 +96,19 @@ export class EventService {
     return this.#admitted;
   }
 
+  /** True when a new event would be refused (MAX_EVENTS_IN_FLIGHT events are in flight). */
+  get atCapacity(): boolean {
+    return this.#admitted >= this.#deps.maxInFlight;
+  }
+
+  /** The refusal of an event at capacity (counted): 503, for an async event ASYNC_UNAVAILABLE. */
+  refuseAtCapacity(async: boolean): EventReply {
+    this.refused++;
+    return async ? kAsyncAtCapacity : kSyncAtCapacity;
+  }
+
   async submit(submission: Submission): Promise<EventReply> {
-    if (this.#admitted >= this.#deps.maxInFlight) {
-      this.refused++;
-      return submission.event.async === true
-        ? unavailable(apiError('ASYNC_UNAVAILABLE', 'The server is at capacity. Nothing was stored; retry with backoff.'))
-        : unavailable(apiError('COMPILED_RULES_UNAVAILABLE', 'The server is at capacity. Nothing was scored or stored; retry with backoff.'));
-    }
+    if (this.atCapacity) return this.refuseAtCapacity(submission.event.async === true);
     this.#admitted++;
     try {
       return await this.#submit(submission);

@@ -21,6 +21,8 @@ export const enum KeyDomain {
   VelocityFp = 24,
   /** A signal value's stored keyed hash, cached (signals/keyed-hash-cache.ts). */
   StoredHash = 30,
+  /** A presented API key's SHA-256, cached (auth/key-registry.ts). */
+  ApiKeyHash = 31,
 }
 
 const kHeaderBytes = 5;

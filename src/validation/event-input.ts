@@ -98,6 +98,18 @@ export type EventInput = {
 
 export type EventValidation = { ok: true; event: EventInput } | { ok: false; error: ApiError };
 
+const kAsyncKeyBytes = Buffer.from('"async"');
+const kUnicodeEscapeBytes = Buffer.from('\\u');
+
+/**
+ * False only when the raw JSON text `body` cannot hold an `async` member: its name appears neither
+ * as is nor written with a \u escape (no other escape makes a letter). True for anything else,
+ * including `"async": false` and an `async` inside a nested object; the parsed body decides those.
+ */
+export function mayAskForAsync(body: Buffer): boolean {
+  return body.includes(kAsyncKeyBytes) || body.includes(kUnicodeEscapeBytes);
+}
+
 /** Checks an event body; the first problem becomes a 400 VALIDATION_ERROR naming the field. */
 export function validateEventInput(body: JsonObject): EventValidation {
   if (!kValidate(body)) return { ok: false, error: validationErrorOf(kValidate.errors!, kAlternativesMessages) };

@@ -48,6 +48,52 @@ test('past MAX_EVENTS_IN_FLIGHT, sync and async events get 503 with Retry-After 
   }
 });
 
+test('at capacity a sync event is refused before its body is parsed or checked; one that may ask for async is read first', async (t) => {
+  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points', MAX_EVENTS_IN_FLIGHT: '1' } });
+  try {
+    await heldAt(server, 'async-scorer');
+    release(server, 'async-scorer');
+    const key = server.bootstrap.keys.live_secret.key;
+    const tag = randomUUID().slice(0, 8);
+    const held = api(server, 'POST', '/v1/events', { key, body: minimalEvent({ extras: { fault_hold: `busy-${tag}` } }) });
+    await heldAt(server, `busy-${tag}`);
+
+    const refusal = async (body: string, code: string, message: string): Promise<void> => {
+      const answer = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+      t.is(answer.status, 503, `${message}: ${answer.text}`);
+      t.is(answer.body.errors[0]?.code, code, message);
+      t.is(answer.headers.get('retry-after'), '1', message);
+    };
+    const notJson = '{"event_id": "broken';
+    const badType = JSON.stringify(minimalEvent({ event_type: 'teleport' }));
+    await refusal(notJson, 'COMPILED_RULES_UNAVAILABLE', 'a body that is not JSON, at capacity');
+    await refusal(badType, 'COMPILED_RULES_UNAVAILABLE', 'an invalid event, at capacity');
+    // The member's name written with an escape is still async: read, then refused as async.
+    const escapedAsync = minimalEvent();
+    await refusal(`{"\\u0061sync": true, ${JSON.stringify(escapedAsync).slice(1)}`, 'ASYNC_UNAVAILABLE', 'async named with an escape');
+    // "async" only inside extras: read, found sync, refused as sync.
+    const nestedAsync = minimalEvent({ extras: { async: true } });
+    await refusal(JSON.stringify(nestedAsync), 'COMPILED_RULES_UNAVAILABLE', 'async only inside extras');
+    t.is(await metric(server, 'fraud_scorer_events_refused_total'), 4);
+
+    release(server, `busy-${tag}`);
+    t.is((await held).status, 200);
+    for (const event of [escapedAsync, nestedAsync]) {
+      t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).status, 404, 'nothing was stored');
+    }
+    // Below the bound, the same bodies get what they always got.
+    const broken = await api(server, 'POST', '/v1/events', { key, rawBody: notJson });
+    t.is(broken.status, 400);
+    t.is(broken.body.errors[0]?.code, 'VALIDATION_ERROR');
+    t.is(broken.body.errors[0]?.parameter, 'body');
+    const invalid = await api(server, 'POST', '/v1/events', { key, rawBody: badType });
+    t.is(invalid.status, 400);
+    t.is(invalid.body.errors[0]?.parameter, 'event_type');
+  } finally {
+    await server.stop();
+  }
+});
+
 test('an event whose client has gone before its scoring starts is not scored or stored', async (t) => {
   const server = await startServer({ env: { FAULT_INJECTION: 'hold_points' } });
   try {

@@ -1,9 +1,9 @@
 // POST /v1/events and GET /v1/scores/{event_id}: input checks here, everything else in
 // scoring/event-service.ts.
-import type { EventService } from '../../scoring/event-service.js';
+import type { EventReply, EventService } from '../../scoring/event-service.js';
 import { apiError } from '../../shared/errors.js';
-import { validateEventInput } from '../../validation/event-input.js';
-import { data, failure, serialized, type Handler } from '../types.js';
+import { mayAskForAsync, validateEventInput } from '../../validation/event-input.js';
+import { data, failure, serialized, type Admission, type Handler, type Reply } from '../types.js';
 
 export function createSubmitEventHandler(events: EventService): Handler {
   return async (context) => {
@@ -20,15 +20,29 @@ export function createSubmitEventHandler(events: EventService): Handler {
       clientGone: context.clientGone,
       requestId: context.requestId,
     });
-    switch (reply.kind) {
-      case 'result':
-        return serialized(reply.json);
-      case 'receipt':
-        return data(reply.receipt, 202);
-      case 'error':
-        return reply.retryAfterSeconds === undefined ? failure(reply.error) : failure(reply.error, [['Retry-After', String(reply.retryAfterSeconds)]]);
-    }
+    return replyOf(reply);
   };
+}
+
+/**
+ * At capacity, a sync event is refused before its body is parsed or checked (docs/events.md,
+ * "Overload"): under overload most requests are refused, and parsing and validating each first
+ * cost more than the refusal. A body that may ask for async scoring goes the whole way: its
+ * refusal (ASYNC_UNAVAILABLE) needs the parsed body to tell.
+ */
+export function createSubmitEventAdmission(events: EventService): Admission {
+  return (body) => (events.atCapacity && !mayAskForAsync(body) ? replyOf(events.refuseAtCapacity(false)) : null);
+}
+
+function replyOf(reply: EventReply): Reply {
+  switch (reply.kind) {
+    case 'result':
+      return serialized(reply.json);
+    case 'receipt':
+      return data(reply.receipt, 202);
+    case 'error':
+      return reply.retryAfterSeconds === undefined ? failure(reply.error) : failure(reply.error, [['Retry-After', String(reply.retryAfterSeconds)]]);
+  }
 }
 
 export function createReadScoreHandler(events: EventService): Handler {
