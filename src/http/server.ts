@@ -3,7 +3,8 @@
 //
 //   framing (400, connection closed) → route match (404 / 405) → authentication (401, 429 failed
 //   lookups) → scope (403) → live-only (403) → rate limit (429, 503) → Content-Type (400) →
-//   body (413, 400) → handler → envelope
+//   body (413) → the route's admission, on the raw body (503 at capacity) → body (400) → handler
+//   → envelope
 //
 // HEAD is served wherever GET is: the GET handler runs and only the head of its answer is sent.
 // Every 5xx is logged with its request id, route and cause; with ACCESS_LOG on, every request is
