@@ -9,13 +9,17 @@ import { minimalEvent } from '../_helpers/events.js';
 import { openSocket, requestHead } from '../_helpers/raw-http.js';
 import { heldAt, metric, release } from '../_helpers/faults.js';
 
+/** A server with hold points on (and its background scorer let go), its live key, and a tag for this test's hold names. */
+async function holdingServer(env: Record<string, string> = {}): Promise<{ server: Awaited<ReturnType<typeof startServer>>; key: string; tag: string }> {
+  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points', ...env } });
+  await heldAt(server, 'async-scorer');
+  release(server, 'async-scorer');
+  return { server, key: server.bootstrap.keys.live_secret.key, tag: randomUUID().slice(0, 8) };
+}
+
 test('past MAX_EVENTS_IN_FLIGHT, sync and async events get 503 with Retry-After at once, and nothing is stored', async (t) => {
-  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points', MAX_EVENTS_IN_FLIGHT: '2' } });
+  const { server, key, tag } = await holdingServer({ MAX_EVENTS_IN_FLIGHT: '2' });
   try {
-    await heldAt(server, 'async-scorer');
-    release(server, 'async-scorer');
-    const key = server.bootstrap.keys.live_secret.key;
-    const tag = randomUUID().slice(0, 8);
     const held = [0, 1].map((i) => api(server, 'POST', '/v1/events', { key, body: minimalEvent({ extras: { fault_hold: `busy-${tag}-${i}` } }) }));
     await heldAt(server, `busy-${tag}-0`);
     await heldAt(server, `busy-${tag}-1`);
@@ -49,12 +53,8 @@ test('past MAX_EVENTS_IN_FLIGHT, sync and async events get 503 with Retry-After 
 });
 
 test('at capacity a sync event is refused before its body is parsed or checked; one that may ask for async is read first', async (t) => {
-  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points', MAX_EVENTS_IN_FLIGHT: '1' } });
+  const { server, key, tag } = await holdingServer({ MAX_EVENTS_IN_FLIGHT: '1' });
   try {
-    await heldAt(server, 'async-scorer');
-    release(server, 'async-scorer');
-    const key = server.bootstrap.keys.live_secret.key;
-    const tag = randomUUID().slice(0, 8);
     const held = api(server, 'POST', '/v1/events', { key, body: minimalEvent({ extras: { fault_hold: `busy-${tag}` } }) });
     await heldAt(server, `busy-${tag}`);
 
@@ -95,12 +95,8 @@ test('at capacity a sync event is refused before its body is parsed or checked; 
 });
 
 test('an event whose client has gone before its scoring starts is not scored or stored', async (t) => {
-  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points' } });
+  const { server, key, tag } = await holdingServer();
   try {
-    await heldAt(server, 'async-scorer');
-    release(server, 'async-scorer');
-    const key = server.bootstrap.keys.live_secret.key;
-    const tag = randomUUID().slice(0, 8);
     const event = minimalEvent({ extras: { fault_hold_before: `gone-${tag}` } });
     const body = JSON.stringify(event);
     const socket = await openSocket(server.port);
