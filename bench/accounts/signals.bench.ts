@@ -18,7 +18,7 @@ import type { StoredIdentifier } from '../../src/signals/stored-identifiers.js';
 import type { DerivedFlusher } from '../../src/accounts/derived-flush.js';
 import { keyedHash, type SignalType } from '../../src/signals/keyed-hash.js';
 import { KeyedHashCache } from '../../src/signals/keyed-hash-cache.js';
-import { VelocityWindows } from '../../src/signals/velocity.js';
+import { VelocityHashes, VelocityWindows } from '../../src/signals/velocity.js';
 import { KeyHasher } from '../../src/state/keys.js';
 import { createLogger } from '../../src/shared/log.js';
 import { openDatabase } from '../../src/store/database.js';
@@ -129,6 +129,13 @@ export async function runSignalsBenchmark(): Promise<void> {
       const keys = { cardToken: `tok_${n % 30_000}`, ip: `10.0.${n & 255}.1`, accountId: `acc_${n}`, email: `user${n}@example.com`, fp: `fp_${n >> 2}` };
       velocity.read(projectId, keys, now);
       velocity.record(projectId, keys, 1000, now);
+    })
+    .add('velocity read + record (5 keys), the read\'s hashes reused (VelocityHashes, as the scorer does)', () => {
+      const n = (cursor = (cursor + 7919) % kAccounts);
+      const keys = { cardToken: `tok_${n % 30_000}`, ip: `10.0.${n & 255}.1`, accountId: `acc_${n}`, email: `user${n}@example.com`, fp: `fp_${n >> 2}` };
+      const hashes = new VelocityHashes();
+      velocity.read(projectId, keys, now, hashes);
+      velocity.record(projectId, keys, 1000, now, hashes);
     })
     .add('stored keyed hash of an email: HMAC', () => {
       keyedHash(secret, 'email', `user${(cursor = (cursor + 7919) % kAccounts)}@example.com`);

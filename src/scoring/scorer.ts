@@ -12,7 +12,7 @@ import type { EvaluateItem } from '../pool/protocol.js';
 import type { RulesPool } from '../pool/rules-pool.js';
 import { apiError, causedBy, type ApiError } from '../shared/errors.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
-import type { VelocityKeys, VelocityWindows } from '../signals/velocity.js';
+import { VelocityHashes, type VelocityKeys, type VelocityWindows } from '../signals/velocity.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { ScoredEventRecord } from './event-store.js';
@@ -105,6 +105,8 @@ export class Scorer {
     const slot = account?.slot ?? -1;
     const ids = velocityIdentifiers(job.event);
     const velocityKeys: VelocityKeys = { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp };
+    // The keys as the read hashes them, for the record after the commit (not hashed twice).
+    const velocityHashes = ruleset.reads.velocity ? new VelocityHashes() : null;
     const now = this.#deps.now();
 
     // The signal values are hashed when they are stored (an account's) or looked up (links).
@@ -123,7 +125,7 @@ export class Scorer {
       policy: ruleset.policy,
       payload: job.payload,
       phone,
-      velocity: ruleset.reads.velocity ? velocity.read(job.projectId, velocityKeys, job.receivedAt) : null,
+      velocity: velocityHashes !== null ? velocity.read(job.projectId, velocityKeys, job.receivedAt, velocityHashes) : null,
       links: ruleset.reads.links ? accounts.links(space, slot, eventSignals!, now) : null,
       account: ruleset.reads.account ? accounts.accountSignals(slot, now) : null,
       now,
@@ -165,8 +167,8 @@ export class Scorer {
       // Stored, so answered; only the state in memory lacks it (until a restart loads it).
       if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });
     }
-    const recordedKeys = persisted.accountId === accountId ? velocityKeys : { ...velocityKeys, accountId: persisted.accountId };
-    velocity.record(job.projectId, recordedKeys, ids.amountCents, job.receivedAt);
+    if (persisted.accountId === accountId) velocity.record(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
+    else velocity.record(job.projectId, { ...velocityKeys, accountId: persisted.accountId }, ids.amountCents, job.receivedAt);
     if (pending) this.#deps.onAsyncScored?.();
     return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs), seq: persisted.seq };
   }

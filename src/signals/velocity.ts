@@ -163,6 +163,22 @@ function grown<T extends Uint32Array | Int32Array | Float64Array>(array: T): T {
   return next;
 }
 
+/** A kind's place in VelocityHashes. */
+const kKindIndex: Readonly<Record<Kind, number>> = { card: 0, ip: 1, account: 2, email: 3, fp: 4 };
+
+/**
+ * The keys of one event as read() hashed them, for record() to use again: the hashing is most of a
+ * lookup, and an event is read before it is scored and recorded after its commit. Hand it to
+ * record() only with the same keys that read() was given.
+ */
+export class VelocityHashes {
+  /** The project number the words were made under (0: none yet). */
+  project = 0;
+  /** A bit per kind (kKindIndex) whose 4 words are set. */
+  present = 0;
+  readonly words = new Uint32Array(20);
+}
+
 /** The keyed-hash domain of each kind of key (src/state/keys.ts): a card and an email never share one. */
 const kDomain: Readonly<Record<Kind, KeyDomain>> = {
   card: KeyDomain.VelocityCard, ip: KeyDomain.VelocityIp, account: KeyDomain.VelocityAccount, email: KeyDomain.VelocityEmail, fp: KeyDomain.VelocityFp,
@@ -190,42 +206,68 @@ export class VelocityWindows {
     return this.#index.size;
   }
 
-  /** The velocity of the event's keys as of `at`: earlier recorded events only. */
-  read(projectId: string, keys: VelocityKeys, at: number): VelocitySignals {
+  /** The velocity of the event's keys as of `at`: earlier recorded events only; `hashes` keeps the keys' hashes for record(). */
+  read(projectId: string, keys: VelocityKeys, at: number, hashes: VelocityHashes | null = null): VelocitySignals {
     const signals: VelocitySignals = {};
     const project = this.#projects.get(projectId) ?? 0;
-    this.#read(signals, project, 'card', keys.cardToken, at);
-    this.#read(signals, project, 'ip', keys.ip, at);
-    this.#read(signals, project, 'account', keys.accountId, at);
-    this.#read(signals, project, 'email', keys.email, at);
-    this.#read(signals, project, 'fp', keys.fp, at);
+    this.#read(signals, project, 'card', keys.cardToken, at, hashes);
+    this.#read(signals, project, 'ip', keys.ip, at, hashes);
+    this.#read(signals, project, 'account', keys.accountId, at, hashes);
+    this.#read(signals, project, 'email', keys.email, at, hashes);
+    this.#read(signals, project, 'fp', keys.fp, at, hashes);
     return signals;
   }
 
-  /** Counts a stored event (after its commit, or when rebuilding from the store). */
-  record(projectId: string, keys: VelocityKeys, amountCents: number, at: number): void {
+  /** Counts a stored event (after its commit, or when rebuilding from the store). `hashes`: what read() hashed of the same keys. */
+  record(projectId: string, keys: VelocityKeys, amountCents: number, at: number, hashes: VelocityHashes | null = null): void {
     let project = this.#projects.get(projectId);
     if (project === undefined) {
       project = this.#projects.size + 1;
       this.#projects.set(projectId, project);
     }
-    this.#record(project, 'card', keys.cardToken, amountCents, at);
-    this.#record(project, 'ip', keys.ip, amountCents, at);
-    this.#record(project, 'account', keys.accountId, amountCents, at);
-    this.#record(project, 'email', keys.email, amountCents, at);
-    this.#record(project, 'fp', keys.fp, amountCents, at);
+    this.#record(project, 'card', keys.cardToken, amountCents, at, hashes);
+    this.#record(project, 'ip', keys.ip, amountCents, at, hashes);
+    this.#record(project, 'account', keys.accountId, amountCents, at, hashes);
+    this.#record(project, 'email', keys.email, amountCents, at, hashes);
+    this.#record(project, 'fp', keys.fp, amountCents, at, hashes);
   }
 
-  /** The key's slot, or -1; project 0 is a project with nothing recorded. */
-  #find(project: number, kind: Kind, value: string): number {
+  /**
+   * The key's slot, or -1; project 0 is a project with nothing recorded. The key's words go to
+   * #probe: from `hashes` when they hold them for this project, else hashed (and kept there).
+   */
+  #find(project: number, kind: Kind, value: string, hashes: VelocityHashes | null = null): number {
     if (project === 0) return -1;
-    this.#hasher.key128(kDomain[kind], project, value, this.#probe, 0);
-    return this.#index.find(this.#probe, 0);
+    const probe = this.#probe;
+    const bit = 1 << kKindIndex[kind];
+    const at = kKindIndex[kind] * kKeyWords;
+    if (hashes !== null && hashes.project === project && (hashes.present & bit) !== 0) {
+      const words = hashes.words;
+      probe[0] = words[at]!;
+      probe[1] = words[at + 1]!;
+      probe[2] = words[at + 2]!;
+      probe[3] = words[at + 3]!;
+    } else {
+      this.#hasher.key128(kDomain[kind], project, value, probe, 0);
+      if (hashes !== null) {
+        if (hashes.project !== project) {
+          hashes.project = project;
+          hashes.present = 0;
+        }
+        const words = hashes.words;
+        words[at] = probe[0]!;
+        words[at + 1] = probe[1]!;
+        words[at + 2] = probe[2]!;
+        words[at + 3] = probe[3]!;
+        hashes.present |= bit;
+      }
+    }
+    return this.#index.find(probe, 0);
   }
 
-  #read(signals: VelocitySignals, project: number, kind: Kind, value: string | null, at: number): void {
+  #read(signals: VelocitySignals, project: number, kind: Kind, value: string | null, at: number, hashes: VelocityHashes | null): void {
     if (value === null) return;
-    const slot = this.#find(project, kind, value);
+    const slot = this.#find(project, kind, value, hashes);
     let hour = 0;
     let day = 0;
     let amount = 0;
@@ -259,9 +301,9 @@ export class VelocityWindows {
     }
   }
 
-  #record(project: number, kind: Kind, value: string | null, amount: number, at: number): void {
+  #record(project: number, kind: Kind, value: string | null, amount: number, at: number, hashes: VelocityHashes | null): void {
     if (value === null) return;
-    let slot = this.#find(project, kind, value);
+    let slot = this.#find(project, kind, value, hashes);
     if (slot < 0) {
       slot = this.#arena.allocate(kind === 'card' || kind === 'account');
       this.#index.reserve(slot + 1);

@@ -2,7 +2,7 @@
 // sweeping and slot reuse, growth.
 import test from 'ava';
 import { randomBytes } from 'node:crypto';
-import { VelocityWindows, type VelocityKeys } from '../../src/signals/velocity.js';
+import { VelocityHashes, VelocityWindows, type VelocityKeys } from '../../src/signals/velocity.js';
 import { KeyHasher } from '../../src/state/keys.js';
 
 const kMinute = 60_000;
@@ -69,4 +69,28 @@ test('forget drops the keys of an erased account', (t) => {
   windows.forget('p', keys('tok', { email: 'e' }));
   t.is(windows.size, 0);
   t.deepEqual(windows.read('p', keys('tok'), start), { card_1h: 0, card_24h: 0, card_amount_24h: 0 });
+});
+
+test('a record given the hashes its read made counts exactly as one that hashes again, across projects and sweeps', (t) => {
+  const secret = randomBytes(32);
+  const reused = new VelocityWindows(new KeyHasher(secret));
+  const fresh = new VelocityWindows(new KeyHasher(secret));
+  let seed = 7;
+  const next = (n: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed % n;
+  };
+  const value = (kind: string, n: number): string | null => (next(4) === 0 ? null : `${kind}-${next(n)}`);
+  for (let i = 0; i < 3_000; i++) {
+    const at = start + i * 60_000;
+    const project = `p${next(3)}`;
+    const eventKeys: VelocityKeys = { cardToken: value('card', 30), ip: value('ip', 2_000), accountId: value('acc', 20), email: value('mail', 20), fp: value('fp', 40) };
+    const hashes = new VelocityHashes();
+    const read = reused.read(project, eventKeys, at, hashes);
+    t.deepEqual(read, fresh.read(project, eventKeys, at), `event ${i}`);
+    reused.record(project, eventKeys, i, at, hashes);
+    fresh.record(project, eventKeys, i, at);
+    if (i % 500 === 499) t.is(reused.sweep(at), fresh.sweep(at), 'the same keys idle for a day');
+  }
+  t.is(reused.size, fresh.size);
 });
