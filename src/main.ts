@@ -25,12 +25,10 @@ import { RuleStatsService } from './analysis/stats-service.js';
 import { createWebhookHandlers } from './http/handlers/webhooks.js';
 import { AsyncScorer } from './scoring/async-scorer.js';
 import { EventService } from './scoring/event-service.js';
-import { EventIds } from './scoring/event-ids.js';
 import { EventReader } from './scoring/event-store.js';
 import { KeyHasher } from './state/keys.js';
 import { Scorer } from './scoring/scorer.js';
-import { rebuildVelocity } from './scoring/velocity-rebuild.js';
-import { VelocityWindows } from './signals/velocity.js';
+import { startLoads, type StartLoads } from './scoring/start-loads.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
 import { DeliveriesService } from './webhooks/deliveries.js';
 import { installSecret } from './store/install-secret.js';
@@ -137,10 +135,9 @@ export async function startService(config: Config, log: Logger, options: Service
   );
   // Keys of the in-memory state (velocity windows, event ids): keyed hashes under the install secret.
   const hasher = new KeyHasher(secret);
-  const velocity = new VelocityWindows(hasher);
-  const rebuilt = rebuildVelocity(readDb, velocity, now());
-  const velocitySweep = setInterval(() => velocity.sweep(now()), kVelocitySweepIntervalMs);
-  velocitySweep.unref();
+  // The velocity windows and the event ids load from the event log on a thread of their own while
+  // this one loads the accounts (scoring/start-loads.ts).
+  const fromLog = startLoads(config.dataDir, secret, hasher, now());
   const deliverer = new WebhookDeliverer(readDb, writer, {
     retryBaseMs: config.webhookRetryBaseMs,
     retryMaxDelayMs: config.webhookRetryMaxDelayMs,
@@ -149,12 +146,18 @@ export async function startService(config: Config, log: Logger, options: Service
   }, log, now);
   // Accounts, signal values and links in memory, from the tables (accounts/hot-accounts.ts).
   let loaded;
+  let logLoads: StartLoads;
   try {
     loaded = HotAccounts.load(readDb, hasher, secret);
+    logLoads = await fromLog.result;
   } catch (error) {
+    fromLog.cancel();
     if (error instanceof StateLoadError) throw new StartupError(error.message);
     throw error;
   }
+  const velocity = logLoads.velocity;
+  const velocitySweep = setInterval(() => velocity.sweep(now()), kVelocitySweepIntervalMs);
+  velocitySweep.unref();
   const hotAccounts = loaded.accounts;
   // The rows that follow from scored events, written in bulk; those the replay made go first.
   const derived = new DerivedFlusher(hotAccounts, writer, log, config.derivedFlushMs);
@@ -172,7 +175,7 @@ export async function startService(config: Config, log: Logger, options: Service
   await backtests.recover();
   const ruleStats = new RuleStatsService(config.dataDir, readDb, now);
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
-  const eventReader = new EventReader(readDb, EventIds.load(readDb, hasher));
+  const eventReader = new EventReader(readDb, logLoads.eventIds);
   const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
   const labels = new LabelsService({ readDb, writer, reader: eventReader, now, onAccountChanged: (accountId) => hotAccounts.refresh(accountId) });
   const pending = asyncScorer.loadPending(readDb);
@@ -218,7 +221,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const auditPurge = setInterval(() => void purgeAuditTrail(), kAuditPurgeIntervalMs);
   auditPurge.unref();
   void purgeAuditTrail();
-  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, events_replayed: loaded.counts.replayed, accounts_load_ms: Math.round(loaded.counts.ms), velocity_events_rebuilt: rebuilt, pending_async_events: pending, pid: process.pid });
+  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, events_replayed: loaded.counts.replayed, accounts_load_ms: Math.round(loaded.counts.ms), velocity_events_rebuilt: logLoads.velocityEventsRebuilt, velocity_rebuild_ms: Math.round(logLoads.velocityMs), event_ids: logLoads.eventIds.size, event_ids_load_ms: Math.round(logLoads.eventIdsMs), pending_async_events: pending, pid: process.pid });
   if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
 
   const metrics = new Metrics();

@@ -4,19 +4,36 @@
 // stores. Held in src/state's compact event index: 8 bytes of keyed hash, 8 of seq and a few of
 // table per id, not a JS string.
 import type { Db } from '../store/database.js';
-import { EventIndex } from '../state/event-index.js';
+import { EventIndex, type EventIndexParts } from '../state/event-index.js';
 import type { KeyHasher } from '../state/keys.js';
 
 const kLoadChunkRows = 65_536;
 const kSeparator = '\u001f';
 
+/** EventIds as plain data, to move them from the thread that loaded them (start-loads.ts). */
+export interface EventIdsParts {
+  readonly index: EventIndexParts;
+  readonly projects: ReadonlyArray<readonly [string, number]>;
+}
+
 export class EventIds {
   readonly #index: EventIndex;
   /** Project ids as small numbers (the index's key scope). */
-  readonly #projects = new Map<string, number>();
+  readonly #projects: Map<string, number>;
 
-  constructor(hasher: KeyHasher, expected = 0) {
-    this.#index = new EventIndex(hasher, expected);
+  constructor(hasher: KeyHasher, expected = 0, index: EventIndex | null = null, projects: Map<string, number> = new Map()) {
+    this.#index = index ?? new EventIndex(hasher, expected);
+    this.#projects = projects;
+  }
+
+  /** Its state as plain data; these ids are not used after. */
+  parts(): EventIdsParts {
+    return { index: this.#index.parts(), projects: [...this.#projects] };
+  }
+
+  /** The ids whose parts() these are; `hasher` under the same install secret. */
+  static fromParts(hasher: KeyHasher, parts: EventIdsParts): EventIds {
+    return new EventIds(hasher, 0, EventIndex.fromParts(hasher, parts.index), new Map(parts.projects));
   }
 
   /**
@@ -26,8 +43,10 @@ export class EventIds {
    * contain the separator.
    */
   static load(db: Db, hasher: KeyHasher, chunkRows = kLoadChunkRows): EventIds {
-    const count = (db.prepare('SELECT count(*) AS n FROM events').get() as { n: number }).n;
-    const ids = new EventIds(hasher, count);
+    // Room for the seq range, not count(*): the table has no full index to count, so count(*)
+    // would read every page of the log once more. Erased events leave gaps: a little spare room.
+    const range = db.prepare('SELECT max(seq) - min(seq) + 1 AS n FROM events').get() as { n: number | null };
+    const ids = new EventIds(hasher, range.n ?? 0);
     const chunk = db.prepare<[number], { last: number | null; text: string | null }>(
       `SELECT max(seq) AS last, group_concat(seq || char(31) || project_id || char(31) || event_id, char(31)) AS text
        FROM (SELECT seq, project_id, event_id FROM events WHERE seq > ? ORDER BY seq LIMIT ${chunkRows})`,
@@ -52,6 +71,11 @@ export class EventIds {
     const found: number[] = [];
     for (let seq = this.#index.find(project, eventId); seq >= 0; seq = this.#index.findNext()) found.push(seq);
     return found;
+  }
+
+  /** Ids held. */
+  get size(): number {
+    return this.#index.size;
   }
 
   /** An event the writer has committed at row `seq`. */

@@ -14,7 +14,7 @@
 // the source of truth: after a restart the windows are rebuilt from the last 24 hours of stored
 // events (see scoring/velocity-rebuild.ts). Pure: time is always passed in.
 import { KeyDomain, type KeyHasher } from '../state/keys.js';
-import { SlotIndex } from '../state/slot-index.js';
+import { SlotIndex, type SlotIndexParts } from '../state/slot-index.js';
 
 export interface VelocitySignals {
   card_1h?: number;
@@ -50,22 +50,62 @@ const kInitialSlots = 1024;
 
 type Kind = 'card' | 'ip' | 'account' | 'email' | 'fp';
 
+interface ArenaParts {
+  readonly counts: Uint32Array;
+  readonly heads: Int32Array;
+  readonly lastAt: Float64Array;
+  readonly amountSlot: Int32Array;
+  readonly amounts: Float64Array;
+  readonly slots: number;
+  readonly amountSlots: number;
+  readonly free: readonly number[];
+  readonly freeAmounts: readonly number[];
+}
+
+/** VelocityWindows as plain data, to move them from the thread that rebuilt them (scoring/start-loads.ts). */
+export interface VelocityParts {
+  readonly index: SlotIndexParts;
+  readonly projects: ReadonlyArray<readonly [string, number]>;
+  readonly arena: ArenaParts;
+}
+
 /**
  * Slots of ring pairs in typed arrays. A slot has event counts (Uint32) and, for keys that sum
  * amounts, an amount slot (Float64) of the same shape in a second arena.
  */
 class Arena {
-  counts = new Uint32Array(kInitialSlots * kRingWidth);
+  counts: Uint32Array = new Uint32Array(kInitialSlots * kRingWidth);
   /** Per slot: index (time / bucket length) of the newest fine and coarse bucket. */
-  heads = new Int32Array(kInitialSlots * 2);
-  lastAt = new Float64Array(kInitialSlots);
+  heads: Int32Array = new Int32Array(kInitialSlots * 2);
+  lastAt: Float64Array = new Float64Array(kInitialSlots);
   /** Per slot: its amount slot, or -1. */
-  amountSlot = new Int32Array(kInitialSlots).fill(-1);
-  amounts = new Float64Array(kInitialSlots * kRingWidth);
+  amountSlot: Int32Array = new Int32Array(kInitialSlots).fill(-1);
+  amounts: Float64Array = new Float64Array(kInitialSlots * kRingWidth);
   #slots = 0;
   #amountSlots = 0;
   readonly #free: number[] = [];
   readonly #freeAmounts: number[] = [];
+
+  parts(): ArenaParts {
+    return {
+      counts: this.counts, heads: this.heads, lastAt: this.lastAt, amountSlot: this.amountSlot, amounts: this.amounts,
+      slots: this.#slots, amountSlots: this.#amountSlots, free: this.#free, freeAmounts: this.#freeAmounts,
+    };
+  }
+
+  static fromParts(parts: ArenaParts): Arena {
+    const arena = new Arena();
+    arena.counts = parts.counts;
+    arena.heads = parts.heads;
+    arena.lastAt = parts.lastAt;
+    arena.amountSlot = parts.amountSlot;
+    arena.amounts = parts.amounts;
+    arena.#slots = parts.slots;
+    arena.#amountSlots = parts.amountSlots;
+    arena.#free.push(...parts.free);
+    arena.#freeAmounts.push(...parts.freeAmounts);
+    return arena;
+  }
 
   allocate(withAmounts: boolean): number {
     const slot = this.#free.pop() ?? this.#slots++;
@@ -191,11 +231,11 @@ export class VelocityWindows {
    * Arena slot by key: the keyed 128-bit hash of (kind, project, value), held in the index's key
    * column (16 bytes a key) — no JS string or Map entry per key, and no value kept in clear.
    */
-  readonly #index = new SlotIndex(kKeyWords, kInitialSlots);
+  #index = new SlotIndex(kKeyWords, kInitialSlots);
   readonly #hasher: KeyHasher;
   /** Project ids as small numbers (the keys' scope). */
   readonly #projects = new Map<string, number>();
-  readonly #arena = new Arena();
+  #arena = new Arena();
   readonly #probe = new Uint32Array(kKeyWords);
 
   constructor(hasher: KeyHasher) {
@@ -204,6 +244,20 @@ export class VelocityWindows {
 
   get size(): number {
     return this.#index.size;
+  }
+
+  /** Its state as plain data, to hand to another thread; these windows are not used after. */
+  parts(): VelocityParts {
+    return { index: this.#index.parts(), projects: [...this.#projects], arena: this.#arena.parts() };
+  }
+
+  /** The windows whose parts() these are; `hasher` under the same install secret. */
+  static fromParts(hasher: KeyHasher, parts: VelocityParts): VelocityWindows {
+    const windows = new VelocityWindows(hasher);
+    windows.#index = SlotIndex.fromParts(parts.index);
+    for (const [projectId, project] of parts.projects) windows.#projects.set(projectId, project);
+    windows.#arena = Arena.fromParts(parts.arena);
+    return windows;
   }
 
   /** The velocity of the event's keys as of `at`: earlier recorded events only; `hashes` keeps the keys' hashes for record(). */

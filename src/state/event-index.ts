@@ -5,16 +5,23 @@
 // (findNext). Sequence numbers are float64: exact to 2^53, no wrap after 2^32 events.
 // Per id: 8 bytes of key, 8 of sequence number, the index's 4 bytes per table slot. Pure.
 import { KeyDomain, type KeyHasher } from './keys.js';
-import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes } from './slots.js';
+import { kMaxSlot, SlotIndex, type SlotIndexParts } from './slot-index.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes, type SlotAllocatorParts } from './slots.js';
 import { stateError, type StateError } from './state-error.js';
 
 const kInitialIds = 1024;
 
+/** An EventIndex as plain data (parts(), fromParts()). */
+export interface EventIndexParts {
+  readonly slots: SlotAllocatorParts;
+  readonly byKey: SlotIndexParts;
+  readonly seq: Float64Array;
+}
+
 export class EventIndex {
   readonly #hasher: KeyHasher;
-  readonly #slots = new SlotAllocator(kMaxSlot + 1);
-  readonly #byKey: SlotIndex;
+  #slots = new SlotAllocator(kMaxSlot + 1);
+  #byKey: SlotIndex;
   #seq: Float64Array;
   readonly #probe = new Uint32Array(2);
 
@@ -63,6 +70,20 @@ export class EventIndex {
       return true;
     }
     return false;
+  }
+
+  /** Its state as plain data, to hand to another thread; this index is not used after. */
+  parts(): EventIndexParts {
+    return { slots: this.#slots.parts(), byKey: this.#byKey.parts(), seq: this.#seq };
+  }
+
+  /** The index whose parts() these are; `hasher` under the same install secret. */
+  static fromParts(hasher: KeyHasher, parts: EventIndexParts): EventIndex {
+    const index = new EventIndex(hasher, 0);
+    index.#slots = SlotAllocator.fromParts(kMaxSlot + 1, parts.slots);
+    index.#byKey = SlotIndex.fromParts(parts.byKey);
+    index.#seq = parts.seq;
+    return index;
   }
 
   /** Ids held. */

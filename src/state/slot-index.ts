@@ -21,6 +21,15 @@
 
 import { column, columnBytes, grown, sumBytes, type Bytes } from './slots.js';
 
+/** A SlotIndex as plain data (parts(), fromParts()). */
+export interface SlotIndexParts {
+  readonly words: 1 | 2 | 3 | 4;
+  readonly keys: Uint32Array;
+  readonly tables: readonly Uint32Array[];
+  readonly sizes: Uint32Array;
+  readonly size: number;
+}
+
 const kMinSlots = 1024;
 const kSegmentBits = 8;
 const kSegments = 1 << kSegmentBits;
@@ -66,6 +75,21 @@ export class SlotIndex {
     let capacity = kMinSegmentCapacity;
     while (capacity * kSegments * 3 < initialSlots * 4) capacity *= 2;
     for (let segment = 0; segment < kSegments; segment++) this.#tables.push(new Uint32Array(capacity));
+  }
+
+  /** Its state as plain data, to hand to another thread; this index is not used after. */
+  parts(): SlotIndexParts {
+    return { words: this.words as 1 | 2 | 3 | 4, keys: this.#keys, tables: this.#tables, sizes: this.#sizes, size: this.#size };
+  }
+
+  /** The index whose parts() these are. */
+  static fromParts(parts: SlotIndexParts): SlotIndex {
+    const index = new SlotIndex(parts.words, 0);
+    index.#keys = parts.keys;
+    index.#tables.splice(0, kSegments, ...parts.tables);
+    index.#sizes.set(parts.sizes);
+    index.#size = parts.size;
+    return index;
   }
 
   /** The key column. It may be replaced when it grows: read it again after reserve(). */

@@ -112,7 +112,7 @@ export function unlink(heads: Uint32Array, owner: number, next: Uint32Array, pre
 export class SlotAllocator {
   readonly limit: number;
   #next = 0;
-  #free = new Uint32Array(64);
+  #free: Uint32Array = new Uint32Array(64);
   #freeCount = 0;
 
   /** `limit`: how many slots may be in use at once (the index packs slot numbers in 28 bits). */
@@ -149,4 +149,35 @@ export class SlotAllocator {
   get bytes(): Bytes {
     return { held: this.#free.byteLength, used: this.#free.byteLength };
   }
+
+  /** Its state as plain data, to hand to another thread (StateParts); this allocator is not used after. */
+  parts(): SlotAllocatorParts {
+    return { next: this.#next, free: this.#free, freeCount: this.#freeCount };
+  }
+
+  /** The allocator whose parts() these are. */
+  static fromParts(limit: number, parts: SlotAllocatorParts): SlotAllocator {
+    const allocator = new SlotAllocator(limit);
+    allocator.#next = parts.next;
+    allocator.#free = parts.free;
+    allocator.#freeCount = parts.freeCount;
+    return allocator;
+  }
+}
+
+export interface SlotAllocatorParts {
+  readonly next: number;
+  readonly free: Uint32Array;
+  readonly freeCount: number;
+}
+
+/**
+ * The buffers of some parts (a tree of plain objects, arrays and typed arrays), each once: the
+ * transfer list that moves them to another thread without a copy.
+ */
+export function partBuffers(parts: unknown, into = new Set<ArrayBufferLike>()): ArrayBuffer[] {
+  if (ArrayBuffer.isView(parts)) into.add(parts.buffer);
+  else if (Array.isArray(parts)) for (const part of parts) partBuffers(part, into);
+  else if (typeof parts === 'object' && parts !== null) for (const part of Object.values(parts)) partBuffers(part, into);
+  return [...into] as ArrayBuffer[];
 }

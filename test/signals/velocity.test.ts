@@ -4,6 +4,7 @@ import test from 'ava';
 import { randomBytes } from 'node:crypto';
 import { VelocityHashes, VelocityWindows, type VelocityKeys } from '../../src/signals/velocity.js';
 import { KeyHasher } from '../../src/state/keys.js';
+import { partBuffers } from '../../src/state/slots.js';
 
 const kMinute = 60_000;
 const kHour = 60 * kMinute;
@@ -93,4 +94,42 @@ test('a record given the hashes its read made counts exactly as one that hashes 
     if (i % 500 === 499) t.is(reused.sweep(at), fresh.sweep(at), 'the same keys idle for a day');
   }
   t.is(reused.size, fresh.size);
+});
+
+test('windows moved to another thread as parts count on exactly as the ones that stayed', (t) => {
+  const secret = randomBytes(32);
+  const hasher = new KeyHasher(secret);
+  const moving = new VelocityWindows(hasher);
+  const staying = new VelocityWindows(new KeyHasher(secret));
+  let seed = 11;
+  const next = (n: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return seed % n;
+  };
+  const value = (kind: string, n: number): string | null => (next(4) === 0 ? null : `${kind}-${next(n)}`);
+  const eventAt = (i: number): [string, VelocityKeys, number] => [
+    `p${next(3)}`, { cardToken: value('card', 300), ip: value('ip', 3_000), accountId: value('acc', 200), email: value('mail', 200), fp: value('fp', 400) }, start + i * 30_000,
+  ];
+  for (let i = 0; i < 4_000; i++) {
+    const [project, eventKeys, at] = eventAt(i);
+    moving.record(project, eventKeys, i, at);
+    staying.record(project, eventKeys, i, at);
+  }
+  // Sweeping first leaves free slots and amount slots to move too.
+  const swept = moving.sweep(start + 4_000 * 30_000);
+  t.true(swept > 0);
+  t.is(swept, staying.sweep(start + 4_000 * 30_000));
+  const parts = moving.parts();
+  const buffers = partBuffers(parts);
+  const moved = VelocityWindows.fromParts(hasher, structuredClone(parts, { transfer: buffers }));
+  t.true(buffers.every((buffer) => buffer.byteLength === 0), 'transferred, not copied');
+  t.is(moved.size, staying.size);
+  // Go on past the moved arrays' sizes (they grow), reading before each record.
+  for (let i = 4_000; i < 12_000; i++) {
+    const [project, eventKeys, at] = eventAt(i);
+    t.deepEqual(moved.read(project, eventKeys, at), staying.read(project, eventKeys, at), `event ${i}`);
+    moved.record(project, eventKeys, i, at);
+    staying.record(project, eventKeys, i, at);
+  }
+  t.is(moved.size, staying.size);
 });

@@ -1,0 +1,34 @@
+// The thread that loads, at start, what the HTTP thread needs besides the accounts: the velocity
+// windows (the last 24 hours of events counted again) and the event ids (every stored event). Both
+// read the event log, most of the database; the accounts, signals and links are loaded from their
+// own tables on the HTTP thread meanwhile (start-loads.ts). What it built goes back as typed arrays,
+// moved, not copied.
+import { parentPort, workerData } from 'node:worker_threads';
+import { announceThread } from '../shared/threads.js';
+import { VelocityWindows } from '../signals/velocity.js';
+import { KeyHasher } from '../state/keys.js';
+import { partBuffers } from '../state/slots.js';
+import { openDatabase } from '../store/database.js';
+import { EventIds } from './event-ids.js';
+import type { StartLoadsMessage, StartLoadsSetup } from './start-loads.js';
+import { rebuildVelocity } from './velocity-rebuild.js';
+
+announceThread('start');
+
+const setup = workerData as StartLoadsSetup;
+const db = openDatabase(setup.dataDir, { readonly: true });
+try {
+  const hasher = new KeyHasher(Buffer.from(setup.secret));
+  // One read transaction: both see the same log.
+  const message = db.transaction((): StartLoadsMessage => {
+    const started = performance.now();
+    const velocity = new VelocityWindows(hasher);
+    const rebuilt = rebuildVelocity(db, velocity, setup.now);
+    const velocityMs = performance.now() - started;
+    const eventIds = EventIds.load(db, hasher);
+    return { velocity: velocity.parts(), rebuilt, velocityMs, eventIds: eventIds.parts(), eventIdsMs: performance.now() - started - velocityMs };
+  })();
+  parentPort!.postMessage(message, partBuffers(message));
+} finally {
+  db.close();
+}

@@ -1,0 +1,70 @@
+// What a start loads from the event log — the velocity windows and the event ids — loaded on a
+// thread of its own (start-loads-worker.ts) while the HTTP thread loads the accounts, signals and
+// links from their tables: on two cores the start takes about as long as the longer of the two,
+// not their sum. Nothing writes events before the server is ready, so both see the same log.
+import { Worker } from 'node:worker_threads';
+import { VelocityWindows, type VelocityParts } from '../signals/velocity.js';
+import type { KeyHasher } from '../state/keys.js';
+import { EventIds, type EventIdsParts } from './event-ids.js';
+
+export interface StartLoadsSetup {
+  readonly dataDir: string;
+  readonly secret: Uint8Array;
+  /** The time the velocity windows are rebuilt as of. */
+  readonly now: number;
+}
+
+/** What the thread sends back (its typed arrays moved with it). */
+export interface StartLoadsMessage {
+  readonly velocity: VelocityParts;
+  readonly rebuilt: number;
+  readonly velocityMs: number;
+  readonly eventIds: EventIdsParts;
+  readonly eventIdsMs: number;
+}
+
+export interface StartLoads {
+  readonly velocity: VelocityWindows;
+  /** Events of the last 24 hours counted again. */
+  readonly velocityEventsRebuilt: number;
+  readonly eventIds: EventIds;
+  readonly velocityMs: number;
+  readonly eventIdsMs: number;
+}
+
+/** A load under way: its result, or cancel() (the start failed before it was needed). */
+export interface PendingStartLoads {
+  readonly result: Promise<StartLoads>;
+  cancel(): void;
+}
+
+/** Starts loading; `hasher` is the HTTP thread's, under the same `secret`. */
+export function startLoads(dataDir: string, secret: Buffer, hasher: KeyHasher, now: number): PendingStartLoads {
+  const setup: StartLoadsSetup = { dataDir, secret: new Uint8Array(secret), now };
+  const worker = new Worker(new URL('./start-loads-worker.js', import.meta.url), { workerData: setup });
+  const result = new Promise<StartLoads>((resolve, reject) => {
+    let settled = false;
+    worker.once('message', (message: StartLoadsMessage) => {
+      settled = true;
+      resolve({
+        velocity: VelocityWindows.fromParts(hasher, message.velocity),
+        velocityEventsRebuilt: message.rebuilt,
+        eventIds: EventIds.fromParts(hasher, message.eventIds),
+        velocityMs: message.velocityMs,
+        eventIdsMs: message.eventIdsMs,
+      });
+    });
+    worker.once('error', (error: unknown) => {
+      settled = true;
+      // A thrown SqliteError arrives as a plain object: made an Error again, with what it said.
+      const said = error instanceof Error ? error.message : String((error as { message?: unknown; code?: unknown } | null)?.message ?? (error as { code?: unknown } | null)?.code ?? error);
+      reject(new Error(`the start's load of the event log failed: ${said}`, { cause: error }));
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`the start's load of the event log ended (exit code ${code}) before it was done`));
+    });
+  });
+  // A failed start may never await it: its failure is reported by the start, not as unhandled.
+  result.catch(() => {});
+  return { result, cancel: () => void worker.terminate() };
+}
