@@ -19,6 +19,8 @@ const kThreadScripts: ReadonlyArray<readonly [string, RegExp]> = [
   ['checkpointer', /\/store\/checkpoint-worker\.js$/],
   ['compile', /\/rulesets\/compile-worker\.js$/],
   ['rules', /\/pool\/worker\.js$/],
+  // The start's loads of the event log on a thread of their own (after 4f6adb8).
+  ['start loads', /\/scoring\/start-loads-worker\.js$/],
   ['http', /\/src\/main\.js$/],
 ];
 
@@ -55,4 +57,35 @@ export function summariseCpuProfile(path: string): ProfileSummary {
     busyUs += delta;
   });
   return { role, busyUs, functions: [...self].sort((a, b) => b[1] - a[1]) };
+}
+
+/**
+ * Sampled time (µs) under each of `phases`, a phase being a function (name and script) and all it
+ * calls: a sample counts for the innermost phase on its stack, else for '(other)' — or for the
+ * leaf's own name when that is V8's '(garbage collector)' or '(program)'. Waiting is left out.
+ */
+export function phaseTimes(path: string, phases: ReadonlyArray<readonly [string, string, RegExp]>): Map<string, number> {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as Profile & { nodes: ReadonlyArray<ProfileNode & { readonly children?: readonly number[] }> };
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const phaseOfNode = new Map<number, string>();
+  const phaseOf = (id: number): string => {
+    let phase = phaseOfNode.get(id);
+    if (phase !== undefined) return phase;
+    const { functionName, url } = byId.get(id)!.callFrame;
+    const own = phases.find(([, name, script]) => name === functionName && script.test(url));
+    const parent = parentOf.get(id);
+    phase = own?.[0] ?? (parent === undefined ? '(other)' : phaseOf(parent));
+    phaseOfNode.set(id, phase);
+    return phase;
+  };
+  const times = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const { functionName } = byId.get(id)!.callFrame;
+    if (kWaiting.has(functionName)) return;
+    const phase = functionName === '(garbage collector)' || functionName === '(program)' ? functionName : phaseOf(id);
+    times.set(phase, (times.get(phase) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
+  return times;
 }

@@ -1,6 +1,6 @@
 // A fresh data dir with the schema, a bootstrapped tenant and the default preset published: what
 // the in-process benchmarks measure against.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../../src/store/database.js';
@@ -16,8 +16,10 @@ export interface BenchStore {
   remove(): void;
 }
 
-export function createBenchStore(): BenchStore {
-  const dataDir = mkdtempSync(join(tmpdir(), 'fraud-scorer-bench-'));
+/** `dir`: where to make it (created if missing); a new temporary dir when not given. */
+export function createBenchStore(dir?: string): BenchStore {
+  if (dir !== undefined) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const dataDir = dir ?? mkdtempSync(join(tmpdir(), 'fraud-scorer-bench-'));
   const db = openDatabase(dataDir);
   migrate(db);
   const bootstrap = bootstrapIfEmpty(db, Date.now())!;

@@ -49,8 +49,12 @@ interface Range {
   readonly to: number;
 }
 
-/** Fills the store with `count` judged events of the live project; answers their time range. */
-export function generate(store: BenchStore, count: number): Range {
+/**
+ * Fills the store with `count` judged events of the live project; answers their time range.
+ * `accountIdOf`: the acc_ id stored for an external account id (a caller that writes the accounts
+ * too gives their ids; here no accounts table rows are made).
+ */
+export function generate(store: BenchStore, count: number, accountIdOf: (external: string) => string = (external) => `acc_bench_${external}`): Range {
   const { db } = store;
   const projectId = store.bootstrap.live.project_id;
   const version = db.prepare('SELECT source, rules, max_possible, policy, signals FROM rulesets WHERE project_id = ? AND version = 1').get(projectId) as
@@ -81,7 +85,7 @@ export function generate(store: BenchStore, count: number): Range {
         const at = from + Math.floor((i * (to - from)) / count);
         const ids = velocityIdentifiers(event);
         const external = externalAccountIdOf(event);
-        const accountId = external === null ? null : `acc_bench_${external}`;
+        const accountId = external === null ? null : accountIdOf(external);
         const keys = { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp };
         let account: AccountSignals = { known: false };
         let links: LinkSignals = { email: 0, phone: 0, fp: 0, ip_24h: 0, card: 0, total: 0, fraud: 0 };
