@@ -122,8 +122,14 @@ export class HotAccounts {
       const links = readDb.prepare(
         'SELECT account_id, signal_type, other_account_id, masked, first_seen, last_seen FROM account_links WHERE account_id < other_account_id',
       ).raw().iterate() as IterableIterator<[string, string, string, string, number, number]>;
+      // In the table's order: an account's links come together, so its number is looked up once.
+      let publicIdOfLink = '';
+      let a = -1;
       for (const [publicId, type, otherId, masked, firstSeen, lastSeen] of links) {
-        const a = state.findByPublicId(publicId);
+        if (publicId !== publicIdOfLink) {
+          publicIdOfLink = publicId;
+          a = state.findByPublicId(publicId);
+        }
         const b = state.findByPublicId(otherId);
         if (a < 0 || b < 0) continue;
         check(state.loadLink(a, b, kLinkTypes[type]!, masked, firstSeen, lastSeen), `link of ${publicId}`);

@@ -228,6 +228,7 @@ const kUndoNewestMigration: Record<number, string> = {
        masked TEXT NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, PRIMARY KEY (tenant_id, environment, signal_type, signal_hash, account_id)) WITHOUT ROWID;
        INSERT INTO old_signals SELECT tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen FROM account_signals;
        DROP TABLE account_signals; ALTER TABLE old_signals RENAME TO account_signals`,
+  16: `ALTER TABLE account_links ADD COLUMN entry TEXT`,
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

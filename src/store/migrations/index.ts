@@ -15,6 +15,7 @@ import { kEventLogMigration } from './012-event-log.js';
 import { kDerivedRowsMigration } from './013-derived-rows.js';
 import { kEventCaseMigration } from './014-event-case.js';
 import { kSignalsByAccountMigration } from './015-signals-by-account.js';
+import { kLinksWithoutJsonMigration } from './016-links-without-json.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
 
@@ -44,4 +45,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 13, name: 'derived rows', sql: kDerivedRowsMigration },
   { version: 14, name: 'the case of an event on its row', sql: kEventCaseMigration },
   { version: 15, name: 'signals keyed by account', sql: kSignalsByAccountMigration },
+  { version: 16, name: 'links without their JSON', sql: kLinksWithoutJsonMigration },
 ];
