@@ -51,8 +51,13 @@ export interface LoadCounts {
 
 export class StateLoadError extends Error {}
 
-/** A row of account_signals: tenant, environment, type, hash, account, mask, first and last seen. */
-type SignalRow = [string, Environment, SignalTypeName, string, string, string, number, number];
+/** A row of account_signals as loaded: account, SignalType (null: unknown), hash, mask, first and last seen. */
+type SignalRow = [string, SignalType | null, string, string, number, number];
+
+/** SQL for the SignalType number of a type column's name (NULL for a name not in `types`). */
+function signalTypeNumber(column: string, types: Readonly<Record<string, SignalType>>): string {
+  return `CASE ${column} ${Object.entries(types).map(([name, type]) => `WHEN '${name}' THEN ${type}`).join(' ')} END`;
+}
 
 export class HotAccounts {
   readonly #state: HotState;
@@ -102,26 +107,31 @@ export class HotAccounts {
         const account = state.findByPublicId(publicId);
         if (account >= 0) state.addProject(account, hot.#project(projectId));
       }
-      // In the table's order (an account's rows together); the signal index takes them in any order.
+      // In the table's order (an account's rows together); the signal index takes them in any
+      // order. A row is of its account's tenant and environment (the account's space), and its type
+      // comes as a SignalType number: millions of rows, no strings made for either.
       const signals = readDb.prepare(
-        'SELECT tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen FROM account_signals',
+        `SELECT account_id, ${signalTypeNumber('signal_type', kTypes)}, signal_hash, masked, first_seen, last_seen FROM account_signals`,
       ).raw().iterate() as IterableIterator<SignalRow>;
       let publicIdOfRow = '';
       let account = -1;
-      for (const [tenantId, environment, type, hash, publicId, masked, firstSeen, lastSeen] of signals) {
+      let space = -1;
+      for (const [publicId, type, hash, masked, firstSeen, lastSeen] of signals) {
         if (publicId !== publicIdOfRow) {
           publicIdOfRow = publicId;
           account = state.findByPublicId(publicId);
+          if (account >= 0) space = state.spaceOf(account);
         }
         if (account < 0) continue;
         keyWords(hash, hot.#words);
-        check(state.loadHolder(hot.space(tenantId, environment), account, kTypes[type], hot.#words, 0, masked, firstSeen, lastSeen), `signal of ${publicId}`);
+        if (type === null) throw new StateLoadError(`the accounts in memory could not be loaded (signal of ${publicId}): an unknown signal type`);
+        check(state.loadHolder(space, account, type, hot.#words, 0, masked, firstSeen, lastSeen), `signal of ${publicId}`);
         counts.signals++;
       }
       // Both directions of a link are written together with the same times: one row per pair.
       const links = readDb.prepare(
-        'SELECT account_id, signal_type, other_account_id, masked, first_seen, last_seen FROM account_links WHERE account_id < other_account_id',
-      ).raw().iterate() as IterableIterator<[string, string, string, string, number, number]>;
+        `SELECT account_id, ${signalTypeNumber('signal_type', kLinkTypes)}, other_account_id, masked, first_seen, last_seen FROM account_links WHERE account_id < other_account_id`,
+      ).raw().iterate() as IterableIterator<[string, SignalType | null, string, string, number, number]>;
       // In the table's order: an account's links come together, so its number is looked up once.
       let publicIdOfLink = '';
       let a = -1;
@@ -132,7 +142,8 @@ export class HotAccounts {
         }
         const b = state.findByPublicId(otherId);
         if (a < 0 || b < 0) continue;
-        check(state.loadLink(a, b, kLinkTypes[type]!, masked, firstSeen, lastSeen), `link of ${publicId}`);
+        if (type === null) throw new StateLoadError(`the accounts in memory could not be loaded (link of ${publicId}): an unknown link type`);
+        check(state.loadLink(a, b, type, masked, firstSeen, lastSeen), `link of ${publicId}`);
         counts.links++;
       }
       const labelled = readDb.prepare(

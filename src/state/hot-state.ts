@@ -463,6 +463,11 @@ export class HotState {
   }
 
   /** The acc_ id of a live account. */
+  /** The (tenant, environment) number of a live account. */
+  spaceOf(account: number): number {
+    return this.#accounts.space(account);
+  }
+
   publicId(account: number): string {
     return this.#accounts.publicId(account);
   }

@@ -3,10 +3,13 @@
 // a case, an erasure. Over real HTTP with a real store: what the rules were given is read back
 // exactly from each event's recorded signals, before and after a restart of the server.
 import test from 'ava';
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { minimalEvent } from '../_helpers/events.js';
 import { createRule, newProject, publish, readStore } from '../_helpers/rules.js';
-import { api, startServer, type TestServer } from '../_helpers/server.js';
+import { api, runCli, startServer, type TestServer } from '../_helpers/server.js';
 import { decodeRecordedSignals, type RecordedSignals } from '../../src/scoring/recorded-signals.js';
 
 async function post(server: TestServer, key: string, fields: Record<string, unknown>): Promise<any> {
@@ -147,3 +150,25 @@ test('a crash before the rows of scored events are written: the next start recor
   await server.stop();
   t.deepEqual(tables(server, [a, b, c, d]), { events: [2, 1, 1, 2], signals: 6, links: 12 });
 });
+
+// Both directions of the link: the load reads one of them.
+for (const [table, where, rows] of [['account_signals', 'account_id = @id', 1], ['account_links', 'account_id = @id OR other_account_id = @id', 2]] as const) {
+  test(`a start that finds a row of ${table} of no known type refuses to serve, naming the account`, async (t) => {
+    const server = await startServer({ keepDataDir: true });
+    const key = server.bootstrap.keys.live_secret.key;
+    const tag = randomUUID().slice(0, 8);
+    const email = `shared.${tag}@example.com`;
+    const first = await post(server, key, { external_account_id: `a-${tag}`, user: { email } });
+    await post(server, key, { external_account_id: `b-${tag}`, user: { email } });
+    await server.stop();
+    // A clean stop wrote the rows; one of them is then given a type no build knows.
+    const db = new Database(join(server.dataDir, 'fraud-scorer.db'));
+    db.pragma('ignore_check_constraints = ON');
+    t.is(db.prepare(`UPDATE ${table} SET signal_type = 'shoe_size' WHERE ${where}`).run({ id: first.account_public_id }).changes, rows);
+    db.close();
+    const result = await runCli(['serve', '--port', '0', '--data-dir', server.dataDir]);
+    rmSync(server.dataDir, { recursive: true, force: true });
+    t.not(result.code, 0);
+    t.regex(result.stderr, /could not be loaded \((signal|link) of acc_\w+\): an unknown (signal|link) type/);
+  });
+}
