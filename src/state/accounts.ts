@@ -60,6 +60,12 @@ export class Accounts {
     this.#slots = new SlotAllocator(limit);
   }
 
+  /** Room for `accounts` accounts in the indexes at once (a start that knows how many it loads). */
+  presize(accounts: number): void {
+    this.#byExternal.presize(accounts);
+    this.#byPublic.presize(accounts);
+  }
+
   /** The account of (space, external id), or -1. */
   find(space: number, externalId: string): number {
     this.#hasher.key128(KeyDomain.ExternalAccountId, space, externalId, this.#probe, 0);

@@ -180,6 +180,7 @@ export interface HotStateStats {
 const isSignalType = (type: number): boolean => Number.isInteger(type) && type >= SignalType.Email && type <= SignalType.Card;
 
 export class HotState {
+  readonly #limit: number;
   readonly #accounts: Accounts;
   readonly #signals: SignalIndex;
   readonly #links: Links;
@@ -197,9 +198,21 @@ export class HotState {
   constructor(options: HotStateOptions) {
     const limit = options.limit ?? kMaxSlot + 1;
     if (!Number.isInteger(limit) || limit < 1 || limit > kMaxSlot + 1) throw new RangeError(`options.limit must be an integer in 1..${kMaxSlot + 1}, not ${limit}`);
+    this.#limit = limit;
     this.#accounts = new Accounts(options.hasher, options.newPublicId, limit);
     this.#signals = new SignalIndex(limit);
     this.#links = new Links(limit);
+  }
+
+  /**
+   * Room for what a start is about to load (rows of accounts, account_signals, and links counted
+   * once per pair): the indexes take them without doubling on the way. Values are at most holders.
+   */
+  presize(accounts: number, holders: number, links: number): void {
+    const limit = this.#limit;
+    this.#accounts.presize(Math.min(accounts, limit));
+    this.#signals.presize(Math.min(holders, limit), Math.min(holders, limit));
+    this.#links.presize(Math.min(links, limit));
   }
 
   /** The account of (space, external id), or -1. */

@@ -46,6 +46,11 @@ export class Links {
     this.#slots = new SlotAllocator(limit);
   }
 
+  /** Room for `links` links in the index at once (a start that knows how many it loads). */
+  presize(links: number): void {
+    this.#byEnds.presize(links);
+  }
+
   /**
    * Links accounts `a` and `b` (a ≠ b, both < 2^28) by `type`, written from signal `value` at
    * `now`: a new link is first = last seen = now; an existing one gets last seen = max(last, now)

@@ -86,6 +86,12 @@ export class SignalIndex {
     this.#holders = new SlotAllocator(limit);
   }
 
+  /** Room for `values` values and `holders` holders in the indexes at once (a start that knows how many it loads). */
+  presize(values: number, holders: number): void {
+    this.#byKey.presize(values);
+    this.#byPair.presize(holders);
+  }
+
   /** The value of (space, key at keys[at..at + 4)), or -1. */
   find(space: number, keys: Uint32Array, at: number): number {
     this.#probeFor(space, keys, at);

@@ -99,3 +99,25 @@ test('columns grow in place on a resizable buffer, and by copying otherwise; new
   const small = column(Uint8Array, 2, 4);
   t.not(grown(small, 8), small);
 });
+
+test('presized, an index takes that many entries without growing its tables, and keeps what it held', (t) => {
+  const index = new SlotIndex(4);
+  for (let slot = 0; slot < 1000; slot++) {
+    writeKey(index, slot);
+    index.insert(slot);
+  }
+  index.presize(200_000);
+  const tables = (): number => index.bytes(0).held;
+  const presized = tables();
+  for (let slot = 0; slot < 1000; slot++) t.is(index.find(probeOf(4, slot), 0), slot, 'held before, found after');
+  for (let slot = 1000; slot < 200_000; slot++) {
+    writeKey(index, slot);
+    index.insert(slot);
+  }
+  t.is(tables(), presized, 'no table doubled');
+  t.is(index.size, 200_000);
+  for (let slot = 0; slot < 200_000; slot += 97) t.is(index.find(probeOf(4, slot), 0), slot);
+  // Presizing for fewer than it holds changes nothing.
+  index.presize(10);
+  t.is(tables(), presized);
+});
