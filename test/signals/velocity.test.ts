@@ -72,16 +72,20 @@ test('forget drops the keys of an erased account', (t) => {
   t.deepEqual(windows.read('p', keys('tok'), start), { card_1h: 0, card_24h: 0, card_amount_24h: 0 });
 });
 
-test('a record given the hashes its read made counts exactly as one that hashes again, across projects and sweeps', (t) => {
-  const secret = randomBytes(32);
-  const reused = new VelocityWindows(new KeyHasher(secret));
-  const fresh = new VelocityWindows(new KeyHasher(secret));
-  let seed = 7;
+/** Seeded draws (a linear congruential generator): `next(n)` in 0..n-1, `value` a key of `kind` among n, or null one time in four. */
+function randomKeys(seed: number): { next: (n: number) => number; value: (kind: string, n: number) => string | null } {
   const next = (n: number): number => {
     seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
     return seed % n;
   };
-  const value = (kind: string, n: number): string | null => (next(4) === 0 ? null : `${kind}-${next(n)}`);
+  return { next, value: (kind, n) => (next(4) === 0 ? null : `${kind}-${next(n)}`) };
+}
+
+test('a record given the hashes its read made counts exactly as one that hashes again, across projects and sweeps', (t) => {
+  const secret = randomBytes(32);
+  const reused = new VelocityWindows(new KeyHasher(secret));
+  const fresh = new VelocityWindows(new KeyHasher(secret));
+  const { next, value } = randomKeys(7);
   for (let i = 0; i < 3_000; i++) {
     const at = start + i * 60_000;
     const project = `p${next(3)}`;
@@ -101,12 +105,7 @@ test('windows moved to another thread as parts count on exactly as the ones that
   const hasher = new KeyHasher(secret);
   const moving = new VelocityWindows(hasher);
   const staying = new VelocityWindows(new KeyHasher(secret));
-  let seed = 11;
-  const next = (n: number): number => {
-    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return seed % n;
-  };
-  const value = (kind: string, n: number): string | null => (next(4) === 0 ? null : `${kind}-${next(n)}`);
+  const { next, value } = randomKeys(11);
   const eventAt = (i: number): [string, VelocityKeys, number] => [
     `p${next(3)}`, { cardToken: value('card', 300), ip: value('ip', 3_000), accountId: value('acc', 200), email: value('mail', 200), fp: value('fp', 400) }, start + i * 30_000,
   ];
