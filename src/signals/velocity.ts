@@ -83,8 +83,8 @@ class Arena {
   amounts: Float64Array = new Float64Array(kInitialSlots * kRingWidth);
   #slots = 0;
   #amountSlots = 0;
-  readonly #free: number[] = [];
-  readonly #freeAmounts: number[] = [];
+  #free: number[] = [];
+  #freeAmounts: number[] = [];
 
   parts(): ArenaParts {
     return {
@@ -102,8 +102,8 @@ class Arena {
     arena.amounts = parts.amounts;
     arena.#slots = parts.slots;
     arena.#amountSlots = parts.amountSlots;
-    arena.#free.push(...parts.free);
-    arena.#freeAmounts.push(...parts.freeAmounts);
+    arena.#free = [...parts.free];
+    arena.#freeAmounts = [...parts.freeAmounts];
     return arena;
   }
 
