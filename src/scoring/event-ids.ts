@@ -21,8 +21,9 @@ export class EventIds {
   /** Project ids as small numbers (the index's key scope). */
   readonly #projects: Map<string, number>;
 
-  constructor(hasher: KeyHasher, expected = 0, index: EventIndex | null = null, projects: Map<string, number> = new Map()) {
-    this.#index = index ?? new EventIndex(hasher, expected);
+  /** `index`: new (an EventIndex of the install's hasher), or one moved from another thread with its `projects`. */
+  constructor(index: EventIndex, projects: Map<string, number> = new Map()) {
+    this.#index = index;
     this.#projects = projects;
   }
 
@@ -33,7 +34,7 @@ export class EventIds {
 
   /** The ids whose parts() these are; `hasher` under the same install secret. */
   static fromParts(hasher: KeyHasher, parts: EventIdsParts): EventIds {
-    return new EventIds(hasher, 0, EventIndex.fromParts(hasher, parts.index), new Map(parts.projects));
+    return new EventIds(EventIndex.fromParts(hasher, parts.index), new Map(parts.projects));
   }
 
   /**
@@ -46,7 +47,7 @@ export class EventIds {
     // Room for the seq range, not count(*): the table has no full index to count, so count(*)
     // would read every page of the log once more. Erased events leave gaps: a little spare room.
     const range = db.prepare('SELECT max(seq) - min(seq) + 1 AS n FROM events').get() as { n: number | null };
-    const ids = new EventIds(hasher, range.n ?? 0);
+    const ids = new EventIds(new EventIndex(hasher, range.n ?? 0));
     const chunk = db.prepare<[number], { last: number | null; text: string | null }>(
       `SELECT max(seq) AS last, group_concat(seq || char(31) || project_id || char(31) || event_id, char(31)) AS text
        FROM (SELECT seq, project_id, event_id FROM events WHERE seq > ? ORDER BY seq LIMIT ${chunkRows})`,
