@@ -128,7 +128,7 @@ export class HotAccounts {
         }
         if (account < 0) continue;
         keyWords(hash, hot.#words);
-        if (type === null) throw new StateLoadError(`the accounts in memory could not be loaded (signal of ${publicId}): an unknown signal type`);
+        if (type === null) throw loadError(`signal of ${publicId}`, 'an unknown signal type');
         check(state.loadHolder(space, account, type, hot.#words, 0, masked, firstSeen, lastSeen), `signal of ${publicId}`);
         counts.signals++;
       }
@@ -146,7 +146,7 @@ export class HotAccounts {
         }
         const b = state.findByPublicId(otherId);
         if (a < 0 || b < 0) continue;
-        if (type === null) throw new StateLoadError(`the accounts in memory could not be loaded (link of ${publicId}): an unknown link type`);
+        if (type === null) throw loadError(`link of ${publicId}`, 'an unknown link type');
         check(state.loadLink(a, b, type, masked, firstSeen, lastSeen), `link of ${publicId}`);
         counts.links++;
       }
@@ -408,5 +408,9 @@ export function keyWords(hash: string, out: Uint32Array): void {
 }
 
 function check(outcome: number | StateError | null, what: string): void {
-  if (isStateError(outcome)) throw new StateLoadError(`the accounts in memory could not be loaded (${what}): ${outcome.message}`);
+  if (isStateError(outcome)) throw loadError(what, outcome.message);
+}
+
+function loadError(what: string, why: string): StateLoadError {
+  return new StateLoadError(`the accounts in memory could not be loaded (${what}): ${why}`);
 }
