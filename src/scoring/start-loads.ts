@@ -3,6 +3,7 @@
 // links from their tables: on two cores the start takes about as long as the longer of the two,
 // not their sum. Nothing writes events before the server is ready, so both see the same log.
 import { Worker } from 'node:worker_threads';
+import { describeCause } from '../shared/errors.js';
 import { VelocityWindows, type VelocityParts } from '../signals/velocity.js';
 import type { KeyHasher } from '../state/keys.js';
 import { EventIds, type EventIdsParts } from './event-ids.js';
@@ -57,8 +58,7 @@ export function startLoads(dataDir: string, secret: Buffer, hasher: KeyHasher, n
     worker.once('error', (error: unknown) => {
       settled = true;
       // A thrown SqliteError arrives as a plain object: made an Error again, with what it said.
-      const said = error instanceof Error ? error.message : String((error as { message?: unknown; code?: unknown } | null)?.message ?? (error as { code?: unknown } | null)?.code ?? error);
-      reject(new Error(`the start's load of the event log failed: ${said}`, { cause: error }));
+      reject(new Error(`the start's load of the event log failed: ${describeCause(error)}`, { cause: error }));
     });
     worker.once('exit', (code) => {
       if (!settled) reject(new Error(`the start's load of the event log ended (exit code ${code}) before it was done`));

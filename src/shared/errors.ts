@@ -71,10 +71,11 @@ export function causedBy(error: ApiError, cause: unknown): ApiError {
   return { ...error, cause: describeCause(cause) };
 }
 
-function describeCause(cause: unknown): string {
-  if (!(cause instanceof Error)) return String(cause);
-  const code = (cause as { code?: unknown }).code;
-  return typeof code === 'string' ? `${code}: ${cause.message}` : cause.message;
+/** What went wrong, in one line: `code: message` of an error (or of the plain object an error thrown on another thread arrives as). */
+export function describeCause(cause: unknown): string {
+  const { message, code } = (typeof cause === 'object' && cause !== null ? cause : {}) as { message?: unknown; code?: unknown };
+  if (typeof message !== 'string') return typeof code === 'string' ? code : String(cause);
+  return typeof code === 'string' ? `${code}: ${message}` : message;
 }
 
 export function isApiError(value: unknown): value is ApiError {
