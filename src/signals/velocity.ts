@@ -216,7 +216,11 @@ export class VelocityHashes {
   project = 0;
   /** A bit per kind (kKindIndex) whose 4 words are set. */
   present = 0;
-  readonly words = new Uint32Array(20);
+  /**
+   * 4 words per kind. A plain array: one is made per event, and a typed array of 80 bytes is
+   * allocated outside V8's heap (past its 64-byte limit for on-heap ones): ~260 ns against ~40 here.
+   */
+  readonly words: number[] = new Array<number>(20).fill(0);
 }
 
 /** The keyed-hash domain of each kind of key (src/state/keys.ts): a card and an email never share one. */
