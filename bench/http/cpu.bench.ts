@@ -10,12 +10,17 @@
 // drain and give the CPU per event including the drain. One fresh server per mix.
 //   node dist/bench/http/cpu.bench.js     (after npm run build; BENCH_SECONDS, BENCH_WARMUP_SECONDS,
 //                                          BENCH_MIXES=realistic,harsh  BENCH_MODES=sync,async)
-import type { ChildProcess } from 'node:child_process';
+//   BENCH_DATA_DIR: a data dir built by bench/state/start.bench.ts (START_BUILD_ONLY=1); each mix's
+//     server runs on a copy of it (made in the same file system, removed after), so that the figures
+//     are those of a database that already holds millions of events and the accounts of the mix.
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { dataSize, type DataSize } from '../_helpers/data-files.js';
 import type { LoadFigures } from '../_helpers/load.js';
 import { drainAsyncQueue } from '../_helpers/metrics.js';
 import { residentBytes, sampleProcess, usageByRole, type ProcessSample, type RoleUsage } from '../_helpers/proc.js';
-import { startBareUws, startFraudScorer, type Started } from '../_helpers/processes.js';
+import { startBareUws, startFraudScorer, startFraudScorerOn, type Started, type StartedServer } from '../_helpers/processes.js';
 import { hasWrk, runWrk } from '../_helpers/wrk.js';
 
 const kSeconds = Number(process.env.BENCH_SECONDS ?? 10);
@@ -24,6 +29,7 @@ const kConnections = 64;
 const kMixes: Record<string, Record<string, string>> = { realistic: {}, harsh: { FS_HARSH: '1' } };
 const kSelectedMixes = (process.env.BENCH_MIXES ?? 'realistic,harsh').split(',');
 const kModes = (process.env.BENCH_MODES ?? 'sync,async').split(',');
+const kDataDir = process.env.BENCH_DATA_DIR ?? '';
 /** Rows in this order; any other role the server announces follows. */
 const kRoleOrder = ['http', 'rules', 'writer', 'checkpointer', 'compile', 'other', 'exited'];
 const kNoRoles: ReadonlyMap<number, string> = new Map();
@@ -83,10 +89,22 @@ function printGrowth(events: number, before: DataSize, after: DataSize, usage: M
   );
 }
 
+/** A fresh server, or one on a copy of BENCH_DATA_DIR (the server removes the copy when stopped). */
+async function startServer(env: Record<string, string>): Promise<StartedServer> {
+  if (kDataDir === '') return startFraudScorer(env);
+  const { liveKey, events } = JSON.parse(readFileSync(join(kDataDir, 'start-bench.json'), 'utf8')) as { liveKey: string; events: number };
+  const copy = mkdtempSync(join(dirname(kDataDir), 'fraud-scorer-bench-copy-'));
+  rmSync(copy, { recursive: true });
+  const copied = spawnSync('cp', ['-a', kDataDir, copy], { stdio: 'inherit' });
+  if (copied.status !== 0) throw new Error(`could not copy ${kDataDir}`);
+  console.log(`server on a copy of ${kDataDir} (${events} events built there)`);
+  return startFraudScorerOn(copy, liveKey, env);
+}
+
 async function runMix(mix: string, bare: Started): Promise<void> {
   const mixEnv = kMixes[mix];
   if (mixEnv === undefined) throw new Error(`unknown mix ${mix}`);
-  const server = await startFraudScorer({ FS_ANNOUNCE_THREADS: '1' });
+  const server = await startServer({ FS_ANNOUNCE_THREADS: '1' });
   try {
     const env = { ...mixEnv, FS_KEY: server.liveKey };
     // Warm-up: JIT, the rule workers, SQLite's page caches, the accounts of the mix.

@@ -11,7 +11,14 @@ export type Db = Database.Database;
 export const kDatabaseFileName = 'fraud-scorer.db';
 /** How long a connection waits for another process's write lock before giving up. */
 export const kDefaultBusyTimeoutMs = 2000;
+/** Connections that write outside serving: setup and migrations, the command line, benchmarks' stores. */
 const kWriterCacheKiB = 64 * 1024;
+/**
+ * The serving writer's page cache: SQLite's default size. A large one cost the writer more than it
+ * saved (bench/README.md, step 18): its hash table is walked at commits after a B-tree balance, and
+ * the pages it misses are in the OS page cache anyway.
+ */
+const kServingWriterCacheKiB = 2 * 1024;
 const kReaderCacheKiB = 16 * 1024;
 const kJournalSizeLimitBytes = 256 * 1024 * 1024;
 
@@ -47,8 +54,11 @@ export function closeCleanly(dataDir: string): void {
 export interface OpenOptions {
   readonly readonly?: boolean;
   readonly busyTimeoutMs?: number;
-  /** The server's writer: checkpoints are left to the checkpointer thread (store/checkpointer.ts). */
-  readonly checkpointElsewhere?: boolean;
+  /**
+   * The server's writer: checkpoints are left to the checkpointer thread (store/checkpointer.ts),
+   * and its page cache is small (kServingWriterCacheKiB).
+   */
+  readonly servingWriter?: boolean;
   /** Fail rather than create the file (read-only connections always do). */
   readonly mustExist?: boolean;
 }
@@ -64,11 +74,10 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Db {
     // Deleted and overwritten content is zeroed, so an erased account's data does not linger in
     // free pages of the file (DELETE /v1/accounts/{id}).
     db.pragma('secure_delete = ON');
-    // The writer touches index pages all over the file; SQLite's default 2 MiB page cache makes it
-    // re-read them from the OS for nearly every insert. The file is not memory-mapped: mapped pages
-    // count in the process's resident memory, which would then grow with the database.
-    db.pragma(`cache_size = -${kWriterCacheKiB}`);
-    if (options.checkpointElsewhere) db.pragma('wal_autocheckpoint = 0');
+    // The file is not memory-mapped: mapped pages count in the process's resident memory, which
+    // would then grow with the database.
+    db.pragma(`cache_size = -${options.servingWriter ? kServingWriterCacheKiB : kWriterCacheKiB}`);
+    if (options.servingWriter) db.pragma('wal_autocheckpoint = 0');
     // After a checkpoint resets the WAL, SQLite truncates the file back to this size.
     db.pragma(`journal_size_limit = ${kJournalSizeLimitBytes}`);
   } else {

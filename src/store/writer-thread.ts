@@ -9,7 +9,7 @@ import { announceThread } from '../shared/threads.js';
 announceThread('writer');
 
 const setup = workerData as WriterSetup;
-const db: Db = openDatabase(setup.dataDir, { busyTimeoutMs: setup.busyTimeoutMs, checkpointElsewhere: true });
+const db: Db = openDatabase(setup.dataDir, { busyTimeoutMs: setup.busyTimeoutMs, servingWriter: true });
 const commands = kWriteCommands as Record<string, (db: Db, ...args: unknown[]) => unknown>;
 
 function failure(id: number, error: unknown): CommandOutcome {
