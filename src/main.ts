@@ -165,7 +165,7 @@ export async function startService(config: Config, log: Logger, options: Service
   derived.start();
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
-  const scorer = new Scorer({ pool, writer, accounts: hotAccounts, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onAsyncScored: () => deliverer.poke() });
+  const scorer = new Scorer({ pool, writer, accounts: hotAccounts, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: () => deliverer.poke() });
   const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock });
   const cases = new CasesService(readDb, writer, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();

@@ -118,9 +118,10 @@ export interface ScoredEventRecord {
 export type PersistOutcome =
   /**
    * Stored at row `seq`, the `order`-th event scored (events.scored_order); accountId is the
-   * account the event was linked to (the stored one, if two new ids raced).
+   * account the event was linked to (the stored one, if two new ids raced); webhookQueued: a
+   * decision webhook message went into the outbox with it.
    */
-  | { readonly kind: 'stored'; readonly seq: number; readonly order: number; readonly accountId: string | null }
+  | { readonly kind: 'stored'; readonly seq: number; readonly order: number; readonly accountId: string | null; readonly webhookQueued: boolean }
   /** An async event that something else scored first: nothing written. */
   | { readonly kind: 'already_scored' };
 
@@ -287,10 +288,9 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     if (account.isNew || account.newProject) s.accountProject.run(accountId, record.projectId, record.scoredAt);
   }
   if (record.decision === 'review') s.setEventCase.run(openOrExtendCase(s, record, accountId), seq);
-  if (record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined) {
-    s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
-  }
-  return { kind: 'stored', seq, order, accountId };
+  const webhookQueued = record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined;
+  if (webhookQueued) s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
+  return { kind: 'stored', seq, order, accountId, webhookQueued };
 }
 
 /**

@@ -60,8 +60,11 @@ export interface ScorerDeps {
   readonly gate: AccountGate;
   readonly latch: FaultLatch;
   readonly now: () => number;
-  /** Called after an async event's result was committed (the webhook deliverer looks for work). */
-  readonly onAsyncScored?: () => void;
+  /**
+   * Called after a decision webhook message was committed (the webhook deliverer looks for work
+   * at once rather than at its next poll); not for events of projects without a webhook.
+   */
+  readonly onWebhookQueued?: () => void;
 }
 
 export class Scorer {
@@ -169,7 +172,7 @@ export class Scorer {
     }
     if (persisted.accountId === accountId) velocity.record(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
     else velocity.record(job.projectId, { ...velocityKeys, accountId: persisted.accountId }, ids.amountCents, job.receivedAt);
-    if (pending) this.#deps.onAsyncScored?.();
+    if (persisted.webhookQueued) this.#deps.onWebhookQueued?.();
     return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs), seq: persisted.seq };
   }
 

@@ -1,5 +1,6 @@
 // Per-project webhook configuration and the delivery outbox (schema: migrations/003-events.ts,
 // 008-operations.ts).
+import type { Statement } from 'better-sqlite3';
 import { recordAudit } from '../audit/audit-store.js';
 import type { Db } from '../store/database.js';
 
@@ -92,11 +93,19 @@ export interface OutboxMessage {
   readonly attempts: number;
 }
 
+const kDueMessages = new WeakMap<Db, Statement<[number, number], OutboxMessage>>();
+
+/** The messages due by `now`, oldest due first. Prepared once per connection: the deliverer asks often. */
 export function dueMessages(db: Db, now: number, limit: number): OutboxMessage[] {
-  return db.prepare(
-    `SELECT seq, message_id, project_id, payload, created_at, coalesce(retry_from, created_at) AS retry_from, attempts FROM webhook_outbox
-     WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
-  ).all(now, limit) as OutboxMessage[];
+  let statement = kDueMessages.get(db);
+  if (statement === undefined) {
+    statement = db.prepare(
+      `SELECT seq, message_id, project_id, payload, created_at, coalesce(retry_from, created_at) AS retry_from, attempts FROM webhook_outbox
+       WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
+    ) as Statement<[number, number], OutboxMessage>;
+    kDueMessages.set(db, statement);
+  }
+  return statement.all(now, limit);
 }
 
 export function markDelivered(db: Db, seq: number, now: number): void {
