@@ -20,6 +20,7 @@ import { analyzeEventPhone } from '../signals/phone.js';
 import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { DerivedRowBatch } from '../scoring/event-store.js';
 import type { EventInput } from '../validation/event-input.js';
+import { FifoCache } from '../state/fifo-cache.js';
 import { EventSignals, HotState, kLinkTypeNames, RecordedChanges, SignalType, type Decision } from '../state/hot-state.js';
 import { DerivedRows } from './derived-rows.js';
 import type { KeyHasher } from '../state/keys.js';
@@ -65,7 +66,7 @@ export class HotAccounts {
   readonly #projects = new Map<string, number>();
   /** Events labelled fraud per account number (account.labelled_fraud); only accounts with some. */
   readonly #labelledFraud = new Map<number, number>();
-  readonly #provisional = new Map<string, string>();
+  readonly #provisional = new FifoCache<string, string>(kMaxProvisional);
   /** Project ids by number. */
   readonly #projectIds: string[] = [];
   readonly #words = new Uint32Array(4);
@@ -201,7 +202,6 @@ export class HotAccounts {
     let publicId = this.#provisional.get(key);
     if (publicId === undefined) {
       publicId = newId('acc');
-      if (this.#provisional.size >= kMaxProvisional) this.#provisional.delete(this.#provisional.keys().next().value!);
       this.#provisional.set(key, publicId);
     }
     return { publicId, slot: -1 };

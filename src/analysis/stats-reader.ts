@@ -7,6 +7,7 @@
 // data from payloads, not results). Labels do change (a chargeback arrives weeks later), so
 // precision and recall are read anew on every request.
 import type { Decision } from '../scoring/score-result.js';
+import { FifoCache } from '../state/fifo-cache.js';
 import type { Db } from '../store/database.js';
 import { EventChunks, kArrivalDisorderMs, seqRangeOf } from './event-range.js';
 import { labelsOf, precisionRecall } from './labels.js';
@@ -57,7 +58,7 @@ interface StatsRow {
 export class RuleStatsReader {
   readonly #db: Db;
   readonly #versions: StoredVersions;
-  readonly #kept = new Map<string, DayAggregate>();
+  readonly #kept = new FifoCache<string, DayAggregate>(kKeptDays);
 
   constructor(db: Db) {
     this.#db = db;
@@ -104,7 +105,6 @@ export class RuleStatsReader {
   }
 
   #keep(key: string, day: DayAggregate): void {
-    if (this.#kept.size >= kKeptDays) this.#kept.delete(this.#kept.keys().next().value!);
     this.#kept.set(key, day);
   }
 

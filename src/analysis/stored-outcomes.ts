@@ -7,6 +7,7 @@ import type { BreakdownEntry, RuleDefinition, RuleKind, ShadowOutcome } from '..
 import { LoadedRulesets } from '../scoring/loaded-rulesets.js';
 import type { ResultLayout } from '../scoring/result-layout.js';
 import type { Decision, Thresholds } from '../scoring/score-result.js';
+import { FifoCache } from '../state/fifo-cache.js';
 import type { Db } from '../store/database.js';
 
 export const kDecisions: readonly Decision[] = ['allow', 'review', 'block'];
@@ -30,7 +31,7 @@ const kKeptVersions = 256;
 export class StoredVersions {
   readonly #loaded: LoadedRulesets;
   readonly #row;
-  readonly #cache = new Map<string, StoredVersion>();
+  readonly #cache = new FifoCache<string, StoredVersion>(kKeptVersions);
 
   constructor(db: Db) {
     this.#loaded = new LoadedRulesets(db);
@@ -56,7 +57,6 @@ export class StoredVersions {
       shadowIds: rules.filter((rule) => rule.status === 'shadow').map((rule) => rule.rule_id),
       kinds: new Map(rules.map((rule) => [rule.rule_id, rule.kind])),
     };
-    if (this.#cache.size >= kKeptVersions) this.#cache.delete(this.#cache.keys().next().value!);
     this.#cache.set(key, stored);
     return stored;
   }

@@ -4,6 +4,7 @@
 // stored result read back, by exactly version N even while N+1 is being published.
 import type { Database, Statement } from 'better-sqlite3';
 import { loadRulesetWithEntries, type RuleDefinition, type RuleKind, type RulesetFunction } from '../../compiler/index.js';
+import { FifoCache } from '../state/fifo-cache.js';
 import { ResultLayout } from './result-layout.js';
 
 export interface LoadedVersion {
@@ -15,12 +16,11 @@ const kDefaultCapacity = 256;
 
 export class LoadedRulesets {
   readonly #stored: Statement<[string, number], { source: string; rules: string; max_possible: number }>;
-  readonly #cache = new Map<string, LoadedVersion>();
-  readonly #capacity: number;
+  readonly #cache: FifoCache<string, LoadedVersion>;
 
   constructor(db: Database, capacity = kDefaultCapacity) {
     this.#stored = db.prepare('SELECT source, rules, max_possible FROM rulesets WHERE project_id = ? AND version = ?');
-    this.#capacity = capacity;
+    this.#cache = new FifoCache(capacity);
   }
 
   /** The version, or why it cannot be had. */
@@ -38,7 +38,6 @@ export class LoadedRulesets {
     } catch (error) {
       return `ruleset version ${version} of project ${projectId} does not load: ${(error as Error).message}`;
     }
-    if (this.#cache.size >= this.#capacity) this.#cache.delete(this.#cache.keys().next().value!);
     this.#cache.set(key, loaded);
     return loaded;
   }

@@ -7,6 +7,7 @@
 // a number when it hashes the event's values (an account's event, or rules reading `links`) and
 // hands the analysis to the rule worker; otherwise the worker parses it. Each thread caches.
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { FifoCache } from '../state/fifo-cache.js';
 import type { EventInput } from '../validation/event-input.js';
 
 export interface PhoneSignals {
@@ -35,7 +36,7 @@ const kAbsentAnalysis: PhoneAnalysis = Object.freeze({ signals: kAbsent, e164: n
  * lookup well under one. Bounded: the oldest entry goes first; results are frozen and shared.
  */
 const kCacheSize = 50_000;
-const cache = new Map<string, PhoneAnalysis>();
+const cache = new FifoCache<string, PhoneAnalysis>(kCacheSize);
 
 export function analyzePhone(raw: string | null, country: string | null): PhoneAnalysis {
   if (raw === null) return kAbsentAnalysis;
@@ -45,7 +46,6 @@ export function analyzePhone(raw: string | null, country: string | null): PhoneA
   const analysis = parsePhone(raw, country);
   Object.freeze(analysis.signals);
   Object.freeze(analysis);
-  if (cache.size >= kCacheSize) cache.delete(cache.keys().next().value!);
   cache.set(cacheKey, analysis);
   return analysis;
 }

@@ -3,21 +3,21 @@
 // microseconds, where a SipHash and a Map lookup cost well under one. Neither the strings nor
 // anything reversible is kept: the Map's keys are SipHash keys under the hasher's secret key, its
 // values the digests. Bounded: past `capacity` the oldest entry goes first. Pure.
+import { FifoCache } from './fifo-cache.js';
 import type { KeyDomain, KeyHasher } from './keys.js';
 
 export class DigestCache {
   readonly #hasher: KeyHasher;
   readonly #domain: KeyDomain;
-  readonly #capacity: number;
   readonly #digest: (value: string) => string;
-  readonly #digests = new Map<string, string>();
+  readonly #digests: FifoCache<string, string>;
   readonly #words = new Uint32Array(4);
 
   /** `digest` must be a function of the string alone: a cached digest stands for it. */
   constructor(hasher: KeyHasher, domain: KeyDomain, capacity: number, digest: (value: string) => string) {
     this.#hasher = hasher;
     this.#domain = domain;
-    this.#capacity = capacity;
+    this.#digests = new FifoCache(capacity);
     this.#digest = digest;
   }
 
@@ -32,7 +32,6 @@ export class DigestCache {
     let digest = this.#digests.get(key);
     if (digest === undefined) {
       digest = this.#digest(value);
-      if (this.#digests.size >= this.#capacity) this.#digests.delete(this.#digests.keys().next().value!);
       this.#digests.set(key, digest);
     }
     return digest;
