@@ -166,7 +166,8 @@ export async function startService(config: Config, log: Logger, options: Service
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: hotAccounts, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: () => deliverer.poke() });
-  const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock });
+  const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
+  const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorer });
   const cases = new CasesService(readDb, writer, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
@@ -174,7 +175,6 @@ export async function startService(config: Config, log: Logger, options: Service
   const backtests = new BacktestService({ dataDir: config.dataDir, readDb, writer, compiler: rulesCompiler, latch, log, now });
   await backtests.recover();
   const ruleStats = new RuleStatsService(config.dataDir, readDb, now);
-  const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
   const eventReader = new EventReader(readDb, logLoads.eventIds);
   const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
   const labels = new LabelsService({ readDb, writer, reader: eventReader, now, onAccountChanged: (accountId) => hotAccounts.refresh(accountId) });

@@ -20,6 +20,7 @@ import { scrubPayload } from './erasure.js';
 import { recordAudit } from '../audit/audit-store.js';
 import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
 import type { ListsClock } from '../lists/lists-clock.js';
+import type { AsyncScorer } from '../scoring/async-scorer.js';
 
 /** One entry of the links route (built by SQLite as account_links.entry; see migrations/004). */
 export interface AccountLink {
@@ -67,6 +68,8 @@ export interface AccountsServiceDeps {
   readonly now: () => number;
   /** Advanced after an erasure removed list items, so that no rule matches them again. */
   readonly listsClock: ListsClock;
+  /** The account's erased pending events leave the background scorer's queue (and memory). */
+  readonly asyncScorer: Pick<AsyncScorer, 'drop'>;
 }
 
 /** The key's view: accounts are per tenant and environment; a project sees the accounts it used. */
@@ -151,6 +154,7 @@ export class AccountsService {
       }
       this.#deps.listsClock.advance(outcome.listsSeq);
       this.#deps.hotAccounts.erased(scope.tenantId, scope.environment, externalId);
+      this.#deps.asyncScorer.drop(outcome.pendingSeqs);
       for (const { projectId, keys } of outcome.velocityKeys) this.#deps.velocity.forget(projectId, keys);
       if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
       return { ok: true, body: outcome.summary };
@@ -230,6 +234,8 @@ export type ErasureOutcome =
       readonly velocityKeys: Array<{ projectId: string; keys: VelocityKeys }>;
       /** The lists clock after the erasure (it removed list items when it moved). */
       readonly listsSeq: number;
+      /** The rows of the account's pending async events, erased before they were scored. */
+      readonly pendingSeqs: number[];
     };
 
 interface ErasedEventRow {
@@ -319,7 +325,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   db.prepare('INSERT OR REPLACE INTO erasures (tenant_id, environment, account_id, external_id_hash, project_id, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
     tenantId, environment, accountId ?? `pending:${request.externalIdHash}`, request.externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined }),
   );
-  return { kind: 'erased', summary, velocityKeys, listsSeq: lists.seq };
+  return { kind: 'erased', summary, velocityKeys, listsSeq: lists.seq, pendingSeqs: pending.map((event) => event.seq) };
 }
 
 function externalIdOfPayload(payload: string): string | null {

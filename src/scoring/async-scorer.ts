@@ -40,20 +40,25 @@ const kRetryDelayMs = 1000;
  */
 const kMaxRetryDelayMs = 600_000;
 
+/** An accepted event, stored as pending at row `seq`. */
+export interface PendingJob extends ScoreJob {
+  readonly seq: number;
+}
+
 export class AsyncScorer {
   readonly #limit: number;
   readonly #log: Logger;
-  #run: ((job: ScoreJob) => Promise<'done' | 'retry'>) | null = null;
+  #run: ((job: PendingJob) => Promise<'done' | 'retry'>) | null = null;
   // A FIFO as an array with a moving head: no shift() per event.
-  #queue: ScoreJob[] = [];
+  #queue: PendingJob[] = [];
   #head = 0;
   #active = 0;
   #paused = false;
   #maxActive = kMaxActive;
   #loadCheck: NodeJS.Timeout | null = null;
   /** Events set aside, each with when it is due again. */
-  #delayed: Array<{ job: ScoreJob; due: number }> = [];
-  readonly #attempts = new WeakMap<ScoreJob, number>();
+  #delayed: Array<{ job: PendingJob; due: number }> = [];
+  readonly #attempts = new WeakMap<PendingJob, number>();
   #retryTimer: NodeJS.Timeout | null = null;
   #idleWaiters: Array<() => void> = [];
   /** Events scored since start, for /metrics. */
@@ -74,7 +79,7 @@ export class AsyncScorer {
   }
 
   /** Starts scoring with `run` (EventService.scorePending). */
-  start(run: (job: ScoreJob) => Promise<'done' | 'retry'>): void {
+  start(run: (job: PendingJob) => Promise<'done' | 'retry'>): void {
     this.#run = run;
     let last = performance.eventLoopUtilization();
     this.#loadCheck = setInterval(() => {
@@ -89,7 +94,7 @@ export class AsyncScorer {
     this.#pump();
   }
 
-  enqueue(job: ScoreJob): void {
+  enqueue(job: PendingJob): void {
     this.#queue.push(job);
     this.#pump();
   }
@@ -97,11 +102,12 @@ export class AsyncScorer {
   /** Loads the pending events a previous run accepted but did not score, in arrival order. */
   loadPending(db: Db): number {
     const rows = (db.prepare(
-      `SELECT e.project_id, p.tenant_id, p.environment, e.event_id, e.payload, e.received_at
+      `SELECT e.seq, e.project_id, p.tenant_id, p.environment, e.event_id, e.payload, e.received_at
        FROM events e JOIN projects p ON p.project_id = e.project_id WHERE e.state = 'pending' ORDER BY e.seq`,
-    ) as Statement<[], { project_id: string; tenant_id: string; environment: Environment; event_id: string; payload: string; received_at: number }>).all();
+    ) as Statement<[], { seq: number; project_id: string; tenant_id: string; environment: Environment; event_id: string; payload: string; received_at: number }>).all();
     for (const row of rows) {
       this.#queue.push({
+        seq: row.seq,
         projectId: row.project_id,
         tenantId: row.tenant_id,
         environment: row.environment,
@@ -113,6 +119,22 @@ export class AsyncScorer {
     }
     this.#pump();
     return rows.length;
+  }
+
+  /**
+   * The events stored at `seqs` are no longer pending (scored by a sync request for the same event,
+   * or erased with their account): those still waiting here are dropped, with what they hold in
+   * memory, and never scored. Events already being scored are left to the writer, which completes
+   * only a row still pending.
+   */
+  drop(seqs: readonly number[]): number {
+    const gone = new Set(seqs);
+    const before = this.depth;
+    const waiting = this.#queue.slice(this.#head).filter((job) => !gone.has(job.seq));
+    this.#queue = waiting;
+    this.#head = 0;
+    this.#delayed = this.#delayed.filter(({ job }) => !gone.has(job.seq));
+    return before - this.depth;
   }
 
   /** Stops taking new events from the queue; resolves when those being scored are done. */
@@ -146,7 +168,7 @@ export class AsyncScorer {
     if (this.#run === null || this.#paused) return;
     while (this.#active < this.#maxActive && this.#head < this.#queue.length) {
       const job = this.#queue[this.#head]!;
-      this.#queue[this.#head] = undefined as unknown as ScoreJob;
+      this.#queue[this.#head] = undefined as unknown as PendingJob;
       this.#head++;
       this.#active++;
       this.#run(job).then(
@@ -163,7 +185,7 @@ export class AsyncScorer {
     }
   }
 
-  #settle(job: ScoreJob, outcome: 'done' | 'retry'): void {
+  #settle(job: PendingJob, outcome: 'done' | 'retry'): void {
     this.#active--;
     if (outcome === 'done') {
       this.scored++;

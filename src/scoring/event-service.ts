@@ -17,7 +17,7 @@ import { externalAccountIdOf } from '../signals/identifiers.js';
 import type { LiveRulesets } from '../rulesets/live-rulesets.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
-import type { AsyncScorer } from './async-scorer.js';
+import type { AsyncScorer, PendingJob } from './async-scorer.js';
 import { EventReader, type StoredEvent } from './event-store.js';
 import { canonicalBodyHash } from './idempotency.js';
 import type { ScoreJob, Scorer } from './scorer.js';
@@ -140,14 +140,17 @@ export class EventService {
    * The background scorer's entry: completes a pending async event unless something else scored it.
    * 'retry' when it cannot be scored now (no ruleset, a failed write); nothing was stored then.
    */
-  async scorePending(job: ScoreJob): Promise<'done' | 'retry'> {
+  async scorePending(job: PendingJob): Promise<'done' | 'retry'> {
     const flightKey = `${job.projectId}\u0000${job.eventId}`;
-    await this.#waitForOthers(flightKey);
-    const stored = this.#deps.reader.find(job.projectId, job.eventId);
-    if (stored === null || stored.state !== 'pending') return 'done';
+    // A job still queued is pending: what scores or erases its row first drops it from the queue
+    // (asyncScorer.drop). A sync request for the same event that ran meanwhile may have scored it.
+    if (await this.#waitForOthers(flightKey)) {
+      const stored = this.#deps.reader.find(job.projectId, job.eventId);
+      if (stored === null || stored.state !== 'pending') return 'done';
+    }
     const live = this.#deps.rulesets.get(job.projectId);
     if (!live.ok) return 'retry';
-    const work = this.#deps.scorer.score(job, live.ruleset, stored.seq);
+    const work = this.#deps.scorer.score(job, live.ruleset, job.seq);
     this.#inFlight.set(flightKey, work);
     try {
       return (await work).ok ? 'done' : 'retry';
@@ -156,10 +159,13 @@ export class EventService {
     }
   }
 
-  async #waitForOthers(flightKey: string): Promise<void> {
+  /** Waits until no other request for the event is under way; whether there was one. */
+  async #waitForOthers(flightKey: string): Promise<boolean> {
+    let waited = false;
     for (;;) {
       const running = this.#inFlight.get(flightKey);
-      if (running === undefined) return;
+      if (running === undefined) return waited;
+      waited = true;
       await running.catch(() => undefined);
     }
   }
@@ -174,6 +180,7 @@ export class EventService {
     if (!outcome.ok) return unavailable(outcome.error);
     if (outcome.result !== null) {
       if (existing === null) this.#deps.reader.stored(submission.projectId, eventId, outcome.seq);
+      else this.#deps.asyncScorer.drop([existing.seq]); // it was pending: its queued job is done with
       return { kind: 'result', json: outcome.result };
     }
     // Scored by the background scorer between our read and our write: answer with its result.
@@ -193,15 +200,16 @@ export class EventService {
     const externalId = externalAccountIdOf(submission.event);
     const gateKey = externalId === null ? null : AccountGate.key(submission.tenantId, submission.environment, externalId);
     if (gateKey !== null) await this.#deps.gate.enter(gateKey);
+    let seq: number;
     try {
-      const seq = await writer.call('insertPendingEvent', { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload });
+      seq = await writer.call('insertPendingEvent', { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload });
       this.#deps.reader.stored(submission.projectId, eventId, seq);
     } catch (error) {
       return unavailable(causedBy(apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.'), error));
     } finally {
       if (gateKey !== null) this.#deps.gate.leave(gateKey);
     }
-    asyncScorer.enqueue(jobOf(submission, eventId, submission.receivedAt));
+    asyncScorer.enqueue({ ...jobOf(submission, eventId, submission.receivedAt), seq });
     return { kind: 'receipt', receipt: { event_id: eventId, state: 'pending', accepted_at: acceptedAt } };
   }
 

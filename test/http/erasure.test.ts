@@ -130,6 +130,7 @@ test('erase while async events of the account are queued: they are erased, never
     const queued = await post(server, key, { ...victim.fields, async: true });
     t.is(queued.state, 'pending');
     const queuedOnly = await post(server, key, { ...pendingOnly.fields, async: true });
+    t.is(await metric(server, 'fraud_scorer_async_queue_depth'), 2);
 
     const erased = await api(server, 'DELETE', `/v1/accounts/${victim.fields.external_account_id}`, { key });
     t.is(erased.status, 200, erased.text);
@@ -142,9 +143,13 @@ test('erase while async events of the account are queued: they are erased, never
     t.is(erasedPending.body.data.account_public_id, null);
     t.is(erasedPending.body.data.erased.pending_events, 1);
     t.deepEqual(tracesIn(dataDir, [...victim.values, ...pendingOnly.values]), [], 'right after the 200s');
+    t.is(await metric(server, 'fraud_scorer_async_queue_depth'), 0, 'the erased events left the queue, and what they held in memory');
 
     release(server, 'async-scorer');
-    await waitFor(async () => (await metric(server, 'fraud_scorer_async_queue_depth')) === 0, 'the queue to drain');
+    // A later async event is scored after where the erased ones were in the queue: they never were.
+    const later = await post(server, key, { async: true });
+    await waitFor(async () => (await api(server, 'GET', `/v1/scores/${later.event_id}`, { key })).body.data?.state !== 'pending', 'the later event to be scored');
+    t.is(await metric(server, 'fraud_scorer_async_scored_total'), 1);
     for (const eventId of [queued.event_id, queuedOnly.event_id]) {
       const state = await api(server, 'GET', `/v1/scores/${eventId}`, { key });
       t.is(state.status, 200);

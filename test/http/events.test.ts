@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { api, runCli, sleep, startServer, storedEventCount, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
+import { heldAt, metric, release } from '../_helpers/faults.js';
 
 let server: TestServer;
 let key: string;
@@ -265,6 +266,39 @@ test('an async event is accepted with 202, reads as pending, then scored', async
   t.false('latency_ms' in scored);
   t.false('account_public_id' in scored);
   t.true(Array.isArray(scored.breakdown));
+});
+
+test('a sync request for a queued async event scores it once: the queued job is dropped, never scored again', async (t) => {
+  const held = await startServer({ env: { FAULT_INJECTION: 'hold_points' } });
+  const liveKey = held.bootstrap.keys.live_secret.key;
+  const decisions = async (): Promise<number> => {
+    const text = await (await fetch(`${held.url}/metrics`)).text();
+    const pattern = new RegExp(`^fraud_scorer_decisions_total\\{[^}]*project_id="${held.bootstrap.live_project_id}"[^}]*\\} (\\d+)`, 'gm');
+    return [...text.matchAll(pattern)].reduce((sum, match) => sum + Number(match[1]), 0);
+  };
+  try {
+    await heldAt(held, 'async-scorer'); // the background scorer waits: the async event stays queued
+    const event = minimalEvent({ external_account_id: `once-${randomUUID().slice(0, 8)}` });
+    const accepted = await api(held, 'POST', '/v1/events', { key: liveKey, body: { ...event, async: true } });
+    t.is(accepted.status, 202, accepted.text);
+    t.is(await metric(held, 'fraud_scorer_async_queue_depth'), 1);
+    const scored = await api(held, 'POST', '/v1/events', { key: liveKey, body: event });
+    t.is(scored.status, 200, scored.text);
+    t.is(await metric(held, 'fraud_scorer_async_queue_depth'), 0, 'scored by the sync request: its queued job is gone');
+    release(held, 'async-scorer');
+    // A later async event is scored after where the dropped job was in the queue.
+    const later = minimalEvent({ async: true });
+    t.is((await api(held, 'POST', '/v1/events', { key: liveKey, body: later })).status, 202);
+    await waitFor(async () => (await metric(held, 'fraud_scorer_async_scored_total')) === 1, 'the later async event to be scored');
+    t.is(await decisions(), 2, 'two events judged: the sync one and the later one');
+    const read = await api(held, 'GET', `/v1/scores/${event.event_id}`, { key: liveKey });
+    t.is(read.status, 200);
+    t.deepEqual(read.body.data.breakdown, scored.body.data.breakdown);
+    t.is(read.body.data.risk_score, scored.body.data.risk_score);
+    t.is(storedEventCount(held.dataDir, event.event_id as string), 1, 'one row for the event');
+  } finally {
+    await held.stop();
+  }
 });
 
 test('event ids are per project: the same UUID in the sandbox is another event', async (t) => {
