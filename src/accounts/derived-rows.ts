@@ -157,32 +157,58 @@ export function rowCount(batch: DerivedRowBatch): number {
 }
 
 /**
- * A batch cut into parts of at most `size` rows, in its order (accounts, signals, links, project
- * changes), for writing one part per transaction. Only the last part carries the batch's order;
- * the others say `before` (the stamp stays until every row of the batch is written).
+ * A batch cut into parts of at most `size` rows, for writing one part per transaction, in key
+ * order: every derived table is keyed by account first, so a part covers a range of accounts in
+ * all of them, and a page is written by as few parts as its rows need (cut in arrival order, each
+ * part spanned the whole key space and most pages were written once per part; bench/README.md,
+ * step 22). Within an account: its row, its signals, its links, then the project changes of its
+ * links (after the link they change). Only the last part carries the batch's order; the others say
+ * `before` (the stamp stays until every row of the batch is written).
  */
 export function splitBatch(batch: DerivedRowBatch, size: number, before: number): DerivedRowBatch[] {
-  if (rowCount(batch) <= size) return [batch];
+  const accounts = [...batch.accounts].sort((a, b) => compareText(a[0], b[0]));
+  const signals = [...batch.signals].sort(bySignalKey);
+  const links = [...batch.links].sort(byLinkKey);
+  const linkProjects = [...batch.linkProjects].sort(byLinkKey);
+  if (rowCount(batch) <= size) return [{ order: batch.order, accounts, signals, links, linkProjects }];
   const parts: DerivedRowBatch[] = [];
-  const tables = ['accounts', 'signals', 'links', 'linkProjects'] as const;
   let part = { accounts: [] as unknown[], signals: [] as unknown[], links: [] as unknown[], linkProjects: [] as unknown[] };
   let rows = 0;
-  const close = (): void => {
-    parts.push({ order: before, ...part } as unknown as DerivedRowBatch);
-    part = { accounts: [], signals: [], links: [], linkProjects: [] };
-    rows = 0;
-  };
-  for (const table of tables) {
-    for (const row of batch[table]) {
-      if (rows === size) close();
-      part[table].push(row);
-      rows++;
+  const add = (table: keyof typeof part, row: unknown): void => {
+    if (rows === size) {
+      parts.push({ order: before, ...part } as unknown as DerivedRowBatch);
+      part = { accounts: [], signals: [], links: [], linkProjects: [] };
+      rows = 0;
     }
+    part[table].push(row);
+    rows++;
+  };
+  let a = 0;
+  let s = 0;
+  let l = 0;
+  let p = 0;
+  while (a < accounts.length || s < signals.length || l < links.length || p < linkProjects.length) {
+    // The lowest account among the heads of the four lists, then all of its rows.
+    let account = a < accounts.length ? accounts[a]![0] : null;
+    if (s < signals.length && (account === null || signals[s]![4] < account)) account = signals[s]![4];
+    if (l < links.length && (account === null || links[l]![0] < account)) account = links[l]![0];
+    if (p < linkProjects.length && (account === null || linkProjects[p]![0] < account)) account = linkProjects[p]![0];
+    while (a < accounts.length && accounts[a]![0] === account) add('accounts', accounts[a++]);
+    while (s < signals.length && signals[s]![4] === account) add('signals', signals[s++]);
+    while (l < links.length && links[l]![0] === account) add('links', links[l++]);
+    while (p < linkProjects.length && linkProjects[p]![0] === account) add('linkProjects', linkProjects[p++]);
   }
-  if (rows > 0) close();
-  parts[parts.length - 1] = { ...parts[parts.length - 1]!, order: batch.order };
+  parts.push({ order: batch.order, ...part } as unknown as DerivedRowBatch);
   return parts;
 }
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+// The key of account_signals: account, type, hash (migration 15).
+const bySignalKey = (a: DerivedRowBatch['signals'][number], b: DerivedRowBatch['signals'][number]): number =>
+  compareText(a[4], b[4]) || compareText(a[2], b[2]) || compareText(a[3], b[3]);
+// The key of account_links: account, type, other account.
+const byLinkKey = (a: readonly [string, string, string, ...unknown[]], b: readonly [string, string, string, ...unknown[]]): number =>
+  compareText(a[0], b[0]) || compareText(a[1], b[1]) || compareText(a[2], b[2]);
 
 /** Parts of a batch (splitBatch) joined again, for the rows of those not written to go back. */
 export function mergeBatches(parts: readonly DerivedRowBatch[]): DerivedRowBatch {

@@ -295,13 +295,14 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
 
 /**
  * Write command: the derived rows of a batch of scored events, and the stamp that says how far
- * they go. Rows go in key order, so that neighbours share pages.
+ * they go. The rows come in key order (splitBatch, accounts/derived-rows.ts), so that neighbours
+ * share pages; a link's project change comes after the link.
  */
 export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   const s = statements(db);
   for (const row of batch.accounts) s.updateAccount.run(row[1], row[2], row[3], row[4], row[5], row[0]);
-  for (const row of [...batch.signals].sort(bySignalKey)) s.upsertSignal.run(...row);
-  for (const row of [...batch.links].sort(byLinkKey)) s.upsertLink.run(...row);
+  for (const row of batch.signals) s.upsertSignal.run(...row);
+  for (const row of batch.links) s.upsertLink.run(...row);
   for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);
   // from_seq: the lowest seq an event scored after the stamp can have — one scored already and
   // not yet in the rows, a pending one, or the next appended.
@@ -315,12 +316,6 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   s.writeStamp.run(batch.order, fromSeq);
 }
 
-const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-// The key of account_signals: account, type, hash (migration 15).
-const bySignalKey = (a: DerivedRowBatch['signals'][number], b: DerivedRowBatch['signals'][number]): number =>
-  compareText(a[4], b[4]) || compareText(a[2], b[2]) || compareText(a[3], b[3]);
-const byLinkKey = (a: DerivedRowBatch['links'][number], b: DerivedRowBatch['links'][number]): number =>
-  compareText(a[0], b[0]) || compareText(a[1], b[1]) || compareText(a[2], b[2]);
 
 /** The case the review decision `record` goes to: its account's open case, or a new one. */
 function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null): string {

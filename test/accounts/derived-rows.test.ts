@@ -2,7 +2,7 @@
 // derived-rows.ts): one row per table key with its latest values, the stamp's order, and what an
 // erasure holds back, drops or releases.
 import test from 'ava';
-import { DerivedRows, mergeBatches, splitBatch } from '../../src/accounts/derived-rows.js';
+import { DerivedRows, mergeBatches, rowCount, splitBatch } from '../../src/accounts/derived-rows.js';
 
 test('nothing recorded since the stamp: nothing to take', (t) => {
   const rows = new DerivedRows(7);
@@ -93,7 +93,7 @@ test('a batch that could not be written goes back, behind newer rows, and the st
   t.is(rows.take()!.order, 6);
 });
 
-test('a batch cut into parts: in order, at most so many rows each, and only the last moves the stamp', (t) => {
+test('a batch cut into parts: in key order, at most so many rows each, and only the last moves the stamp', (t) => {
   const rows = new DerivedRows(1);
   for (let i = 0; i < 3; i++) rows.account(`acc_${i}`, 100, 1, 0, 0, 7);
   rows.signal('ten', 'live', 'ip', 'h', 'acc_0', 'm', 100);
@@ -102,7 +102,8 @@ test('a batch cut into parts: in order, at most so many rows each, and only the 
   const batch = rows.take()!;
   t.is(rows.stampedBefore, 1);
   const parts = splitBatch(batch, 2, rows.stampedBefore);
-  t.deepEqual(parts.map((part) => [part.order, part.accounts.length, part.signals.length, part.links.length]), [[1, 2, 0, 0], [1, 1, 1, 0], [9, 0, 0, 1]]);
+  // acc_0's row, signal and link; then acc_1's and acc_2's rows.
+  t.deepEqual(parts.map((part) => [part.order, part.accounts.length, part.signals.length, part.links.length]), [[1, 1, 1, 0], [1, 1, 0, 1], [9, 1, 0, 0]]);
   t.deepEqual(mergeBatches(parts), batch, 'joined again: the batch');
   t.deepEqual(splitBatch(batch, 5, 1), [batch], 'a batch that fits is one part');
   // The second part failed: it and the third go back; the stamp stays at 1 until they are written.
@@ -110,7 +111,53 @@ test('a batch cut into parts: in order, at most so many rows each, and only the 
   const again = rows.take()!;
   t.is(again.order, 9);
   t.is(rows.stampedBefore, 1);
-  t.deepEqual(again.accounts, [['acc_2', 100, 1, 0, 0, 7]]);
+  t.deepEqual(again.accounts.map((row) => row[0]), ['acc_1', 'acc_2']);
+  t.deepEqual(again.links.map((row) => row[0]), ['acc_0']);
+});
+
+test('rows recorded in any order are written by account: each part a range of accounts, a link before its project change', (t) => {
+  const rows = new DerivedRows(0);
+  let seed = 11;
+  const random = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const name = (n: number): string => `acc_${String(n).padStart(3, '0')}`;
+  for (let i = 0; i < 300; i++) {
+    const account = name(random(60));
+    const other = name(random(60));
+    switch (random(4)) {
+      case 0: rows.account(account, i, i, 0, 0, i); break;
+      case 1: rows.signal('ten', 'live', 'ip', `h${random(5)}`, account, 'm', i); break;
+      case 2: rows.link(account, 'email', other, 'x', ',p,', 'm', i); break;
+      default: rows.linkProjects(account, 'email', other, `,p${i},`);
+    }
+  }
+  rows.advance(300);
+  const batch = rows.take()!;
+  const parts = splitBatch(batch, 25, 0);
+  const accountOf = (table: string, row: readonly unknown[]): string => String(table === 'signals' ? row[4] : row[0]);
+  const tables = ['accounts', 'signals', 'links', 'linkProjects'] as const;
+  let last = '';
+  let written = 0;
+  const linksWritten = new Set<string>();
+  for (const part of parts) {
+    t.true(rowCount(part) <= 25);
+    written += rowCount(part);
+    const inPart = tables.flatMap((table) => part[table].map((row) => accountOf(table, row)));
+    const first = inPart.reduce((min, account) => (account < min ? account : min));
+    const lastHere = inPart.reduce((max, account) => (account > max ? account : max));
+    t.true(first >= last, `part from ${first} after one to ${last}`);
+    last = lastHere;
+    for (const link of part.links) linksWritten.add(`${link[0]} ${link[1]} ${link[2]}`);
+    for (const change of part.linkProjects) {
+      const key = `${change[0]} ${change[1]} ${change[2]}`;
+      if (batch.links.some((link) => `${link[0]} ${link[1]} ${link[2]}` === key)) t.true(linksWritten.has(key), `${key}: its link first`);
+    }
+  }
+  t.is(written, rowCount(batch), 'every row once');
+  t.is(parts.at(-1)!.order, 300);
+  t.true(parts.slice(0, -1).every((part) => part.order === 0));
 });
 
 test('only held rows left: nothing to take, however often asked', (t) => {
