@@ -1,7 +1,7 @@
 // A bounded map from which the oldest entry goes first when it is full. The usual way,
 // `map.delete(map.keys().next().value)`, looks constant-time and is not in V8: a Map keeps deleted
 // entries as holes until it is rehashed, and a new iterator steps over them one by one from the
-// start, so with 200,000 entries each eviction cost ~50 µs (bench/README.md, step 19). Here the
+// start, so with 200,000 entries each eviction cost ~50 µs (bench/README.md, step 20). Here the
 // entries' order is a ring of 2 × capacity slots and the Map gives a key's place in it: an
 // eviction is one delete. Deleted entries leave holes in the ring; so that it never has to be
 // compacted, an entry also goes once 2 × capacity entries were added after it (only a
