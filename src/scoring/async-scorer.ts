@@ -127,14 +127,11 @@ export class AsyncScorer {
    * memory, and never scored. Events already being scored are left to the writer, which completes
    * only a row still pending.
    */
-  drop(seqs: readonly number[]): number {
+  drop(seqs: readonly number[]): void {
     const gone = new Set(seqs);
-    const before = this.depth;
-    const waiting = this.#queue.slice(this.#head).filter((job) => !gone.has(job.seq));
-    this.#queue = waiting;
+    this.#queue = this.#queue.slice(this.#head).filter((job) => !gone.has(job.seq));
     this.#head = 0;
     this.#delayed = this.#delayed.filter(({ job }) => !gone.has(job.seq));
-    return before - this.depth;
   }
 
   /** Stops taking new events from the queue; resolves when those being scored are done. */
