@@ -228,6 +228,7 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.gauge('fraud_scorer_writer_queue_depth', 'Writes waiting for the next group commit.', () => writer.queueDepth);
   metrics.counter('fraud_scorer_writer_commits_total', 'Group commits of the single writer.', () => writer.batches);
   metrics.counter('fraud_scorer_writer_writes_total', 'Writes committed by the single writer.', () => writer.writes);
+  metrics.counter('fraud_scorer_writer_lock_waits_total', 'Writer transactions that found the write lock held (the checkpointer starting the WAL over, the command line) and waited.', () => writer.lockWaits);
   metrics.gauge('fraud_scorer_derived_rows_waiting', 'Rows that follow from scored events (counts, signals, links) not yet written in bulk.', () => hotAccounts.waitingRows);
   metrics.counter('fraud_scorer_derived_batches_total', 'Writes (one transaction each, at most 250 rows) of rows that follow from scored events.', () => derived.batches);
   metrics.counter('fraud_scorer_derived_batch_failures_total', 'Such writes that failed (their rows are tried again at the next flush).', () => derived.failures);
@@ -318,6 +319,7 @@ export async function startService(config: Config, log: Logger, options: Service
       await writer.close();
       await checkpointer.stop();
       readDb.close();
+      checkpointer.closeDatabaseFile();
       // Last: no connection is left, so the WAL is emptied and removed (nothing lingers in it).
       closeCleanly(config.dataDir);
       lock.release();

@@ -4,25 +4,52 @@
 //
 // A PASSIVE checkpoint never waits, but under steady reading and writing the WAL may never find a
 // moment to start over, and grows without end (checkpoint starvation; better-sqlite3's
-// docs/performance.md). Past kWalResetFrames the checkpoint is RESTART: it waits (briefly: most
-// pages are already copied) for readers to move on and holds the writer back while it copies the
-// last frames and syncs, so that the next commit writes the WAL from its start. Not TRUNCATE: that
-// also cuts the file, which held the writer back twice as long (134 against 64 ms per reset at
-// 64 MiB, and a second at 1 GiB; bench/README.md, step 6); the writer trims the file to
-// journal_size_limit itself when it starts over. The reset size (checkpointer.ts) is 256 MiB: a
-// reset holds the writer for about as long as at 64 MiB, and coming four times less often it
-// leaves the p99 at half capacity (bench/README.md, step 9).
+// docs/performance.md). Past kWalResetFrames the checkpoint is RESTART: it holds the writer back
+// while it copies the last frames and syncs, so that the next commit writes the WAL from its start.
+// Not TRUNCATE: that also cuts the file, which held the writer back twice as long (bench/README.md,
+// step 6); the writer trims the file to journal_size_limit itself when it starts over. The reset
+// size (kWalResetBytes, database.ts) is 256 MiB: a reset comes every few seconds under full load
+// (step 9).
+//
+// What the writer waits for is kept short (step 23):
+//   - A PASSIVE pass syncs the database file only when it copied the whole WAL, which under load
+//     it never does: the pages copied since the last reset stayed unsynced, and the RESTART synced
+//     them all (18–30 ms) while holding the write lock. They are synced first, through a descriptor
+//     of our own (checkpointer.ts) and with no lock held, then a PASSIVE pass copies what came in
+//     meanwhile, and the RESTART has little left to copy and sync.
+//   - SQLite's busy handler sleeps 1, 2, 5, 10, 15… ms between tries. The RESTART is tried every
+//     kLockRetryMs instead, with a zero busy timeout (a try that finds the writer mid-transaction
+//     or a reader on the WAL gives up at once), for at most kResetTryMs per reset; the next tick
+//     tries again. The writer waits for the lock the same way (writer-thread.ts).
 import Database from 'better-sqlite3';
+import { fdatasyncSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { announceThread } from '../shared/threads.js';
 
 announceThread('checkpointer');
 
-const { path, intervalMs, walResetBytes } = workerData as { path: string; intervalMs: number; walResetBytes: number };
+const kLockRetryMs = 0.2;
+const kResetTryMs = 1000;
+
+const { path, intervalMs, walResetBytes, databaseFd } = workerData as { path: string; intervalMs: number; walResetBytes: number; databaseFd: number };
 const db = new Database(path, { fileMustExist: true });
-db.pragma('busy_timeout = 1000');
+db.pragma('busy_timeout = 0');
 const pageSize = db.pragma('page_size', { simple: true }) as number;
 const walResetFrames = Math.max(1, Math.floor(walResetBytes / pageSize));
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+
+type CheckpointRow = { busy: number; log: number; checkpointed: number };
+
+function checkpoint(mode: 'PASSIVE' | 'RESTART'): CheckpointRow {
+  return (db.pragma(`wal_checkpoint(${mode})`) as CheckpointRow[])[0]!;
+}
+
+function startWalOver(): void {
+  fdatasyncSync(databaseFd);
+  checkpoint('PASSIVE');
+  const deadline = performance.now() + kResetTryMs;
+  while (checkpoint('RESTART').busy !== 0 && performance.now() < deadline) Atomics.wait(sleepCell, 0, 0, kLockRetryMs);
+}
 
 let stopped = false;
 // Paused while an erasure empties the WAL from the writer's connection (checkpointer.ts).
@@ -30,10 +57,9 @@ let paused = false;
 const timer = setInterval(() => {
   if (stopped || paused) return;
   try {
-    const [passive] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
-    if (passive !== undefined && passive.log >= walResetFrames) db.pragma('wal_checkpoint(RESTART)');
+    if (checkpoint('PASSIVE').log >= walResetFrames) startWalOver();
   } catch {
-    // Busy or locked: the next tick tries again.
+    // Busy or locked (another process's checkpoint): the next tick tries again.
   }
 }, intervalMs);
 

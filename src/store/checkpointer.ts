@@ -1,20 +1,27 @@
 // Runs WAL checkpoints on their own thread (see checkpoint-worker.ts); the writer connection has
 // auto-checkpointing turned off.
+//
+// The thread syncs the database file through a descriptor of its own, opened here. It is closed
+// only by closeDatabaseFile, once no SQLite connection of this process is open: closing any
+// descriptor of a file drops every POSIX lock this process holds on it (SQLite's included), and
+// another process could then take the file for its own while ours still use it.
 import { Worker } from 'node:worker_threads';
-import { databasePath } from './database.js';
+import { closeSync, openSync } from 'node:fs';
+import { databasePath, kWalResetBytes } from './database.js';
 
 const kIntervalMs = 500;
-/** WAL size past which the checkpointer starts the WAL over (see checkpoint-worker.ts); database.ts keeps the file at most this large. */
-const kWalResetBytes = 256 * 1024 * 1024;
 
 export class Checkpointer {
   readonly #worker: Worker;
+  #databaseFd: number | null;
   #pauses = 0;
   #acknowledged: Promise<void> = Promise.resolve();
 
-  constructor(dataDir: string) {
+  constructor(dataDir: string, options: { walResetBytes?: number; intervalMs?: number } = {}) {
+    const path = databasePath(dataDir);
+    this.#databaseFd = openSync(path, 'r');
     this.#worker = new Worker(new URL('./checkpoint-worker.js', import.meta.url), {
-      workerData: { path: databasePath(dataDir), intervalMs: kIntervalMs, walResetBytes: kWalResetBytes },
+      workerData: { path, intervalMs: options.intervalMs ?? kIntervalMs, walResetBytes: options.walResetBytes ?? kWalResetBytes, databaseFd: this.#databaseFd },
     });
     this.#worker.unref();
   }
@@ -49,5 +56,12 @@ export class Checkpointer {
 
   stop(): Promise<void> {
     return this.#request('stop');
+  }
+
+  /** After stop, and once every SQLite connection of this process to the database is closed. */
+  closeDatabaseFile(): void {
+    if (this.#databaseFd === null) return;
+    closeSync(this.#databaseFd);
+    this.#databaseFd = null;
   }
 }

@@ -20,7 +20,15 @@ const kWriterCacheKiB = 64 * 1024;
  */
 const kServingWriterCacheKiB = 2 * 1024;
 const kReaderCacheKiB = 16 * 1024;
-const kJournalSizeLimitBytes = 256 * 1024 * 1024;
+/** WAL size past which the checkpointer starts the WAL over (store/checkpoint-worker.ts). */
+export const kWalResetBytes = 256 * 1024 * 1024;
+/**
+ * When the WAL starts over, the next commit cuts the file down to this size. Above the reset size,
+ * with room for what comes in while a reset is due: cutting 16 MiB off after every reset held the
+ * writer 2–10 ms (bench/README.md, step 23); now the file is cut only after a reset that readers
+ * held back, and stays at most this large.
+ */
+const kJournalSizeLimitBytes = kWalResetBytes + 128 * 1024 * 1024;
 
 export function databasePath(dataDir: string): string {
   return join(dataDir, kDatabaseFileName);

@@ -9,12 +9,44 @@ import { announceThread } from '../shared/threads.js';
 announceThread('writer');
 
 const setup = workerData as WriterSetup;
-const db: Db = openDatabase(setup.dataDir, { busyTimeoutMs: setup.busyTimeoutMs, servingWriter: true });
+// SQLite's own busy handler is off (timeout 0) for transactions: it sleeps 1, 2, 5, 10, 15, 20,
+// 25 ms between tries, so a lock held for 19 ms kept the writer waiting 33 and one held for 34 ms
+// 53 (bench/README.md, step 23). beginImmediate tries again every kLockRetryMs instead, for as long
+// as the busy timeout allows. Standalone commands keep the busy handler (runStandalone).
+const db: Db = openDatabase(setup.dataDir, { busyTimeoutMs: 0, servingWriter: true });
 const commands = kWriteCommands as Record<string, (db: Db, ...args: unknown[]) => unknown>;
+const kLockRetryMs = 0.2;
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+const lockWaits = new Int32Array(setup.lockWaits);
 
 function failure(id: number, error: unknown): CommandOutcome {
   const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : null;
   return { id, ok: false, message: (error as Error).message ?? String(error), code };
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
+/** BEGIN IMMEDIATE, waiting for another connection's write lock up to the busy timeout. */
+function beginImmediate(): void {
+  let deadline = 0;
+  for (;;) {
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      const now = performance.now();
+      if (deadline === 0) {
+        deadline = now + setup.busyTimeoutMs;
+        Atomics.add(lockWaits, 0, 1);
+      }
+      if (now >= deadline) throw error;
+      Atomics.wait(sleepCell, 0, 0, kLockRetryMs);
+    }
+  }
 }
 
 function execute(call: CommandCall): unknown {
@@ -25,7 +57,7 @@ function execute(call: CommandCall): unknown {
 
 function runBatch(batch: CommandCall[]): CommandOutcome[] {
   try {
-    db.exec('BEGIN IMMEDIATE');
+    beginImmediate();
   } catch (error) {
     return batch.map((call) => failure(call.id, error));
   }
@@ -47,18 +79,25 @@ function runBatch(batch: CommandCall[]): CommandOutcome[] {
 
 function runAlone(call: CommandCall): CommandOutcome {
   try {
-    return { id: call.id, ok: true, value: db.transaction(() => execute(call)).immediate() };
+    beginImmediate();
+    const value = execute(call);
+    db.exec('COMMIT');
+    return { id: call.id, ok: true, value };
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
     return failure(call.id, error);
   }
 }
 
+/** Outside any transaction; its waits (a checkpoint's wait for readers) are SQLite's busy handler's. */
 function runStandalone(call: CommandCall): CommandOutcome {
+  db.pragma(`busy_timeout = ${setup.busyTimeoutMs}`);
   try {
     return { id: call.id, ok: true, value: execute(call) };
   } catch (error) {
     return failure(call.id, error);
+  } finally {
+    db.pragma('busy_timeout = 0');
   }
 }
 

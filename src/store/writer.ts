@@ -20,6 +20,8 @@ type Arguments<F> = F extends (db: Db, ...args: infer A) => unknown ? A : never;
 export interface WriterSetup {
   readonly dataDir: string;
   readonly busyTimeoutMs: number;
+  /** One Int32 the thread counts into: transactions that found the write lock taken and waited. */
+  readonly lockWaits: SharedArrayBuffer;
 }
 
 /** Messages between the writer and its thread. */
@@ -61,8 +63,10 @@ export class Writer<C extends CommandTable> {
   batches = 0;
   writes = 0;
 
-  constructor(threadScript: URL, setup: WriterSetup) {
-    this.#thread = new Worker(threadScript, { workerData: setup });
+  readonly #lockWaits = new Int32Array(new SharedArrayBuffer(4));
+
+  constructor(threadScript: URL, setup: Omit<WriterSetup, 'lockWaits'>) {
+    this.#thread = new Worker(threadScript, { workerData: { ...setup, lockWaits: this.#lockWaits.buffer } satisfies WriterSetup });
     this.#ready = new Promise((resolve, reject) => {
       this.#thread.once('online', () => resolve());
       this.#thread.once('error', reject);
@@ -75,6 +79,14 @@ export class Writer<C extends CommandTable> {
   /** Resolves once the writer thread has opened the database. */
   ready(): Promise<void> {
     return this.#ready;
+  }
+
+  /**
+   * Transactions that found the write lock held by another connection (the checkpointer starting
+   * the WAL over, the command line) and waited for it.
+   */
+  get lockWaits(): number {
+    return Atomics.load(this.#lockWaits, 0);
   }
 
   /** Calls in flight (sent or waiting for the next batch). */

@@ -4,8 +4,9 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { api, runCli, startServer, storedEventCount } from '../_helpers/server.js';
+import { api, runCli, startServer, storedEventCount, waitFor } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
+import { metric } from '../_helpers/faults.js';
 
 
 
@@ -31,6 +32,27 @@ test('a locked database: sync is 500 INTERNAL_ERROR, async 503 ASYNC_UNAVAILABLE
     const retried = await api(server, 'POST', '/v1/events', { key, body: sync });
     t.is(retried.status, 200, retried.text);
     t.is((await api(server, 'POST', '/v1/events', { key, body: queued })).status, 202);
+  } finally {
+    await server.stop();
+  }
+});
+
+test('a write lock held by another connection within the busy timeout: the writer waits for it and the event is scored', async (t) => {
+  const server = await startServer({ env: { SQLITE_BUSY_TIMEOUT_MS: '60000' } });
+  try {
+    const key = server.bootstrap.keys.live_secret.key;
+    const before = await metric(server, 'fraud_scorer_writer_lock_waits_total');
+    const lock = new Database(join(server.dataDir, 'fraud-scorer.db'));
+    lock.exec('BEGIN IMMEDIATE');
+    const event = richEvent();
+    const answer = api(server, 'POST', '/v1/events', { key, body: event });
+    // The writer found the lock taken and waits: the answer is still to come.
+    await waitFor(async () => (await metric(server, 'fraud_scorer_writer_lock_waits_total')) > before, 'the writer to wait for the lock');
+    lock.exec('ROLLBACK');
+    lock.close();
+    const scored = await answer;
+    t.is(scored.status, 200, scored.text);
+    t.is(storedEventCount(server.dataDir, event.event_id as string), 1);
   } finally {
     await server.stop();
   }
