@@ -45,7 +45,11 @@ function checkpoint(mode: 'PASSIVE' | 'RESTART'): CheckpointRow {
 }
 
 function startWalOver(): void {
-  fdatasyncSync(databaseFd);
+  try {
+    fdatasyncSync(databaseFd);
+  } catch {
+    // A platform that refuses to sync a read-only descriptor: the RESTART then syncs it all itself.
+  }
   checkpoint('PASSIVE');
   const deadline = performance.now() + kResetTryMs;
   while (checkpoint('RESTART').busy !== 0 && performance.now() < deadline) Atomics.wait(sleepCell, 0, 0, kLockRetryMs);
