@@ -12,6 +12,7 @@
 // the client hangs up (the socket is destroyed), as a payment backend with a timeout would.
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { eventMix } from './event-mix.js';
 
 export interface OpenLoopOptions {
   readonly url: string;
@@ -188,6 +189,18 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
       resolve({ dueMs, latencyMs, status, refusedInEnvelope, connectionsOpened: opened, clientCpuUsPerRequest: (cpu.user + cpu.system) / Math.max(1, total) });
     };
     tick();
+  });
+}
+
+/**
+ * The realistic mix (sync, seed 7) offered to a server at `rate` events/s: call the result with
+ * a number of seconds for each run of the load (the same sequence of bodies goes on across runs).
+ */
+export function realisticLoad(server: { readonly url: string; readonly liveKey: string }, rate: number): (seconds: number) => Promise<OpenLoopResult> {
+  const body = eventMix(7);
+  return (seconds) => runOpenLoop({
+    url: server.url, path: '/v1/events', headers: { authorization: `Bearer ${server.liveKey}`, 'content-type': 'application/json' },
+    body, rate, seconds, timeoutMs: 2000, maxConnections: 1024,
   });
 }
 

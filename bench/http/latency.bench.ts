@@ -5,8 +5,7 @@
 // write) show as a row of windows at a steady interval. Server settings as environment variables
 // (DERIVED_FLUSH_MS=… to compare).
 //   node dist/bench/http/latency.bench.js     (after npm run build)
-import { eventMix } from '../_helpers/event-mix.js';
-import { quantile, runOpenLoop } from '../_helpers/open-loop.js';
+import { quantile, realisticLoad } from '../_helpers/open-loop.js';
 import { startFraudScorer } from '../_helpers/processes.js';
 
 const kRate = Number(process.env.BENCH_RATE ?? 1300);
@@ -17,11 +16,7 @@ const kWindowMs = 100;
 async function main(): Promise<void> {
   const server = await startFraudScorer();
   try {
-    const mix = eventMix(7);
-    const load = (seconds: number) => runOpenLoop({
-      url: server.url, path: '/v1/events', headers: { authorization: `Bearer ${server.liveKey}`, 'content-type': 'application/json' },
-      body: mix, rate: kRate, seconds, timeoutMs: 2000, maxConnections: 1024,
-    });
+    const load = realisticLoad(server, kRate);
     await load(10);
     const result = await load(kSeconds);
     const served: number[] = [];

@@ -5,8 +5,7 @@
 // for BENCH_SECONDS (15), keeping the samples of objects that a scavenge did not collect
 // (BENCH_ALL=1: every allocation). Prints bytes per request by the three innermost frames.
 //   node --experimental-websocket dist/bench/http/promoted.bench.js   (Node 20; Node 22 needs no flag)
-import { eventMix } from '../_helpers/event-mix.js';
-import { runOpenLoop } from '../_helpers/open-loop.js';
+import { realisticLoad } from '../_helpers/open-loop.js';
 import { startFraudScorer } from '../_helpers/processes.js';
 
 const kRate = Number(process.env.BENCH_RATE ?? 4000);
@@ -72,11 +71,7 @@ async function main(): Promise<void> {
   if (WebSocketClient === undefined) throw new Error('no WebSocket: run with --experimental-websocket on Node 20');
   const server = await startFraudScorer({}, [`--inspect=127.0.0.1:${kInspectorPort}`]);
   try {
-    const mix = eventMix(7);
-    const load = (seconds: number) => runOpenLoop({
-      url: server.url, path: '/v1/events', headers: { authorization: `Bearer ${server.liveKey}`, 'content-type': 'application/json' },
-      body: mix, rate: kRate, seconds, timeoutMs: 2000, maxConnections: 1024,
-    });
+    const load = realisticLoad(server, kRate);
     await load(8);
     const session = await inspectorSession();
     await session.send('HeapProfiler.enable');
