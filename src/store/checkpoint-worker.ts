@@ -4,7 +4,7 @@
 //
 // A PASSIVE checkpoint never waits, but under steady reading and writing the WAL may never find a
 // moment to start over, and grows without end (checkpoint starvation; better-sqlite3's
-// docs/performance.md). Past kWalResetFrames the checkpoint is RESTART: it holds the writer back
+// docs/performance.md). Past walResetFrames the checkpoint is RESTART: it holds the writer back
 // while it copies the last frames and syncs, so that the next commit writes the WAL from its start.
 // Not TRUNCATE: that also cuts the file, which held the writer back twice as long (bench/README.md,
 // step 6); the writer trims the file to journal_size_limit itself when it starts over. The reset
