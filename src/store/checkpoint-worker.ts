@@ -18,17 +18,17 @@
 //     of our own (checkpointer.ts) and with no lock held, then a PASSIVE pass copies what came in
 //     meanwhile, and the RESTART has little left to copy and sync.
 //   - SQLite's busy handler sleeps 1, 2, 5, 10, 15… ms between tries. The RESTART is tried every
-//     kLockRetryMs instead, with a zero busy timeout (a try that finds the writer mid-transaction
-//     or a reader on the WAL gives up at once), for at most kResetTryMs per reset; the next tick
-//     tries again. The writer waits for the lock the same way (writer-thread.ts).
+//     0.2 ms instead (lock-wait.ts), with a zero busy timeout (a try that finds the writer
+//     mid-transaction or a reader on the WAL gives up at once), for at most kResetTryMs per reset;
+//     the next tick tries again. The writer waits for the lock the same way (writer-thread.ts).
 import Database from 'better-sqlite3';
 import { fdatasyncSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { announceThread } from '../shared/threads.js';
+import { pauseBeforeRetry } from './lock-wait.js';
 
 announceThread('checkpointer');
 
-const kLockRetryMs = 0.2;
 const kResetTryMs = 1000;
 
 const { path, intervalMs, walResetBytes, databaseFd } = workerData as { path: string; intervalMs: number; walResetBytes: number; databaseFd: number };
@@ -36,7 +36,6 @@ const db = new Database(path, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
 const pageSize = db.pragma('page_size', { simple: true }) as number;
 const walResetFrames = Math.max(1, Math.floor(walResetBytes / pageSize));
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 
 type CheckpointRow = { busy: number; log: number; checkpointed: number };
 
@@ -52,7 +51,7 @@ function startWalOver(): void {
   }
   checkpoint('PASSIVE');
   const deadline = performance.now() + kResetTryMs;
-  while (checkpoint('RESTART').busy !== 0 && performance.now() < deadline) Atomics.wait(sleepCell, 0, 0, kLockRetryMs);
+  while (checkpoint('RESTART').busy !== 0 && performance.now() < deadline) pauseBeforeRetry();
 }
 
 let stopped = false;

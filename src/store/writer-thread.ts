@@ -3,20 +3,19 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { kStandaloneCommands, kWriteCommands } from '../write-commands.js';
 import { openDatabase, type Db } from './database.js';
+import { pauseBeforeRetry } from './lock-wait.js';
 import type { CommandCall, CommandOutcome, WriterSetup } from './writer.js';
 import { announceThread } from '../shared/threads.js';
 
 announceThread('writer');
 
 const setup = workerData as WriterSetup;
-// SQLite's own busy handler is off (timeout 0) for transactions: it sleeps 1, 2, 5, 10, 15, 20,
-// 25 ms between tries, so a lock held for 19 ms kept the writer waiting 33 and one held for 34 ms
-// 53 (bench/README.md, step 23). beginImmediate tries again every kLockRetryMs instead, for as long
-// as the busy timeout allows. Standalone commands keep the busy handler (runStandalone).
+// SQLite's own busy handler is off (timeout 0) for transactions: a lock held for 19 ms kept the
+// writer waiting 33 and one held for 34 ms 53 (lock-wait.ts). beginImmediate tries again every
+// 0.2 ms instead, for as long as the busy timeout allows. Standalone commands keep the busy
+// handler (runStandalone).
 const db: Db = openDatabase(setup.dataDir, { busyTimeoutMs: 0, servingWriter: true });
 const commands = kWriteCommands as Record<string, (db: Db, ...args: unknown[]) => unknown>;
-const kLockRetryMs = 0.2;
-const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 const lockWaits = new Int32Array(setup.lockWaits);
 
 function failure(id: number, error: unknown): CommandOutcome {
@@ -44,7 +43,7 @@ function beginImmediate(): void {
         Atomics.add(lockWaits, 0, 1);
       }
       if (now >= deadline) throw error;
-      Atomics.wait(sleepCell, 0, 0, kLockRetryMs);
+      pauseBeforeRetry();
     }
   }
 }
