@@ -24,6 +24,7 @@ import { BacktestService } from './analysis/backtest-service.js';
 import { RuleStatsService } from './analysis/stats-service.js';
 import { createWebhookHandlers } from './http/handlers/webhooks.js';
 import { AsyncScorer } from './scoring/async-scorer.js';
+import { PendingEvents } from './scoring/pending-events.js';
 import { EventService } from './scoring/event-service.js';
 import { EventReader } from './scoring/event-store.js';
 import { KeyHasher } from './state/keys.js';
@@ -166,7 +167,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: hotAccounts, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: () => deliverer.poke() });
-  const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log);
+  const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb));
   const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorer });
   const cases = new CasesService(readDb, writer, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();
@@ -178,7 +179,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const eventReader = new EventReader(readDb, logLoads.eventIds);
   const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
   const labels = new LabelsService({ readDb, writer, reader: eventReader, now, onAccountChanged: (accountId) => hotAccounts.refresh(accountId) });
-  const pending = asyncScorer.loadPending(readDb);
+  const pending = asyncScorer.loadPending();
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
   deliverer.start();
   const deliveries = new DeliveriesService(readDb, writer, () => deliverer.poke(), now);

@@ -61,7 +61,7 @@ export const kSettings = {
     description: 'Failed lookups of well-formed keys per caller address, per window.',
   },
   asyncQueueLimit: {
-    flag: 'async-queue-limit', env: 'ASYNC_QUEUE_LIMIT', type: 'integer', default: 100_000, minimum: 1, maximum: 10_000_000,
+    flag: 'async-queue-limit', env: 'ASYNC_QUEUE_LIMIT', type: 'integer', default: 1_000_000, minimum: 1, maximum: 10_000_000,
     description: 'Async events accepted but not yet scored; past it, async answers 503 ASYNC_UNAVAILABLE.',
   },
   maxEventsInFlight: {

@@ -7,12 +7,12 @@ import { activeLimit } from '../../src/scoring/async-scorer.js';
 test('full concurrency unless the thread is saturated', (t) => {
   t.is(activeLimit(0, 0, 100_000), 256);
   t.is(activeLimit(0.85, 50_000, 100_000), 256, 'at the threshold: not saturated');
-  t.is(activeLimit(0.86, 50_000, 100_000), 8);
-  t.is(activeLimit(1, 0, 100_000), 8);
+  t.is(activeLimit(0.86, 50_000, 100_000), 1);
+  t.is(activeLimit(1, 0, 100_000), 1);
 });
 
 test('no yielding once the queue holds 90 % of its bound', (t) => {
-  t.is(activeLimit(1, 89_999, 100_000), 8);
+  t.is(activeLimit(1, 89_999, 100_000), 1);
   t.is(activeLimit(1, 90_000, 100_000), 256);
   t.is(activeLimit(1, 1, 1), 256, 'a bound of one: never yields');
 });

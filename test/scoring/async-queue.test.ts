@@ -1,0 +1,121 @@
+// The background scorer's queue holds waiting events as their seqs and reads each body back from
+// the event log when its turn comes (scoring/async-scorer.ts, scoring/pending-events.ts). Here
+// with a source in memory; test/http/durability.test.ts and erasure.test.ts cover it with the
+// real log.
+import test from 'ava';
+import { AsyncScorer, type PendingJob, type PendingSource } from '../../src/scoring/async-scorer.js';
+import { createLogger } from '../../src/shared/log.js';
+import type { EventInput } from '../../src/validation/event-input.js';
+
+function job(seq: number, from: string): PendingJob {
+  return {
+    seq, projectId: 'prj_1', tenantId: 'ten_1', environment: 'live', eventId: `${from}-${seq}`,
+    event: { event_id: `evt-${seq}`, event_type: 'login' } as unknown as EventInput, payload: '{}', receivedAt: seq,
+  };
+}
+
+/** The log as a map of pending rows; records each read. */
+class MemoryLog implements PendingSource {
+  readonly pending = new Map<number, PendingJob>();
+  readonly reads: number[][] = [];
+  failNextReads = 0;
+
+  seqs(): number[] {
+    return [...this.pending.keys()].sort((a, b) => a - b);
+  }
+
+  jobs(seqs: readonly number[]): PendingJob[] {
+    this.reads.push([...seqs]);
+    if (this.failNextReads > 0) {
+      this.failNextReads--;
+      throw new Error('disk I/O error');
+    }
+    return seqs.flatMap((seq) => {
+      const found = this.pending.get(seq);
+      return found === undefined ? [] : [found];
+    });
+  }
+}
+
+const quiet = createLogger('error', () => undefined);
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!condition()) throw new Error('condition not reached');
+}
+
+test('waiting events are read back from the log in arrival order, at most 64 at a time', async (t) => {
+  const log = new MemoryLog();
+  for (let seq = 1; seq <= 300; seq++) log.pending.set(seq, job(seq, 'log'));
+  const scorer = new AsyncScorer(1000, quiet, log);
+  t.is(scorer.loadPending(), 300);
+  t.is(scorer.depth, 300);
+  const started: PendingJob[] = [];
+  scorer.start(async (pending) => {
+    started.push(pending);
+    log.pending.delete(pending.seq);
+    return 'done';
+  });
+  await until(() => scorer.scored === 300);
+  t.deepEqual(started.map((s) => s.seq), Array.from({ length: 300 }, (_, i) => i + 1));
+  t.true(started.every((s) => s.eventId.startsWith('log-')), 'every body came from the log');
+  t.true(log.reads.every((read) => read.length <= 64));
+  t.deepEqual(log.reads.flat(), started.map((s) => s.seq), 'each waiting event read once');
+  t.is(scorer.depth, 0);
+  await scorer.pause();
+});
+
+test('an event accepted with nothing waiting is scored with the body in hand, without a read', async (t) => {
+  const log = new MemoryLog();
+  const scorer = new AsyncScorer(1000, quiet, log);
+  const started: PendingJob[] = [];
+  scorer.start(async (pending) => {
+    started.push(pending);
+    return 'done';
+  });
+  scorer.enqueue(job(7, 'request'));
+  await until(() => scorer.scored === 1);
+  t.is(started[0]!.eventId, 'request-7');
+  t.deepEqual(log.reads, []);
+  await scorer.pause();
+});
+
+test('events no longer pending in the log are skipped, neither scored nor counted', async (t) => {
+  const log = new MemoryLog();
+  for (let seq = 1; seq <= 10; seq++) log.pending.set(seq, job(seq, 'log'));
+  const scorer = new AsyncScorer(1000, quiet, log);
+  scorer.loadPending();
+  // Scored by a sync request or erased between being queued and their turn.
+  log.pending.delete(3);
+  log.pending.delete(8);
+  const started: number[] = [];
+  scorer.start(async (pending) => {
+    started.push(pending.seq);
+    return 'done';
+  });
+  await until(() => scorer.depth === 0);
+  t.deepEqual(started, [1, 2, 4, 5, 6, 7, 9, 10]);
+  t.is(scorer.scored, 8);
+  await scorer.pause();
+});
+
+test('dropped events are not read; a failed read puts its events aside and reads them again', async (t) => {
+  const log = new MemoryLog();
+  for (let seq = 1; seq <= 5; seq++) log.pending.set(seq, job(seq, 'log'));
+  const scorer = new AsyncScorer(1000, quiet, log);
+  scorer.loadPending();
+  scorer.drop([2]);
+  t.is(scorer.depth, 4);
+  log.failNextReads = 1;
+  const started: number[] = [];
+  scorer.start(async (pending) => {
+    started.push(pending.seq);
+    return 'done';
+  });
+  t.is(scorer.depth, 4, 'set aside, still counted against the bound');
+  t.deepEqual(started, []);
+  await until(() => scorer.scored === 4);
+  t.deepEqual(started, [1, 3, 4, 5]);
+  t.deepEqual(log.reads, [[1, 3, 4, 5], [1, 3, 4, 5]]);
+  await scorer.pause();
+});
