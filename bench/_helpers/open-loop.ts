@@ -46,7 +46,15 @@ export interface OpenLoopResult {
   readonly connectionsOpened: number;
   /** CPU of this process (the generator) per request, µs. */
   readonly clientCpuUsPerRequest: number;
+  /**
+   * The generator's own stalls: [ms after the start, length ms] of each gap over 5 ms between two
+   * of its 1-ms ticks (its GC, or the CPU taken from it). Answers that arrive during one are timed
+   * late: a slow window that lines up with a stall is the generator's, not the server's.
+   */
+  readonly clientStalls: ReadonlyArray<readonly [number, number]>;
 }
+
+const kClientStallMs = 5;
 
 interface Connection {
   readonly socket: Socket;
@@ -86,6 +94,8 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
   let finished = 0;
   let opened = 0;
   let lastSweep = 0;
+  let lastTick = 0;
+  const clientStalls: Array<[number, number]> = [];
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
 
@@ -155,6 +165,8 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
 
     const tick = (): void => {
       const now = performance.now() - start;
+      if (now - lastTick > kClientStallMs) clientStalls.push([lastTick, now - lastTick]);
+      lastTick = now;
       const due = Math.min(total, Math.floor((now / 1000) * options.rate));
       for (; scheduled < due; scheduled++) {
         dueMs[scheduled] = (scheduled * 1000) / options.rate;
@@ -186,7 +198,7 @@ export function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
       }
       for (const connection of idle) connection.socket.destroy();
       const cpu = process.cpuUsage(cpuBefore);
-      resolve({ dueMs, latencyMs, status, refusedInEnvelope, connectionsOpened: opened, clientCpuUsPerRequest: (cpu.user + cpu.system) / Math.max(1, total) });
+      resolve({ dueMs, latencyMs, status, refusedInEnvelope, connectionsOpened: opened, clientCpuUsPerRequest: (cpu.user + cpu.system) / Math.max(1, total), clientStalls });
     };
     tick();
   });

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { kServerNodeFlags } from '../../src/cli/node-flags.js';
 
 const kCli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -79,7 +80,8 @@ export async function startFraudScorer(env: Record<string, string> = {}, nodeArg
  * database (bench/_helpers/store.ts) and knows its key.
  */
 export async function startFraudScorerOn(dataDir: string, liveKey: string | null, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<StartedServer> {
-  const child = spawn(process.execPath, [...nodeArgs, kCli, 'serve', '--port', '0', '--data-dir', dataDir], {
+  // As npm start runs it (src/cli/node-flags.ts), then the bench's own flags.
+  const child = spawn(process.execPath, [...kServerNodeFlags, ...nodeArgs, kCli, 'serve', '--port', '0', '--data-dir', dataDir], {
     env: { ...process.env, RATE_LIMIT_PER_ROUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

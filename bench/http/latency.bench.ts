@@ -3,8 +3,12 @@
 // and BENCH_SECONDS (30) measured; prints p50/p90/p99/p99.9 of the answers and every 100-ms window
 // whose slowest answer took more than BENCH_SLOW_MS (20): periodic stalls (a WAL reset, a bulk
 // write) show as a row of windows at a steady interval. Server settings as environment variables
-// (DERIVED_FLUSH_MS=… to compare).
+// (DERIVED_FLUSH_MS=… to compare). BENCH_NODE_ARGS: flags for the server's node (e.g. `--trace-gc`),
+// whose standard output then goes to BENCH_SERVER_OUT (default: server-out.txt in the temp dir).
 //   node dist/bench/http/latency.bench.js     (after npm run build)
+import { createWriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { quantile, realisticLoad } from '../_helpers/open-loop.js';
 import { startFraudScorer } from '../_helpers/processes.js';
 
@@ -12,9 +16,15 @@ const kRate = Number(process.env.BENCH_RATE ?? 1300);
 const kSeconds = Number(process.env.BENCH_SECONDS ?? 30);
 const kSlowMs = Number(process.env.BENCH_SLOW_MS ?? 20);
 const kWindowMs = 100;
+const kNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+const kServerOut = process.env.BENCH_SERVER_OUT ?? join(tmpdir(), 'server-out.txt');
 
 async function main(): Promise<void> {
-  const server = await startFraudScorer();
+  const server = await startFraudScorer({}, kNodeArgs);
+  if (kNodeArgs.length > 0) {
+    server.child.stdout!.pipe(createWriteStream(kServerOut));
+    console.log(`server's standard output: ${kServerOut}`);
+  }
   try {
     const load = realisticLoad(server, kRate);
     await load(10);
@@ -32,6 +42,8 @@ async function main(): Promise<void> {
     const slow = [...slowest].filter(([, latency]) => latency > kSlowMs);
     console.log(`${slow.length} of ${slowest.size} windows of ${kWindowMs} ms had an answer slower than ${kSlowMs} ms (second of the run: slowest ms):`);
     console.log(slow.map(([window, latency]) => `${((window * kWindowMs) / 1000).toFixed(1)}: ${latency.toFixed(0)}`).join(', '));
+    const stalls = result.clientStalls.filter(([, length]) => length > 10);
+    console.log(`the generator's own stalls over 10 ms (second: ms), answers then timed late: ${stalls.length === 0 ? 'none' : stalls.map(([at, length]) => `${(at / 1000).toFixed(1)}: ${length.toFixed(0)}`).join(', ')}`);
   } finally {
     await server.stop();
   }

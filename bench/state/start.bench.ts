@@ -38,6 +38,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HotAccounts } from '../../src/accounts/hot-accounts.js';
+import { kServerNodeFlags } from '../../src/cli/node-flags.js';
 import { EventIds } from '../../src/scoring/event-ids.js';
 import { rebuildVelocity } from '../../src/scoring/velocity-rebuild.js';
 import { newId } from '../../src/shared/ids.js';
@@ -246,7 +247,7 @@ async function timeStart(dataDir: string, liveKey: string, nodeArgs: string[] = 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const spawned = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, kCli, 'serve', '--port', String(port), '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [...kServerNodeFlags, ...nodeArgs, kCli, 'serve', '--port', String(port), '--data-dir', dataDir], {
     env: { ...process.env, RATE_LIMIT_PER_ROUTE: '100000000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,6 +4,7 @@ import { createAccessLog, createLogger, type LogLevel } from '../shared/log.js';
 import { kLockFileName } from '../store/data-dir-lock.js';
 import { join } from 'node:path';
 import { parse, print, UsageError, type Command } from './args.js';
+import { kServerNodeFlags, missingServerNodeFlags } from './node-flags.js';
 
 const kSettingOptions = Object.fromEntries(
   Object.values(kSettings).map((setting) => [setting.flag, { type: 'string' as const }]),
@@ -42,6 +43,12 @@ closes the database. Started by npm start, the server also stops when npm goes a
       throw error;
     }
     const log = createLogger(config.logLevel as LogLevel);
+    const missingFlags = missingServerNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
+    if (missingFlags.length > 0) {
+      log.warn('node was started without flags the server is tuned for; the tail latency suffers (docs/operations.md, "Node flags")', {
+        missing: missingFlags, start_with: `node ${kServerNodeFlags.join(' ')} dist/src/cli/main.js serve`,
+      });
+    }
     let service;
     try {
       service = await startService(config, log, { accessLog: config.accessLog ? createAccessLog() : null });

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent } from 'undici';
+import { kServerNodeFlags } from '../../src/cli/node-flags.js';
 
 export const kCliPath = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -40,6 +41,8 @@ export interface StartOptions {
   readonly dataDir?: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly args?: readonly string[];
+  /** Node's own flags; by default those npm start passes (src/cli/node-flags.ts). */
+  readonly nodeArgs?: readonly string[];
   /** Keep the data dir after stop (for restart tests); it is removed otherwise. */
   readonly keepDataDir?: boolean;
 }
@@ -61,7 +64,7 @@ export function makeDataDir(): string {
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? makeDataDir();
-  const child = spawn(process.execPath, [kCliPath, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? kServerNodeFlags), kCliPath, 'serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
