@@ -65,7 +65,7 @@ export const kSettings = {
     description: 'Async events accepted but not yet scored; past it, async answers 503 ASYNC_UNAVAILABLE.',
   },
   maxEventsInFlight: {
-    flag: 'max-events-in-flight', env: 'MAX_EVENTS_IN_FLIGHT', type: 'integer', default: 256, minimum: 1, maximum: 1_000_000,
+    flag: 'max-events-in-flight', env: 'MAX_EVENTS_IN_FLIGHT', type: 'integer', default: 128, minimum: 1, maximum: 1_000_000,
     description: 'POST /v1/events being scored or stored at once; past it, 503 at once with Retry-After (overload is refused at the door).',
   },
   derivedFlushMs: {
