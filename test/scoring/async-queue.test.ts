@@ -39,23 +39,35 @@ class MemoryLog implements PendingSource {
 
 const quiet = createLogger('error', () => undefined);
 
+/** A scorer with events 1..count pending in a log in memory, queued as a restart queues them. */
+function queued(count: number): { log: MemoryLog; scorer: AsyncScorer; loaded: number } {
+  const log = new MemoryLog();
+  for (let seq = 1; seq <= count; seq++) log.pending.set(seq, job(seq, 'log'));
+  const scorer = new AsyncScorer(1000, quiet, log);
+  return { log, scorer, loaded: scorer.loadPending() };
+}
+
+/** Starts `scorer`, every event scored at once; the jobs it was given, in order. */
+function startScoring(scorer: AsyncScorer, log?: MemoryLog): PendingJob[] {
+  const started: PendingJob[] = [];
+  scorer.start(async (pending) => {
+    started.push(pending);
+    log?.pending.delete(pending.seq);
+    return 'done';
+  });
+  return started;
+}
+
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 2000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
   if (!condition()) throw new Error('condition not reached');
 }
 
 test('waiting events are read back from the log in arrival order, at most 64 at a time', async (t) => {
-  const log = new MemoryLog();
-  for (let seq = 1; seq <= 300; seq++) log.pending.set(seq, job(seq, 'log'));
-  const scorer = new AsyncScorer(1000, quiet, log);
-  t.is(scorer.loadPending(), 300);
+  const { log, scorer, loaded } = queued(300);
+  t.is(loaded, 300);
   t.is(scorer.depth, 300);
-  const started: PendingJob[] = [];
-  scorer.start(async (pending) => {
-    started.push(pending);
-    log.pending.delete(pending.seq);
-    return 'done';
-  });
+  const started = startScoring(scorer, log);
   await until(() => scorer.scored === 300);
   t.deepEqual(started.map((s) => s.seq), Array.from({ length: 300 }, (_, i) => i + 1));
   t.true(started.every((s) => s.eventId.startsWith('log-')), 'every body came from the log');
@@ -66,13 +78,8 @@ test('waiting events are read back from the log in arrival order, at most 64 at 
 });
 
 test('an event accepted with nothing waiting is scored with the body in hand, without a read', async (t) => {
-  const log = new MemoryLog();
-  const scorer = new AsyncScorer(1000, quiet, log);
-  const started: PendingJob[] = [];
-  scorer.start(async (pending) => {
-    started.push(pending);
-    return 'done';
-  });
+  const { log, scorer } = queued(0);
+  const started = startScoring(scorer);
   scorer.enqueue(job(7, 'request'));
   await until(() => scorer.scored === 1);
   t.is(started[0]!.eventId, 'request-7');
@@ -81,41 +88,27 @@ test('an event accepted with nothing waiting is scored with the body in hand, wi
 });
 
 test('events no longer pending in the log are skipped, neither scored nor counted', async (t) => {
-  const log = new MemoryLog();
-  for (let seq = 1; seq <= 10; seq++) log.pending.set(seq, job(seq, 'log'));
-  const scorer = new AsyncScorer(1000, quiet, log);
-  scorer.loadPending();
+  const { log, scorer } = queued(10);
   // Scored by a sync request or erased between being queued and their turn.
   log.pending.delete(3);
   log.pending.delete(8);
-  const started: number[] = [];
-  scorer.start(async (pending) => {
-    started.push(pending.seq);
-    return 'done';
-  });
+  const started = startScoring(scorer);
   await until(() => scorer.depth === 0);
-  t.deepEqual(started, [1, 2, 4, 5, 6, 7, 9, 10]);
+  t.deepEqual(started.map((s) => s.seq), [1, 2, 4, 5, 6, 7, 9, 10]);
   t.is(scorer.scored, 8);
   await scorer.pause();
 });
 
 test('dropped events are not read; a failed read puts its events aside and reads them again', async (t) => {
-  const log = new MemoryLog();
-  for (let seq = 1; seq <= 5; seq++) log.pending.set(seq, job(seq, 'log'));
-  const scorer = new AsyncScorer(1000, quiet, log);
-  scorer.loadPending();
+  const { log, scorer } = queued(5);
   scorer.drop([2]);
   t.is(scorer.depth, 4);
   log.failNextReads = 1;
-  const started: number[] = [];
-  scorer.start(async (pending) => {
-    started.push(pending.seq);
-    return 'done';
-  });
+  const started = startScoring(scorer);
   t.is(scorer.depth, 4, 'set aside, still counted against the bound');
   t.deepEqual(started, []);
   await until(() => scorer.scored === 4);
-  t.deepEqual(started, [1, 3, 4, 5]);
+  t.deepEqual(started.map((s) => s.seq), [1, 3, 4, 5]);
   t.deepEqual(log.reads, [[1, 3, 4, 5], [1, 3, 4, 5]]);
   await scorer.pause();
 });
