@@ -69,7 +69,10 @@ export class AsyncScorer {
   // A waiting event costs 8 bytes here; its body stays in the log until its turn.
   #queue: number[] = [];
   #head = 0;
-  #active = 0;
+  /** Seqs dropped while waiting in #queue: skipped at their turn (drop must not scan the queue). */
+  readonly #dropped = new Set<number>();
+  /** The seqs being scored (at most #maxActive). */
+  readonly #activeSeqs = new Set<number>();
   #paused = false;
   #maxActive = kMaxActive;
   #loadCheck: NodeJS.Timeout | null = null;
@@ -90,7 +93,7 @@ export class AsyncScorer {
 
   /** Queued plus being scored: what counts against the bound. */
   get depth(): number {
-    return this.#queue.length - this.#head + this.#active + this.#delayed.length;
+    return this.#queue.length - this.#head - this.#dropped.size + this.#activeSeqs.size + this.#delayed.length;
   }
 
   canAccept(): boolean {
@@ -118,7 +121,7 @@ export class AsyncScorer {
    * there is room, else queued as its seq.
    */
   enqueue(job: PendingJob): void {
-    if (this.#run !== null && !this.#paused && this.#head === this.#queue.length && this.#active < this.#maxActive) {
+    if (this.#run !== null && !this.#paused && this.#head === this.#queue.length && this.#activeSeqs.size < this.#maxActive) {
       this.#start(job);
       return;
     }
@@ -141,10 +144,17 @@ export class AsyncScorer {
    */
   drop(seqs: readonly number[]): void {
     const gone = new Set(seqs);
-    this.#queue = this.#queue.slice(this.#head).filter((seq) => !gone.has(seq));
-    this.#head = 0;
-    this.#delayed = this.#delayed.filter(({ seq }) => !gone.has(seq));
-    for (const seq of seqs) this.#attempts.delete(seq);
+    const setAside = new Set<number>();
+    this.#delayed = this.#delayed.filter(({ seq }) => {
+      if (!gone.has(seq)) return true;
+      setAside.add(seq);
+      return false;
+    });
+    for (const seq of seqs) {
+      this.#attempts.delete(seq);
+      // A pending event is being scored (left to the writer), set aside (removed above) or waiting.
+      if (!this.#activeSeqs.has(seq) && !setAside.has(seq)) this.#dropped.add(seq);
+    }
   }
 
   /** Stops taking new events from the queue; resolves when those being scored are done. */
@@ -153,7 +163,7 @@ export class AsyncScorer {
     if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
     if (this.#loadCheck !== null) clearInterval(this.#loadCheck);
     if (this.#pumpLater !== null) clearImmediate(this.#pumpLater);
-    if (this.#active === 0) return Promise.resolve();
+    if (this.#activeSeqs.size === 0) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
@@ -182,10 +192,15 @@ export class AsyncScorer {
    */
   #pump(): void {
     if (this.#run === null || this.#paused) return;
-    const room = Math.min(this.#maxActive - this.#active, this.#queue.length - this.#head, kReadAtOnce);
+    const room = Math.min(this.#maxActive - this.#activeSeqs.size, this.#queue.length - this.#head, kReadAtOnce);
     if (room <= 0) return;
-    const seqs = this.#queue.slice(this.#head, this.#head + room);
+    const seqs: number[] = [];
+    for (const seq of this.#queue.slice(this.#head, this.#head + room)) {
+      if (!this.#dropped.delete(seq)) seqs.push(seq);
+    }
     this.#head += room;
+    // Nothing waits: a mark left for a seq that was not queued after all must not count.
+    if (this.#head === this.#queue.length) this.#dropped.clear();
     let jobs: PendingJob[];
     try {
       jobs = this.#source.jobs(seqs);
@@ -202,7 +217,7 @@ export class AsyncScorer {
       this.#queue = this.#queue.slice(this.#head);
       this.#head = 0;
     }
-    if (this.#active < this.#maxActive && this.#head < this.#queue.length && this.#pumpLater === null) {
+    if (this.#activeSeqs.size < this.#maxActive && this.#head < this.#queue.length && this.#pumpLater === null) {
       this.#pumpLater = setImmediate(() => {
         this.#pumpLater = null;
         this.#pump();
@@ -211,7 +226,7 @@ export class AsyncScorer {
   }
 
   #start(job: PendingJob): void {
-    this.#active++;
+    this.#activeSeqs.add(job.seq);
     this.#run!(job).then(
       (outcome) => this.#settle(job.seq, outcome),
       (error: unknown) => {
@@ -222,7 +237,7 @@ export class AsyncScorer {
   }
 
   #settle(seq: number, outcome: 'done' | 'retry'): void {
-    this.#active--;
+    this.#activeSeqs.delete(seq);
     if (outcome === 'done') {
       this.scored++;
       this.#attempts.delete(seq);
@@ -235,7 +250,7 @@ export class AsyncScorer {
       this.#delayed.push({ seq, due: Date.now() + delay });
       this.#scheduleRetry();
     }
-    if (this.#active === 0 && this.#idleWaiters.length > 0) {
+    if (this.#activeSeqs.size === 0 && this.#idleWaiters.length > 0) {
       for (const wake of this.#idleWaiters.splice(0)) wake();
     }
     this.#pump();

@@ -112,3 +112,26 @@ test('dropped events are not read; a failed read puts its events aside and reads
   t.deepEqual(log.reads, [[1, 3, 4, 5], [1, 3, 4, 5]]);
   await scorer.pause();
 });
+
+test('a drop takes a waiting event out at once without scanning for it; one being scored is left to the writer', async (t) => {
+  const { log, scorer } = queued(300);
+  const held: Array<() => void> = [];
+  const started: number[] = [];
+  scorer.start((pending) => {
+    started.push(pending.seq);
+    log.pending.delete(pending.seq);
+    return new Promise((resolve) => held.push(() => resolve('done')));
+  });
+  await until(() => started.length === 256); // the scorer's limit: the other 44 wait
+  scorer.drop([1, 290]);
+  t.is(scorer.depth, 299, 'the waiting one no longer counts; the one being scored does');
+  for (let turn = 0; turn < 10_000 && scorer.depth > 0; turn++) {
+    for (const release of held.splice(0)) release();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  t.is(scorer.depth, 0);
+  t.is(scorer.scored, 299);
+  t.false(started.includes(290));
+  t.false(log.reads.flat().includes(290), 'never read from the log');
+  await scorer.pause();
+});
