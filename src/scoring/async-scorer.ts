@@ -69,7 +69,9 @@ export class AsyncScorer {
   // A waiting event costs 8 bytes here; its body stays in the log until its turn.
   #queue: number[] = [];
   #head = 0;
-  /** Seqs dropped while waiting in #queue: skipped at their turn (drop must not scan the queue). */
+  /** Events set aside that are due again: they go before the queue (few; #queue may be long). */
+  #retryDue: number[] = [];
+  /** Seqs dropped while waiting: skipped at their turn (drop must not scan the queue). */
   readonly #dropped = new Set<number>();
   /** The seqs being scored (at most #maxActive). */
   readonly #activeSeqs = new Set<number>();
@@ -93,7 +95,7 @@ export class AsyncScorer {
 
   /** Queued plus being scored: what counts against the bound. */
   get depth(): number {
-    return this.#queue.length - this.#head - this.#dropped.size + this.#activeSeqs.size + this.#delayed.length;
+    return this.#waiting() - this.#dropped.size + this.#activeSeqs.size + this.#delayed.length;
   }
 
   canAccept(): boolean {
@@ -121,7 +123,7 @@ export class AsyncScorer {
    * there is room, else queued as its seq.
    */
   enqueue(job: PendingJob): void {
-    if (this.#run !== null && !this.#paused && this.#head === this.#queue.length && this.#activeSeqs.size < this.#maxActive) {
+    if (this.#run !== null && !this.#paused && this.#waiting() === 0 && this.#activeSeqs.size < this.#maxActive) {
       this.#start(job);
       return;
     }
@@ -167,7 +169,7 @@ export class AsyncScorer {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** One timer for the earliest set-aside event; due events go back to the head of the queue. */
+  /** One timer for the earliest set-aside event; due events go to #retryDue, ahead of the queue. */
   #scheduleRetry(): void {
     if (this.#paused || this.#delayed.length === 0) return;
     let next = Number.POSITIVE_INFINITY;
@@ -176,10 +178,8 @@ export class AsyncScorer {
     this.#retryTimer = setTimeout(() => {
       this.#retryTimer = null;
       const now = Date.now();
-      const due = this.#delayed.filter((d) => d.due <= now).map((d) => d.seq);
+      for (const d of this.#delayed) if (d.due <= now) this.#retryDue.push(d.seq);
       this.#delayed = this.#delayed.filter((d) => d.due > now);
-      this.#queue = due.concat(this.#queue.slice(this.#head));
-      this.#head = 0;
       this.#scheduleRetry();
       this.#pump();
     }, Math.max(0, next - Date.now()));
@@ -192,15 +192,16 @@ export class AsyncScorer {
    */
   #pump(): void {
     if (this.#run === null || this.#paused) return;
-    const room = Math.min(this.#maxActive - this.#activeSeqs.size, this.#queue.length - this.#head, kReadAtOnce);
-    if (room <= 0) return;
-    const seqs: number[] = [];
-    for (const seq of this.#queue.slice(this.#head, this.#head + room)) {
-      if (!this.#dropped.delete(seq)) seqs.push(seq);
-    }
-    this.#head += room;
+    const room = Math.min(this.#maxActive - this.#activeSeqs.size, kReadAtOnce);
+    if (room <= 0 || this.#waiting() === 0) return;
+    // Events due again first (ahead of later events), then the queue.
+    const taken = this.#retryDue.splice(0, room);
+    const fromQueue = Math.min(room - taken.length, this.#queue.length - this.#head);
+    for (let i = 0; i < fromQueue; i++) taken.push(this.#queue[this.#head + i]!);
+    this.#head += fromQueue;
+    const seqs = taken.filter((seq) => !this.#dropped.delete(seq));
     // Nothing waits: a mark left for a seq that was not queued after all must not count.
-    if (this.#head === this.#queue.length) this.#dropped.clear();
+    if (this.#waiting() === 0) this.#dropped.clear();
     let jobs: PendingJob[];
     try {
       jobs = this.#source.jobs(seqs);
@@ -217,12 +218,17 @@ export class AsyncScorer {
       this.#queue = this.#queue.slice(this.#head);
       this.#head = 0;
     }
-    if (this.#activeSeqs.size < this.#maxActive && this.#head < this.#queue.length && this.#pumpLater === null) {
+    if (this.#activeSeqs.size < this.#maxActive && this.#waiting() > 0 && this.#pumpLater === null) {
       this.#pumpLater = setImmediate(() => {
         this.#pumpLater = null;
         this.#pump();
       });
     }
+  }
+
+  /** Events waiting for their turn (due again, or queued), dropped ones included. */
+  #waiting(): number {
+    return this.#retryDue.length + this.#queue.length - this.#head;
   }
 
   #start(job: PendingJob): void {
