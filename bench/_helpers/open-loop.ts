@@ -47,14 +47,14 @@ export interface OpenLoopResult {
   /** CPU of this process (the generator) per request, µs. */
   readonly clientCpuUsPerRequest: number;
   /**
-   * The generator's own stalls: [ms after the start, length ms] of each gap over 5 ms between two
+   * The generator's own stalls: [ms after the start, length ms] of each gap over 10 ms between two
    * of its 1-ms ticks (its GC, or the CPU taken from it). Answers that arrive during one are timed
    * late: a slow window that lines up with a stall is the generator's, not the server's.
    */
   readonly clientStalls: ReadonlyArray<readonly [number, number]>;
 }
 
-const kClientStallMs = 5;
+const kClientStallMs = 10;
 
 interface Connection {
   readonly socket: Socket;
