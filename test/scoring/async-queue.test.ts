@@ -6,6 +6,7 @@ import test from 'ava';
 import { AsyncScorer, type PendingJob, type PendingSource } from '../../src/scoring/async-scorer.js';
 import { createLogger } from '../../src/shared/log.js';
 import type { EventInput } from '../../src/validation/event-input.js';
+import { waitFor } from '../_helpers/server.js';
 
 function job(seq: number, from: string): PendingJob {
   return {
@@ -58,17 +59,12 @@ function startScoring(scorer: AsyncScorer, log?: MemoryLog): PendingJob[] {
   return started;
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  if (!condition()) throw new Error('condition not reached');
-}
-
 test('waiting events are read back from the log in arrival order, at most 64 at a time', async (t) => {
   const { log, scorer, loaded } = queued(300);
   t.is(loaded, 300);
   t.is(scorer.depth, 300);
   const started = startScoring(scorer, log);
-  await until(() => scorer.scored === 300);
+  await waitFor(() => scorer.scored === 300, 'every event scored');
   t.deepEqual(started.map((s) => s.seq), Array.from({ length: 300 }, (_, i) => i + 1));
   t.true(started.every((s) => s.eventId.startsWith('log-')), 'every body came from the log');
   t.true(log.reads.every((read) => read.length <= 64));
@@ -81,7 +77,7 @@ test('an event accepted with nothing waiting is scored with the body in hand, wi
   const { log, scorer } = queued(0);
   const started = startScoring(scorer);
   scorer.enqueue(job(7, 'request'));
-  await until(() => scorer.scored === 1);
+  await waitFor(() => scorer.scored === 1, 'the event scored');
   t.is(started[0]!.eventId, 'request-7');
   t.deepEqual(log.reads, []);
   await scorer.pause();
@@ -93,7 +89,7 @@ test('events no longer pending in the log are skipped, neither scored nor counte
   log.pending.delete(3);
   log.pending.delete(8);
   const started = startScoring(scorer);
-  await until(() => scorer.depth === 0);
+  await waitFor(() => scorer.depth === 0, 'the queue empty');
   t.deepEqual(started.map((s) => s.seq), [1, 2, 4, 5, 6, 7, 9, 10]);
   t.is(scorer.scored, 8);
   await scorer.pause();
@@ -107,7 +103,7 @@ test('dropped events are not read; a failed read puts its events aside and reads
   const started = startScoring(scorer);
   t.is(scorer.depth, 4, 'set aside, still counted against the bound');
   t.deepEqual(started, []);
-  await until(() => scorer.scored === 4);
+  await waitFor(() => scorer.scored === 4, 'the four events scored');
   t.deepEqual(started.map((s) => s.seq), [1, 3, 4, 5]);
   t.deepEqual(log.reads, [[1, 3, 4, 5], [1, 3, 4, 5]]);
   await scorer.pause();
@@ -122,7 +118,7 @@ test('a drop takes a waiting event out at once without scanning for it; one bein
     log.pending.delete(pending.seq);
     return new Promise((resolve) => held.push(() => resolve('done')));
   });
-  await until(() => started.length === 256); // the scorer's limit: the other 44 wait
+  await waitFor(() => started.length === 256, 'the scorer full'); // its limit: the other 44 wait
   scorer.drop([1, 290]);
   t.is(scorer.depth, 299, 'the waiting one no longer counts; the one being scored does');
   for (let turn = 0; turn < 10_000 && scorer.depth > 0; turn++) {
