@@ -161,7 +161,7 @@ export async function startService(config: Config, log: Logger, options: Service
   velocitySweep.unref();
   const hotAccounts = loaded.accounts;
   // The rows that follow from scored events, written in bulk; those the replay made go first.
-  const derived = new DerivedFlusher(hotAccounts, writer, log, config.derivedFlushMs);
+  const derived = new DerivedFlusher(hotAccounts, writer, log, config.derivedFlushMs, hasFault(config, 'derived_rows_fail'));
   if (loaded.counts.replayed > 0) await derived.flush(kBacklogPartRows);
   derived.start();
   const gate = new AccountGate();

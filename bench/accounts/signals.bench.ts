@@ -49,7 +49,7 @@ export async function runSignalsBenchmark(): Promise<void> {
     };
     const stored = persistScoredEvent(db, record, null);
     if (stored.kind !== 'stored') throw new Error('not stored');
-    builder.recorded(space, tenantId, 'live', projectId, external, stored.accountId!, 'allow', now, builder.eventSignals(ids), ids, stored.order, account.slot < 0);
+    builder.recorded(space, tenantId, 'live', projectId, external, stored.accountId!, 'allow', now, builder.eventSignals(ids), ids, stored.order, stored.seq, account.slot < 0);
   };
   const writeRows = (): void => {
     const taken = builder.takeRows();

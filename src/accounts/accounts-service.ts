@@ -17,6 +17,7 @@ import type { Environment } from '../auth/api-keys.js';
 import type { Checkpointer } from '../store/checkpointer.js';
 import type { FaultLatch } from '../shared/fault-latch.js';
 import { scrubPayload } from './erasure.js';
+import { decodeSeqs } from './event-seqs.js';
 import { recordAudit } from '../audit/audit-store.js';
 import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
 import type { ListsClock } from '../lists/lists-clock.js';
@@ -267,7 +268,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   if (!usedBy.has(projectId)) return { kind: 'not_found' };
   if (usedBy.size > 1 && !request.acrossProjects) return { kind: 'shared' };
 
-  const scored = accountId === null ? [] : (db.prepare('SELECT seq, project_id, state, payload, body_hash FROM events WHERE account_id = ?').all(accountId) as ErasedEventRow[]);
+  const scored = accountId === null ? [] : accountEvents(db, accountId);
   const scrub = db.prepare('UPDATE events SET payload = ?, body_hash = ?, account_id = NULL, state = ? WHERE seq = ?');
   const velocityKeys: Array<{ projectId: string; keys: VelocityKeys }> = [];
   // The account's signal rows, all of them (keyed by account since migration 15).
@@ -302,6 +303,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     db.prepare('DELETE FROM account_links WHERE account_id = ?').run(accountId);
     cases = db.prepare('UPDATE cases SET account_id = NULL, updated_at = ? WHERE account_id = ?').run(now, accountId).changes;
     db.prepare('DELETE FROM account_projects WHERE account_id = ?').run(accountId);
+    db.prepare('DELETE FROM account_event_seqs WHERE account_id = ?').run(accountId);
     db.prepare('DELETE FROM accounts WHERE account_id = ?').run(accountId);
   }
   const lists = eraseListValues(db, tenantId, environment, listValues, now);
@@ -326,6 +328,28 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     tenantId, environment, accountId ?? `pending:${request.externalIdHash}`, request.externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined }),
   );
   return { kind: 'erased', summary, velocityKeys, listsSeq: lists.seq, pendingSeqs: pending.map((event) => event.seq) };
+}
+
+/**
+ * The account's stored events (migration 17): the seqs listed with its row and in
+ * account_event_seqs — every event up to the row's counted_order — and, from the end of the log,
+ * the events scored since the derived rows' stamp (listed with the next batch, or held back for
+ * this erasure). Each row is checked to be the account's: a list may name a seq twice.
+ */
+function accountEvents(db: Db, accountId: string): ErasedEventRow[] {
+  const seqs: number[] = [];
+  const open = db.prepare('SELECT event_seqs FROM accounts WHERE account_id = ?').pluck().get(accountId) as Buffer | undefined;
+  if (open !== undefined) decodeSeqs(open, seqs);
+  for (const chunk of db.prepare('SELECT seqs FROM account_event_seqs WHERE account_id = ?').pluck().all(accountId) as Buffer[]) decodeSeqs(chunk, seqs);
+  const recent = db.prepare('SELECT seq FROM events WHERE seq >= (SELECT from_seq FROM derived_stamp WHERE id = 1) AND account_id = ?').pluck();
+  for (const seq of recent.all(accountId) as number[]) seqs.push(seq);
+  const event = db.prepare('SELECT seq, project_id, state, payload, body_hash FROM events WHERE seq = ? AND account_id = ?');
+  const rows: ErasedEventRow[] = [];
+  for (const seq of [...new Set(seqs)].sort((a, b) => a - b)) {
+    const row = event.get(seq, accountId) as ErasedEventRow | undefined;
+    if (row !== undefined) rows.push(row);
+  }
+  return rows;
 }
 
 function externalIdOfPayload(payload: string): string | null {

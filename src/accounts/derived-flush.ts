@@ -20,17 +20,20 @@ export class DerivedFlusher {
   readonly #writer: AppWriter;
   readonly #log: Logger;
   readonly #intervalMs: number;
+  /** Tests only (FAULT_INJECTION=derived_rows_fail): every part fails as a failed transaction would. */
+  readonly #failWrites: boolean;
   #timer: NodeJS.Timeout | null = null;
   #chain: Promise<void> = Promise.resolve();
   /** Parts written (for /metrics). */
   batches = 0;
   failures = 0;
 
-  constructor(accounts: HotAccounts, writer: AppWriter, log: Logger, intervalMs: number) {
+  constructor(accounts: HotAccounts, writer: AppWriter, log: Logger, intervalMs: number, failWrites = false) {
     this.#accounts = accounts;
     this.#writer = writer;
     this.#log = log;
     this.#intervalMs = intervalMs;
+    this.#failWrites = failWrites;
   }
 
   start(): void {
@@ -61,6 +64,7 @@ export class DerivedFlusher {
     const parts = splitBatch(taken.batch, partRows, taken.stampedBefore);
     for (let i = 0; i < parts.length; i++) {
       try {
+        if (this.#failWrites) throw new Error('derived_rows_fail (fault injection)');
         await this.#writer.call('applyDerivedRows', parts[i]!);
         this.batches++;
       } catch (error) {

@@ -5,7 +5,8 @@
 // (derived-flush.ts) takes them for the writer (applyDerivedRows in scoring/event-store.ts).
 import type { DerivedRowBatch } from '../scoring/event-store.js';
 
-type AccountRow = [string, number, number, number, number, number];
+/** account_id, last_seen_at, events, blocks, reviews, counted_order (-1: no counts, only seqs), seqs to append */
+type AccountRow = [string, number, number, number, number, number, number[]];
 type SignalRow = [string, string, string, string, string, string, number, number];
 type LinkRow = [string, string, string, string, string, string, number, number];
 type LinkProjectsRow = [string, string, string, string];
@@ -43,7 +44,20 @@ export class DerivedRows {
 
   /** The account's counts, as they are after the event of scored_order `countedOrder`. */
   account(accountId: string, lastSeenAt: number, events: number, blocks: number, reviews: number, countedOrder: number): void {
-    this.#accounts.set(accountId, [accountId, lastSeenAt, events, blocks, reviews, countedOrder]);
+    const row = this.#accounts.get(accountId);
+    if (row === undefined) this.#accounts.set(accountId, [accountId, lastSeenAt, events, blocks, reviews, countedOrder, []]);
+    else row.splice(1, 5, lastSeenAt, events, blocks, reviews, countedOrder);
+  }
+
+  /**
+   * An event of the account was stored at row `seq`: the seq goes onto the account's list (what
+   * erasure reads, migration 17) with its next row. Recorded even when the event's counts cannot
+   * be (a row of seqs only), so that erasure finds every event of the account.
+   */
+  eventSeq(accountId: string, seq: number): void {
+    const row = this.#accounts.get(accountId);
+    if (row === undefined) this.#accounts.set(accountId, [accountId, 0, 0, 0, 0, -1, [seq]]);
+    else row[6].push(seq);
   }
 
   signal(tenantId: string, environment: string, type: string, hash: string, accountId: string, masked: string, at: number): void {
@@ -106,7 +120,15 @@ export class DerivedRows {
    * are newer). Its order is not reached: the next batch says the last order written.
    */
   restore(batch: DerivedRowBatch): void {
-    for (const row of batch.accounts) if (!this.#accounts.has(row[0])) this.#accounts.set(row[0], [...row]);
+    for (const row of batch.accounts) {
+      const newer = this.#accounts.get(row[0]);
+      if (newer === undefined) this.#accounts.set(row[0], [row[0], row[1], row[2], row[3], row[4], row[5], [...row[6]]]);
+      else {
+        // Counts are absolute (the newer row's win, if it has any); seqs are appended (both lists go).
+        if (newer[5] < 0) newer.splice(1, 5, row[1], row[2], row[3], row[4], row[5]);
+        newer[6] = [...row[6], ...newer[6]];
+      }
+    }
     for (const row of batch.signals) {
       const key = `${row[0]}\u0000${row[1]}\u0000${row[2]}\u0000${row[3]}\u0000${row[4]}`;
       if (!this.#signals.has(key)) this.#signals.set(key, [...row]);

@@ -173,19 +173,19 @@ export class HotAccounts {
       readDb.prepare('SELECT account_id, counted_order FROM accounts WHERE counted_order > ?').raw().all(stampedOrder) as Array<[string, number]>,
     );
     const events = readDb.prepare(
-      `SELECT e.project_id, p.tenant_id, p.environment, e.account_id, e.payload, e.decision, e.scored_at, e.scored_order
+      `SELECT e.project_id, p.tenant_id, p.environment, e.account_id, e.payload, e.decision, e.scored_at, e.scored_order, e.seq
        FROM events e JOIN projects p ON p.project_id = e.project_id
        WHERE e.seq >= ? AND e.scored_order > ? AND e.state = 'scored' AND e.account_id IS NOT NULL ORDER BY e.scored_order`,
-    ).raw().iterate(fromSeq, stampedOrder) as IterableIterator<[string, string, Environment, string, string, Decision, number, number]>;
+    ).raw().iterate(fromSeq, stampedOrder) as IterableIterator<[string, string, Environment, string, string, Decision, number, number, number]>;
     let replayed = 0;
-    for (const [projectId, tenantId, environment, accountId, payload, decision, scoredAt, order] of events) {
+    for (const [projectId, tenantId, environment, accountId, payload, decision, scoredAt, order, seq] of events) {
       const event = JSON.parse(payload) as EventInput;
       const externalId = event.external_account_id;
       if (typeof externalId !== 'string') continue;
       const identifiers = storedIdentifiers(event, analyzeEventPhone(event), secret, velocityIdentifiers(event));
       const space = this.space(tenantId, environment);
       const counted = order <= (countedOrders.get(accountId) ?? 0);
-      check(this.recorded(space, tenantId, environment, projectId, externalId, accountId, decision, scoredAt, this.eventSignals(identifiers), identifiers, order, false, counted), `event of ${accountId}`);
+      check(this.recorded(space, tenantId, environment, projectId, externalId, accountId, decision, scoredAt, this.eventSignals(identifiers), identifiers, order, seq, false, counted), `event of ${accountId}`);
       replayed++;
     }
     return replayed;
@@ -237,17 +237,20 @@ export class HotAccounts {
 
   /**
    * A scored event of the account was committed (persistScoredEvent), as the writer stored it,
-   * the `order`-th scored; its rows (the account's counts, the values it recorded, the links it
-   * made) wait for the next batch. `identifiers`: the event's values, as `signals` holds them.
-   * `wasNew`: the event's account had no number when it was scored (its acc_ id was provisional).
-   * `counted`: a replayed event that the account's row already counts.
+   * the `order`-th scored, at row `seq`; its rows (the account's counts and list of seqs, the
+   * values it recorded, the links it made) wait for the next batch. `identifiers`: the event's
+   * values, as `signals` holds them. `wasNew`: the event's account had no number when it was
+   * scored (its acc_ id was provisional). `counted`: a replayed event that the account's row
+   * already counts (and lists).
    */
   recorded(
     space: number, tenantId: string, environment: Environment, projectId: string, externalId: string, publicId: string, decision: Decision, now: number,
-    signals: EventSignals, identifiers: readonly StoredIdentifier[], order: number, wasNew: boolean, counted = false,
+    signals: EventSignals, identifiers: readonly StoredIdentifier[], order: number, seq: number, wasNew: boolean, counted = false,
   ): StateError | null {
     // The account is in memory now (or a concurrent event put it there): its provisional id is done with.
     if (wasNew) this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
+    // Before the state in memory takes the event (which may fail): erasure must find it either way.
+    if (!counted) this.#rows.eventSeq(publicId, seq);
     const state = this.#state;
     const changes = this.#changes;
     const outcome = state.recordEvent(space, this.#project(projectId), externalId, decision, now, signals, publicId, changes, counted);

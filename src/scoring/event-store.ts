@@ -4,6 +4,7 @@
 // Reads run on the read-only connection. Writes are work functions for the group-commit Writer:
 // synchronous, run inside the batch's transaction, and written not to throw for expected outcomes.
 import type { Statement } from 'better-sqlite3';
+import { encodeSeqs, kOpenSeqsBytes } from '../accounts/event-seqs.js';
 import { newId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
 import type { EventIds } from './event-ids.js';
@@ -132,14 +133,22 @@ export type PersistOutcome =
  */
 export interface DerivedRowBatch {
   readonly order: number;
-  /** account_id, last_seen_at, events, blocks, reviews, counted_order (the last event the counts include) */
-  readonly accounts: ReadonlyArray<readonly [string, number, number, number, number, number]>;
+  /**
+   * account_id, last_seen_at, events, blocks, reviews, counted_order (the last event the counts
+   * include; -1: the row brings seqs only), the seqs of its events stored since its last row
+   */
+  readonly accounts: ReadonlyArray<readonly [string, number, number, number, number, number, readonly number[]]>;
   /** tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen */
   readonly signals: ReadonlyArray<readonly [string, string, string, string, string, string, number, number]>;
   /** account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen */
   readonly links: ReadonlyArray<readonly [string, string, string, string, string, string, number, number]>;
   /** account_id, signal_type, other_account_id, other_projects: the other account's projects changed */
   readonly linkProjects: ReadonlyArray<readonly [string, string, string, string]>;
+}
+
+/** The length in bytes of an account's open list of seqs after an append. */
+interface SeqsLength {
+  readonly length: number;
 }
 
 /**
@@ -165,7 +174,10 @@ interface Statements {
   addCaseEvent: Statement;
   hasWebhook: Statement<[string], { present: number }>;
   insertOutbox: Statement;
-  updateAccount: Statement;
+  updateAccount: Statement<unknown[], SeqsLength>;
+  appendSeqs: Statement<[Buffer, string], SeqsLength>;
+  moveSeqs: Statement<[string]>;
+  clearSeqs: Statement<[string]>;
   upsertSignal: Statement;
   upsertLink: Statement;
   setOtherProjects: Statement;
@@ -214,7 +226,14 @@ function statements(db: Db): Statements {
     insertOutbox: db.prepare(
       `INSERT INTO webhook_outbox (message_id, project_id, event_id, payload, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)`,
     ),
-    updateAccount: db.prepare('UPDATE accounts SET last_seen_at = ?, events = ?, blocks = ?, reviews = ?, counted_order = ? WHERE account_id = ?'),
+    // event_seqs: varints appended (|| makes text of blobs; the CAST keeps bytes and byte length).
+    updateAccount: db.prepare(
+      `UPDATE accounts SET last_seen_at = ?, events = ?, blocks = ?, reviews = ?, counted_order = ?, event_seqs = CAST(event_seqs || ? AS BLOB)
+       WHERE account_id = ? RETURNING length(event_seqs) AS length`,
+    ),
+    appendSeqs: db.prepare('UPDATE accounts SET event_seqs = CAST(event_seqs || ? AS BLOB) WHERE account_id = ? RETURNING length(event_seqs) AS length'),
+    moveSeqs: db.prepare('INSERT INTO account_event_seqs (account_id, chunk, seqs) SELECT account_id, seq_chunks, event_seqs FROM accounts WHERE account_id = ?'),
+    clearSeqs: db.prepare("UPDATE accounts SET event_seqs = x'', seq_chunks = seq_chunks + 1 WHERE account_id = ?"),
     upsertSignal: db.prepare(
       `INSERT INTO account_signals (tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (account_id, signal_type, signal_hash) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
@@ -300,7 +319,15 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
  */
 export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   const s = statements(db);
-  for (const row of batch.accounts) s.updateAccount.run(row[1], row[2], row[3], row[4], row[5], row[0]);
+  for (const row of batch.accounts) {
+    const seqs = encodeSeqs(row[6]);
+    const stored = row[5] < 0 ? s.appendSeqs.get(seqs, row[0]) : s.updateAccount.get(row[1], row[2], row[3], row[4], row[5], seqs, row[0]);
+    // A full list leaves the account's row (whose page each batch writes) for a row of its own.
+    if (stored !== undefined && stored.length > kOpenSeqsBytes) {
+      s.moveSeqs.run(row[0]);
+      s.clearSeqs.run(row[0]);
+    }
+  }
   for (const row of batch.signals) s.upsertSignal.run(...row);
   for (const row of batch.links) s.upsertLink.run(...row);
   for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);

@@ -165,7 +165,7 @@ export class Scorer {
     if (persisted.kind === 'already_scored') return { ok: true, result: null };
     if (persisted.accountId !== null) {
       const failure = accounts.recorded(
-        space, job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!, identifiers, persisted.order, slot < 0,
+        space, job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!, identifiers, persisted.order, persisted.seq, slot < 0,
       );
       // Stored, so answered; only the state in memory lacks it (until a restart loads it).
       if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });

@@ -23,7 +23,7 @@ test('a row changed twice is taken once, with its latest values and its first an
   t.is(rows.size, 3);
   t.deepEqual(rows.take(), {
     order: 2,
-    accounts: [['acc_a', 200, 2, 1, 0, 7]],
+    accounts: [['acc_a', 200, 2, 1, 0, 7, []]],
     signals: [['ten', 'live', 'email', 'h1', 'acc_a', 'a***@e***.com', 100, 200]],
     links: [['acc_a', 'email', 'acc_b', 'b', ',prj_1,prj_2,', 'a***@e***.com', 100, 200]],
     linkProjects: [],
@@ -54,7 +54,7 @@ test('an account being erased: its rows and links to it wait, and the stamp does
   rows.hold('acc_a');
   const first = rows.take()!;
   t.is(first.order, 3, 'the last stamp: the held rows belong to events up to 5');
-  t.deepEqual(first.accounts, [['acc_b', 100, 1, 0, 0, 7]]);
+  t.deepEqual(first.accounts, [['acc_b', 100, 1, 0, 0, 7, []]]);
   t.deepEqual(first.links, []);
   t.deepEqual(first.signals, []);
   t.is(rows.size, 4);
@@ -71,7 +71,7 @@ test('an erasure that failed releases the rows it held', (t) => {
   rows.hold('acc_a');
   t.is(rows.take(), null, 'only its rows wait');
   rows.release('acc_a');
-  t.deepEqual(rows.take(), { order: 1, accounts: [['acc_a', 100, 1, 0, 0, 7]], signals: [], links: [], linkProjects: [] });
+  t.deepEqual(rows.take(), { order: 1, accounts: [['acc_a', 100, 1, 0, 0, 7, []]], signals: [], links: [], linkProjects: [] });
 });
 
 test('a batch that could not be written goes back, behind newer rows, and the stamp is not passed', (t) => {
@@ -86,11 +86,45 @@ test('a batch that could not be written goes back, behind newer rows, and the st
   rows.restore(failed);
   const again = rows.take()!;
   t.is(again.order, 6);
-  t.deepEqual(again.accounts, [['acc_a', 300, 2, 0, 0, 7]], 'the newer counts');
+  t.deepEqual(again.accounts, [['acc_a', 300, 2, 0, 0, 7, []]], 'the newer counts');
   t.deepEqual(again.signals, [['ten', 'live', 'ip', 'h', 'acc_a', 'm', 100, 100]]);
   // A failed batch with nothing newer: taken again with the order it had.
   rows.restore(again);
   t.is(rows.take()!.order, 6);
+});
+
+test('an account\'s event seqs: appended in the order recorded, kept when its counts change, merged back after a failed write', (t) => {
+  const rows = new DerivedRows(0);
+  rows.eventSeq('acc_a', 10);
+  rows.account('acc_a', 100, 1, 0, 0, 1);
+  rows.eventSeq('acc_a', 12);
+  rows.account('acc_a', 200, 2, 0, 0, 2);
+  // An event whose counts could not be recorded still lists its seq: a row of seqs only (-1).
+  rows.eventSeq('acc_b', 11);
+  rows.advance(3);
+  const failed = rows.take()!;
+  t.deepEqual(failed.accounts, [['acc_a', 200, 2, 0, 0, 2, [10, 12]], ['acc_b', 0, 0, 0, 0, -1, [11]]]);
+  rows.eventSeq('acc_a', 14);
+  rows.account('acc_a', 300, 3, 0, 0, 4);
+  rows.eventSeq('acc_b', 15);
+  rows.advance(5);
+  rows.restore(failed);
+  t.deepEqual(rows.take()!.accounts, [
+    ['acc_a', 300, 3, 0, 0, 4, [10, 12, 14]],
+    ['acc_b', 0, 0, 0, 0, -1, [11, 15]],
+  ], 'newer counts, every seq once, the older first');
+  // A seqs-only row behind a failed one that had counts: the counts come back.
+  rows.account('acc_c', 100, 1, 0, 0, 6);
+  rows.eventSeq('acc_c', 16);
+  rows.advance(6);
+  const failedAgain = rows.take()!;
+  rows.eventSeq('acc_c', 17);
+  rows.restore(failedAgain);
+  t.deepEqual(rows.take()!.accounts, [['acc_c', 100, 1, 0, 0, 6, [16, 17]]]);
+  rows.eventSeq('acc_d', 18);
+  rows.hold('acc_d');
+  rows.drop('acc_d');
+  t.is(rows.size, 0, 'the seqs of an erased account go with its rows');
 });
 
 test('a batch cut into parts: in key order, at most so many rows each, and only the last moves the stamp', (t) => {

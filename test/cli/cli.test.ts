@@ -229,6 +229,8 @@ const kUndoNewestMigration: Record<number, string> = {
        INSERT INTO old_signals SELECT tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen FROM account_signals;
        DROP TABLE account_signals; ALTER TABLE old_signals RENAME TO account_signals`,
   16: `ALTER TABLE account_links ADD COLUMN entry TEXT`,
+  17: `CREATE INDEX events_by_account ON events (account_id) WHERE account_id IS NOT NULL; DROP TABLE account_event_seqs;
+       ALTER TABLE accounts DROP COLUMN event_seqs; ALTER TABLE accounts DROP COLUMN seq_chunks`,
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

@@ -366,7 +366,74 @@ test('erase while the rows that follow from its events wait for their bulk write
   rmSync(server.dataDir, { recursive: true, force: true });
 });
 
-function readRows<T>(server: TestServer, read: (db: Database.Database) => T): T {
+test('erase an account whose events are listed in bulk-written chunks, in rows not yet written, and recorded again after a SIGKILL: every one is erased', async (t) => {
+  const dataDir = makeDataDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const tag = randomUUID().replaceAll('-', '').slice(0, 12);
+  const victim = person(tag);
+  const notes: string[] = [];
+  const postEvents = async (server: TestServer, key: string, count: number): Promise<void> => {
+    for (let i = 0; i < count; i++) {
+      const note = `victim note ${tag} number ${notes.length}`;
+      notes.push(note);
+      await post(server, key, { ...victim.fields, extras: { note } });
+    }
+  };
+  const listed = (server: TestServer): { events: number; chunks: number } | undefined => readRows(server, (db) =>
+    db.prepare('SELECT events, seq_chunks AS chunks FROM accounts WHERE external_account_id = ?').get(`victim-${tag}`) as { events: number; chunks: number } | undefined);
+
+  // Bulk writes every 10 ms: the seqs of 70 events (a byte each) fill the account row's list (64 bytes).
+  const first = await startServer({ dataDir, env: { DERIVED_FLUSH_MS: '10' } });
+  t.teardown(() => first.stop());
+  const key = first.bootstrap.keys.live_secret.key;
+  await postEvents(first, key, 70);
+  await waitFor(() => listed(first)?.events === 70 || undefined, 'the 70 events written in bulk');
+  t.true(listed(first)!.chunks >= 1, 'the list moved to a chunk row at least once');
+  t.is((await first.stop()).code, 0);
+
+  // No bulk write for an hour: 5 events listed in memory only, then SIGKILL (their rows are lost,
+  // the replay at the next start records them again); 2 more after the restart.
+  const second = await startServer({ dataDir, env: { DERIVED_FLUSH_MS: '3600000' } });
+  t.teardown(() => second.kill());
+  await postEvents(second, key, 5);
+  t.is(listed(second)!.events, 70, 'not written yet');
+  await second.kill();
+  const third = await startServer({ dataDir, env: { DERIVED_FLUSH_MS: '3600000' } });
+  t.teardown(() => third.stop());
+  await postEvents(third, key, 2);
+
+  const erased = await api(third, 'DELETE', `/v1/accounts/victim-${tag}`, { key });
+  t.is(erased.status, 200, erased.text);
+  t.is(erased.body.data.erased.events, 77, 'each event once');
+  t.is((await third.stop()).code, 0);
+  t.deepEqual(tracesIn(dataDir, [...victim.values, ...notes]), []);
+  t.deepEqual(readRows(third, (db) => ({
+    accounts: db.prepare('SELECT count(*) FROM accounts WHERE external_account_id = ?').pluck().get(`victim-${tag}`),
+    lists: db.prepare('SELECT count(*) FROM account_event_seqs WHERE account_id = ?').pluck().get(erased.body.data.account_public_id),
+    scrubbed: db.prepare("SELECT count(*) FROM events WHERE json_extract(payload, '$.erased') = 1").pluck().get(),
+  })), { accounts: 0, lists: 0, scrubbed: 77 });
+});
+
+test('erase while the bulk writes fail: the account\'s events not yet listed with it are found in the log and erased', async (t) => {
+  const server = await startServer({ env: { FAULT_INJECTION: 'derived_rows_fail', DERIVED_FLUSH_MS: '10' }, keepDataDir: true });
+  t.teardown(async () => {
+    await server.stop();
+    rmSync(server.dataDir, { recursive: true, force: true });
+  });
+  const key = server.bootstrap.keys.live_secret.key;
+  const tag = randomUUID().replaceAll('-', '').slice(0, 12);
+  const victim = person(tag);
+  for (let i = 0; i < 3; i++) await post(server, key, victim.fields);
+  await waitFor(async () => (await metric(server, 'fraud_scorer_derived_batch_failures_total')) >= 1 || undefined, 'a bulk write failed');
+  t.is(readRows(server, (db) => db.prepare('SELECT length(event_seqs) FROM accounts WHERE external_account_id = ?').pluck().get(`victim-${tag}`)), 0, 'nothing listed with the account');
+
+  const erased = await api(server, 'DELETE', `/v1/accounts/victim-${tag}`, { key });
+  t.is(erased.status, 200, erased.text);
+  t.is(erased.body.data.erased.events, 3);
+  t.deepEqual(tracesIn(server.dataDir, victim.values), []);
+});
+
+function readRows<T>(server: { readonly dataDir: string }, read: (db: Database.Database) => T): T {
   const db = new Database(join(server.dataDir, 'fraud-scorer.db'), { readonly: true });
   try {
     return read(db);

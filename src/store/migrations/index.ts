@@ -16,6 +16,7 @@ import { kDerivedRowsMigration } from './013-derived-rows.js';
 import { kEventCaseMigration } from './014-event-case.js';
 import { kSignalsByAccountMigration } from './015-signals-by-account.js';
 import { kLinksWithoutJsonMigration } from './016-links-without-json.js';
+import { kAccountEventSeqsMigration, kAccountEventSeqsMigrationAfter, moveAccountEventSeqs } from './017-account-event-seqs.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
 
@@ -46,4 +47,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 14, name: 'the case of an event on its row', sql: kEventCaseMigration },
   { version: 15, name: 'signals keyed by account', sql: kSignalsByAccountMigration },
   { version: 16, name: 'links without their JSON', sql: kLinksWithoutJsonMigration },
+  { version: 17, name: 'event seqs kept with accounts', sql: kAccountEventSeqsMigration, run: moveAccountEventSeqs, sqlAfter: kAccountEventSeqsMigrationAfter },
 ];
