@@ -69,7 +69,7 @@ export const kSettings = {
     description: 'POST /v1/events being scored or stored at once; past it, 503 at once with Retry-After (overload is refused at the door).',
   },
   derivedFlushMs: {
-    flag: 'derived-flush-ms', env: 'DERIVED_FLUSH_MS', type: 'integer', default: 250, minimum: 10, maximum: 3_600_000,
+    flag: 'derived-flush-ms', env: 'DERIVED_FLUSH_MS', type: 'integer', default: 1000, minimum: 10, maximum: 3_600_000,
     description: 'How often the rows that follow from scored events (account counts, signals, links) are written, in bulk; a crash loses none (they are rebuilt from the events at start).',
   },
   webhookRetryBaseMs: {
