@@ -7,6 +7,7 @@ import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
 import { recordAudit } from '../audit/audit-store.js';
 import { labelCaseEvents } from '../labels/labels-store.js';
+import { caseEventIds } from './case-events.js';
 import { encodeCursor, type CaseChange, type CaseListQuery } from './cases-query.js';
 
 export interface CaseNote {
@@ -58,7 +59,6 @@ export class CasesService {
   readonly #now: () => number;
   readonly #onAccountChanged: (accountId: string) => void;
   readonly #one: Statement<[string, string], CaseRow>;
-  readonly #events: Statement<[string], { event_id: string }>;
   readonly #notes: Statement<[string], { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number }>;
   readonly #accountByExternalId: Statement<[string, string, string], { account_id: string }>;
 
@@ -69,7 +69,6 @@ export class CasesService {
     this.#now = now;
     this.#onAccountChanged = onAccountChanged;
     this.#one = readDb.prepare(`SELECT ${kCaseColumns} WHERE c.project_id = ? AND c.case_id = ?`);
-    this.#events = readDb.prepare('SELECT event_id FROM case_events WHERE case_id = ? ORDER BY added_at, event_id');
     this.#notes = readDb.prepare('SELECT note_id, kind, author_key_id, body, created_at FROM case_notes WHERE case_id = ? ORDER BY seq');
     this.#accountByExternalId = readDb.prepare('SELECT account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND external_account_id = ?');
   }
@@ -136,7 +135,7 @@ export class CasesService {
       resolution: row.resolution,
       account_public_id: row.account_id,
       external_account_id: row.external_account_id,
-      event_ids: this.#events.all(row.case_id).map((event) => event.event_id),
+      event_ids: caseEventIds(this.#readDb, row.case_id),
       decision: row.decision,
       risk_score: row.risk_score,
       assignee: row.assignee,

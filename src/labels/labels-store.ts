@@ -10,6 +10,7 @@
 import type { Statement } from 'better-sqlite3';
 import { recordAudit } from '../audit/audit-store.js';
 import type { Db } from '../store/database.js';
+import { caseEventIds } from '../cases/case-events.js';
 
 export const kLabels = ['fraud', 'legitimate'] as const;
 export type Label = (typeof kLabels)[number];
@@ -92,12 +93,12 @@ export function putLabel(db: Db, projectId: string, eventId: string, seq: number
  */
 export function labelCaseEvents(db: Db, projectId: string, caseId: string, accountId: string | null, resolution: Label | null, actor: string, now: number): number {
   const source = `case:${caseId}`;
-  db.prepare('DELETE FROM event_labels WHERE project_id = ? AND source = ? AND event_id IN (SELECT event_id FROM case_events WHERE case_id = ?)').run(projectId, source, caseId);
+  const caseEvents = caseEventIds(db, caseId);
+  const taken = db.prepare('DELETE FROM event_labels WHERE project_id = ? AND source = ? AND event_id = ?');
+  for (const eventId of caseEvents) taken.run(projectId, source, eventId);
   if (resolution === null) return 0;
-  const events = db.prepare(
-    `SELECT ce.event_id FROM case_events ce WHERE ce.case_id = ?
-     AND NOT EXISTS (SELECT 1 FROM event_labels l WHERE l.project_id = ? AND l.event_id = ce.event_id)`,
-  ).pluck().all(caseId, projectId) as string[];
+  const labelled = db.prepare('SELECT 1 FROM event_labels WHERE project_id = ? AND event_id = ?').pluck();
+  const events = caseEvents.filter((eventId) => labelled.get(projectId, eventId) === undefined);
   for (const eventId of events) upsert(db, projectId, eventId, accountId, { label: resolution, reason: 'manual_review', note: null }, source, actor, now);
   return events.length;
 }

@@ -170,8 +170,9 @@ interface Statements {
   accountProject: Statement;
   openCase: Statement<[string, string], { case_id: string }>;
   insertCase: Statement;
-  extendCase: Statement;
-  addCaseEvent: Statement;
+  extendCase: Statement<unknown[], SeqsLength>;
+  moveCaseSeqs: Statement<[string]>;
+  clearCaseSeqs: Statement<[string]>;
   hasWebhook: Statement<[string], { present: number }>;
   insertOutbox: Statement;
   updateAccount: Statement<unknown[], SeqsLength>;
@@ -216,12 +217,17 @@ function statements(db: Db): Statements {
     ),
     accountProject: db.prepare('INSERT OR IGNORE INTO account_projects (account_id, project_id, first_seen_at) VALUES (?, ?, ?)'),
     openCase: db.prepare(`SELECT case_id FROM cases WHERE project_id = ? AND account_id = ? AND status = 'open'`),
+    // A case lists its events' seqs on its row (migration 18), as an account does (below).
     insertCase: db.prepare(
-      `INSERT INTO cases (case_id, project_id, status, resolution, account_id, decision, risk_score, assignee, created_at, updated_at)
-       VALUES (?, ?, 'open', NULL, ?, ?, ?, NULL, ?, ?)`,
+      `INSERT INTO cases (case_id, project_id, status, resolution, account_id, decision, risk_score, assignee, created_at, updated_at, event_seqs)
+       VALUES (?, ?, 'open', NULL, ?, ?, ?, NULL, ?, ?, ?)`,
     ),
-    extendCase: db.prepare('UPDATE cases SET risk_score = max(risk_score, ?), updated_at = ? WHERE case_id = ?'),
-    addCaseEvent: db.prepare('INSERT OR IGNORE INTO case_events (case_id, event_id, added_at) VALUES (?, ?, ?)'),
+    extendCase: db.prepare(
+      `UPDATE cases SET risk_score = max(risk_score, ?), updated_at = ?, event_seqs = CAST(event_seqs || ? AS BLOB)
+       WHERE case_id = ? RETURNING length(event_seqs) AS length`,
+    ),
+    moveCaseSeqs: db.prepare('INSERT INTO case_event_seqs (case_id, chunk, seqs) SELECT case_id, seq_chunks, event_seqs FROM cases WHERE case_id = ?'),
+    clearCaseSeqs: db.prepare("UPDATE cases SET event_seqs = x'', seq_chunks = seq_chunks + 1 WHERE case_id = ?"),
     hasWebhook: db.prepare('SELECT 1 AS present FROM webhooks WHERE project_id = ?'),
     insertOutbox: db.prepare(
       `INSERT INTO webhook_outbox (message_id, project_id, event_id, payload, created_at, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)`,
@@ -306,7 +312,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     }
     if (account.isNew || account.newProject) s.accountProject.run(accountId, record.projectId, record.scoredAt);
   }
-  if (record.decision === 'review') s.setEventCase.run(openOrExtendCase(s, record, accountId), seq);
+  if (record.decision === 'review') s.setEventCase.run(openOrExtendCase(s, record, accountId, seq), seq);
   const webhookQueued = record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined;
   if (webhookQueued) s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
   return { kind: 'stored', seq, order, accountId, webhookQueued };
@@ -344,18 +350,19 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
 }
 
 
-/** The case the review decision `record` goes to: its account's open case, or a new one. */
-function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null): string {
+/** The case the review decision `record` (stored at row `seq`) goes to: its account's open case, or a new one. */
+function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null, seq: number): string {
   const open = accountId === null ? undefined : s.openCase.get(record.projectId, accountId);
-  let caseId: string;
   if (open === undefined) {
-    caseId = newId('case');
-    s.insertCase.run(caseId, record.projectId, accountId, record.decision, record.riskScore, record.scoredAt, record.scoredAt);
-  } else {
-    caseId = open.case_id;
-    s.extendCase.run(record.riskScore, record.scoredAt, caseId);
+    const caseId = newId('case');
+    s.insertCase.run(caseId, record.projectId, accountId, record.decision, record.riskScore, record.scoredAt, record.scoredAt, encodeSeqs([seq]));
+    return caseId;
   }
-  s.addCaseEvent.run(caseId, record.eventId, record.scoredAt);
-  return caseId;
+  const stored = s.extendCase.get(record.riskScore, record.scoredAt, encodeSeqs([seq]), open.case_id)!;
+  if (stored.length > kOpenSeqsBytes) {
+    s.moveCaseSeqs.run(open.case_id);
+    s.clearCaseSeqs.run(open.case_id);
+  }
+  return open.case_id;
 }
 

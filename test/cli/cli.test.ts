@@ -231,6 +231,8 @@ const kUndoNewestMigration: Record<number, string> = {
   16: `ALTER TABLE account_links ADD COLUMN entry TEXT`,
   17: `CREATE INDEX events_by_account ON events (account_id) WHERE account_id IS NOT NULL; DROP TABLE account_event_seqs;
        ALTER TABLE accounts DROP COLUMN event_seqs; ALTER TABLE accounts DROP COLUMN seq_chunks`,
+  18: `CREATE TABLE case_events (case_id TEXT NOT NULL, event_id TEXT NOT NULL, added_at INTEGER NOT NULL, PRIMARY KEY (case_id, event_id)) WITHOUT ROWID;
+       DROP TABLE case_event_seqs; ALTER TABLE cases DROP COLUMN event_seqs; ALTER TABLE cases DROP COLUMN seq_chunks`,
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

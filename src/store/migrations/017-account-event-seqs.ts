@@ -6,8 +6,8 @@
 // account_event_seqs numbered by accounts.seq_chunks. Like the counts, the lists hold the events up
 // to the row's counted_order; erasure reads the later ones from the end of the log
 // (derived_stamp.from_seq). Existing events go into one row per account here, before the index goes.
-import { encodeSeqs } from '../../accounts/event-seqs.js';
 import type { Db } from '../database.js';
+import { registerEncodeSeqs } from './seq-lists.js';
 
 export const kAccountEventSeqsMigration = `
 ALTER TABLE accounts ADD COLUMN event_seqs BLOB NOT NULL DEFAULT x'';
@@ -22,13 +22,7 @@ CREATE TABLE account_event_seqs (
 
 /** The seqs of the events each account's row counts, through the index that is about to go. */
 export function moveAccountEventSeqs(db: Db): void {
-  db.aggregate('fs_encode_seqs', {
-    start: () => [] as number[],
-    step: (seqs: number[], seq: number) => {
-      seqs.push(seq);
-    },
-    result: (seqs: number[]) => encodeSeqs(seqs),
-  });
+  registerEncodeSeqs(db);
   db.exec(`
     INSERT INTO account_event_seqs (account_id, chunk, seqs)
       SELECT a.account_id, 0, fs_encode_seqs(e.seq) FROM accounts a JOIN events e ON e.account_id = a.account_id

@@ -17,6 +17,7 @@ import { kEventCaseMigration } from './014-event-case.js';
 import { kSignalsByAccountMigration } from './015-signals-by-account.js';
 import { kLinksWithoutJsonMigration } from './016-links-without-json.js';
 import { kAccountEventSeqsMigration, kAccountEventSeqsMigrationAfter, moveAccountEventSeqs } from './017-account-event-seqs.js';
+import { kCaseEventSeqsMigration, kCaseEventSeqsMigrationAfter, moveCaseEventSeqs } from './018-case-event-seqs.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
 
@@ -48,4 +49,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 15, name: 'signals keyed by account', sql: kSignalsByAccountMigration },
   { version: 16, name: 'links without their JSON', sql: kLinksWithoutJsonMigration },
   { version: 17, name: 'event seqs kept with accounts', sql: kAccountEventSeqsMigration, run: moveAccountEventSeqs, sqlAfter: kAccountEventSeqsMigrationAfter },
+  { version: 18, name: 'event seqs kept with cases', sql: kCaseEventSeqsMigration, run: moveCaseEventSeqs, sqlAfter: kCaseEventSeqsMigrationAfter },
 ];

@@ -1,0 +1,42 @@
+// The events of a case (migration 18): seqs on the case's row (cases.event_seqs) and, once those
+// filled kOpenSeqsBytes, in rows of case_event_seqs; each seq is the event's row in the log.
+import type { Statement } from 'better-sqlite3';
+import { decodeSeqs } from '../accounts/event-seqs.js';
+import type { Db } from '../store/database.js';
+
+interface Statements {
+  readonly open: Statement<[string], Buffer>;
+  readonly chunks: Statement<[string], Buffer>;
+  readonly event: Statement<[number], { event_id: string; scored_at: number }>;
+}
+
+const kStatements = new WeakMap<Db, Statements>();
+
+function statements(db: Db): Statements {
+  let prepared = kStatements.get(db);
+  if (prepared === undefined) {
+    prepared = {
+      open: db.prepare('SELECT event_seqs FROM cases WHERE case_id = ?').pluck() as Statement<[string], Buffer>,
+      chunks: db.prepare('SELECT seqs FROM case_event_seqs WHERE case_id = ? ORDER BY chunk').pluck() as Statement<[string], Buffer>,
+      event: db.prepare('SELECT event_id, scored_at FROM events WHERE seq = ?'),
+    };
+    kStatements.set(db, prepared);
+  }
+  return prepared;
+}
+
+/** The ids of the case's events in the order they were added to it (then by id). */
+export function caseEventIds(db: Db, caseId: string): string[] {
+  const s = statements(db);
+  const seqs: number[] = [];
+  for (const chunk of s.chunks.all(caseId)) decodeSeqs(chunk, seqs);
+  const open = s.open.get(caseId);
+  if (open !== undefined) decodeSeqs(open, seqs);
+  const events: Array<{ event_id: string; scored_at: number }> = [];
+  for (const seq of seqs) {
+    const event = s.event.get(seq);
+    if (event !== undefined) events.push(event);
+  }
+  events.sort((a, b) => a.scored_at - b.scored_at || (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
+  return events.map((event) => event.event_id);
+}
