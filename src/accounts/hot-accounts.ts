@@ -15,7 +15,7 @@ import type { Environment } from '../auth/api-keys.js';
 import { newId } from '../shared/ids.js';
 import type { SignalType as SignalTypeName } from '../signals/keyed-hash.js';
 import type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
-import { velocityIdentifiers } from '../signals/identifiers.js';
+import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
 import { analyzeEventPhone } from '../signals/phone.js';
 import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { DerivedRowBatch } from '../scoring/event-store.js';
@@ -180,8 +180,9 @@ export class HotAccounts {
     let replayed = 0;
     for (const [projectId, tenantId, environment, accountId, payload, decision, scoredAt, order, seq] of events) {
       const event = JSON.parse(payload) as EventInput;
-      const externalId = event.external_account_id;
-      if (typeof externalId !== 'string') continue;
+      // An id sent as a number is stored (and recorded) as its decimal string.
+      const externalId = externalAccountIdOf(event);
+      if (externalId === null) continue;
       const identifiers = storedIdentifiers(event, analyzeEventPhone(event), secret, velocityIdentifiers(event));
       const space = this.space(tenantId, environment);
       const counted = order <= (countedOrders.get(accountId) ?? 0);

@@ -414,6 +414,34 @@ test('erase an account whose events are listed in bulk-written chunks, in rows n
   })), { accounts: 0, lists: 0, scrubbed: 77 });
 });
 
+test('an account known by a numeric external id: its events lost from memory in a crash are recorded again at start, and erased', async (t) => {
+  const dataDir = makeDataDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const external = 700_000_000 + Math.floor(Math.random() * 1_000_000);
+  const tag = randomUUID().replaceAll('-', '').slice(0, 12);
+  const email = `numeric.${tag}@example.org`;
+  const counted = (): number | undefined => readRows({ dataDir }, (db) =>
+    db.prepare('SELECT events FROM accounts WHERE external_account_id = ?').pluck().get(String(external)) as number | undefined);
+
+  // No bulk write for an hour, then SIGKILL: only the log holds the account's two events.
+  const first = await startServer({ dataDir, env: { DERIVED_FLUSH_MS: '3600000' } });
+  t.teardown(() => first.kill());
+  const key = first.bootstrap.keys.live_secret.key;
+  for (let i = 0; i < 2; i++) await post(first, key, { external_account_id: external, user: { email } });
+  t.is(counted(), 0, 'not written yet');
+  await first.kill();
+
+  // The replay at start records them again (the id as its decimal string), and a bulk write lists them.
+  const second = await startServer({ dataDir, env: { DERIVED_FLUSH_MS: '10' } });
+  t.teardown(() => second.stop());
+  await waitFor(() => counted() === 2 || undefined, 'the replayed events counted');
+  const erased = await api(second, 'DELETE', `/v1/accounts/${external}`, { key });
+  t.is(erased.status, 200, erased.text);
+  t.is(erased.body.data.erased.events, 2);
+  t.is((await second.stop()).code, 0);
+  t.deepEqual(tracesIn(dataDir, [email]), []);
+});
+
 test('erase while the bulk writes fail: the account\'s events not yet listed with it are found in the log and erased', async (t) => {
   const server = await startServer({ env: { FAULT_INJECTION: 'derived_rows_fail', DERIVED_FLUSH_MS: '10' }, keepDataDir: true });
   t.teardown(async () => {
