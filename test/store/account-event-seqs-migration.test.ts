@@ -6,7 +6,7 @@ import { decodeSeqs } from '../../src/accounts/event-seqs.js';
 import { migrate } from '../../src/store/migrate.js';
 import { kMigrations } from '../../src/store/migrations/index.js';
 
-test('every event an account row counts is listed with it; events past its counted_order, pending and erased ones are not', (t) => {
+test('every stored event of an account is listed with it, also past its counted_order; pending and erased ones are not', (t) => {
   const db = new Database(':memory:');
   t.teardown(() => db.close());
   migrate(db, kMigrations.filter((migration) => migration.version <= 16));
@@ -24,7 +24,7 @@ test('every event an account row counts is listed with it; events past its count
   event.run(1, 'e1', 'acc_1', 'scored', null); // scored before migration 13: no scored_order
   event.run(2, 'e2', 'acc_2', 'scored', null);
   event.run(3, 'e3', 'acc_1', 'scored', 4);
-  event.run(4, 'e4', 'acc_1', 'scored', 7); // past acc_1's counted_order: the replay lists it
+  event.run(4, 'e4', 'acc_1', 'scored', 7); // past acc_1's counted_order: listed here, and again by the replay
   event.run(5, 'e5', null, 'pending', null);
   event.run(6, 'e6', null, 'erased', 3);
   event.run(200, 'e200', 'acc_1', 'scored', 5);
@@ -33,7 +33,7 @@ test('every event an account row counts is listed with it; events past its count
   migrate(db);
 
   const listed = db.prepare('SELECT account_id, chunk, seqs FROM account_event_seqs ORDER BY account_id, chunk').raw().all() as Array<[string, number, Buffer]>;
-  t.deepEqual(listed.map(([id, chunk, seqs]) => [id, chunk, decodeSeqs(seqs).sort((a, b) => a - b)]), [['acc_1', 0, [1, 3, 200]], ['acc_2', 0, [2]]]);
+  t.deepEqual(listed.map(([id, chunk, seqs]) => [id, chunk, decodeSeqs(seqs).sort((a, b) => a - b)]), [['acc_1', 0, [1, 3, 4, 200]], ['acc_2', 0, [2]]]);
   const rows = db.prepare('SELECT account_id, seq_chunks, length(event_seqs) FROM accounts ORDER BY account_id').raw().all();
   t.deepEqual(rows, [['acc_1', 1, 0], ['acc_2', 1, 0], ['acc_3', 0, 0]], 'the next list of an account goes to its next chunk');
   t.is(db.prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'events_by_account'").pluck().get(), 0, 'the index is gone');

@@ -5,7 +5,10 @@
 // (varints, src/accounts/event-seqs.ts); past kOpenSeqsBytes they move to a row of
 // account_event_seqs numbered by accounts.seq_chunks. Like the counts, the lists hold the events up
 // to the row's counted_order; erasure reads the later ones from the end of the log
-// (derived_stamp.from_seq). Existing events go into one row per account here, before the index goes.
+// (derived_stamp.from_seq). Every stored event of an account goes into one row per account here,
+// before the index goes — also those past the row's counted_order, which a replay lists again:
+// erasure reads each seq once, and an event a replay once skipped (an account id sent as a
+// number, before this release) is listed all the same.
 import type { Db } from '../database.js';
 import { registerEncodeSeqs } from './seq-lists.js';
 
@@ -20,13 +23,12 @@ CREATE TABLE account_event_seqs (
 ) WITHOUT ROWID;
 `;
 
-/** The seqs of the events each account's row counts, through the index that is about to go. */
+/** The seqs of every event of each account, through the index that is about to go. */
 export function moveAccountEventSeqs(db: Db): void {
   registerEncodeSeqs(db);
   db.exec(`
     INSERT INTO account_event_seqs (account_id, chunk, seqs)
-      SELECT a.account_id, 0, fs_encode_seqs(e.seq) FROM accounts a JOIN events e ON e.account_id = a.account_id
-      WHERE e.scored_order IS NULL OR e.scored_order <= a.counted_order GROUP BY a.account_id;
+      SELECT a.account_id, 0, fs_encode_seqs(e.seq) FROM accounts a JOIN events e ON e.account_id = a.account_id GROUP BY a.account_id;
     UPDATE accounts SET seq_chunks = 1 WHERE account_id IN (SELECT account_id FROM account_event_seqs);
   `);
 }
