@@ -1,7 +1,7 @@
-// By hand (about half a minute): which B-trees the writer's WAL pages belong to, under sync load.
-// One server, warmed up with wrk (events.lua, the realistic mix; WAL_PAGES_HARSH=1: the harsh
-// one) for 5 s, then driven for 12 s; 10 s in, the WAL and the database file are copied (the WAL
-// is read as it is: a reset would have emptied it after the load). Each frame of the WAL's current
+// By hand (about half a minute): which B-trees the writer's WAL pages belong to, under sync load
+// (WAL_PAGES_ASYNC=1: async). One server, warmed up with wrk (events.lua, the realistic mix;
+// WAL_PAGES_HARSH=1: the harsh one) for 5 s, then driven for 12 s; 10 s in, the WAL and the
+// database file are copied (the WAL is read as it is: a reset would have emptied it after the load). Each frame of the WAL's current
 // cycle (the salts of its header) is mapped to the table or index that owns its page, through
 // SQLite's dbstat on the copy with its WAL applied. Prints frames per B-tree and
 // per event-log frame (the log is the only append; every other page is an index or table at a
@@ -14,7 +14,10 @@ import { join } from 'node:path';
 import { startFraudScorer } from './_helpers/processes.js';
 import { runWrk } from './_helpers/wrk.js';
 
-const kMixEnv: Record<string, string> = process.env.WAL_PAGES_HARSH === '1' ? { FS_HARSH: '1' } : {};
+const kMixEnv: Record<string, string> = {
+  ...(process.env.WAL_PAGES_HARSH === '1' ? { FS_HARSH: '1' } : {}),
+  ...(process.env.WAL_PAGES_ASYNC === '1' ? { FS_ASYNC: '1' } : {}),
+};
 const kWalHeaderBytes = 32;
 const kFrameHeaderBytes = 24;
 
@@ -62,7 +65,7 @@ async function main(): Promise<void> {
     const pages = walPages(wal, database);
     database.close();
     const logFrames = pages.byOwner.get('events') ?? 0;
-    console.log(`${process.env.WAL_PAGES_HARSH === '1' ? 'harsh' : 'realistic'} mix: ${pages.frames} frames in the WAL's current cycle, ${pages.commits} commits (${(pages.frames / Math.max(1, pages.commits)).toFixed(1)} frames each)\n`);
+    console.log(`${process.env.WAL_PAGES_HARSH === '1' ? 'harsh' : 'realistic'} mix${process.env.WAL_PAGES_ASYNC === '1' ? ', async' : ''}: ${pages.frames} frames in the WAL's current cycle, ${pages.commits} commits (${(pages.frames / Math.max(1, pages.commits)).toFixed(1)} frames each)\n`);
     console.log('  frames   share   per log frame  B-tree');
     for (const [name, frames] of [...pages.byOwner].sort((a, b) => b[1] - a[1])) {
       const perLog = logFrames === 0 ? '–' : (frames / logFrames).toFixed(2);
