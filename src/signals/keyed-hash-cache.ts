@@ -6,7 +6,7 @@ import { DigestCache } from '../state/digest-cache.js';
 import { KeyDomain, type KeyHasher } from '../state/keys.js';
 import { keyedHashOf, type SignalType } from './keyed-hash.js';
 
-/** Values kept: ~100 bytes each (an 8-character key, a 43-character hash, the Map's entry). */
+/** Values kept: each ~38 bytes of index and slot and its 43-character hash (bench/state/digest-cache.bench.ts). */
 export const kKeyedHashCacheSize = 200_000;
 
 export class KeyedHashCache {
