@@ -19,7 +19,8 @@
 //    every migration, a bootstrapped tenant and its install secret: bench/_helpers/store.ts):
 //    START_EVENTS judged events of the load mix spread over the 7 days before now (backtest.bench.ts
 //    generate: payload, compact result, recorded signals as the pipeline stores them); START_ACCOUNTS
-//    accounts (user-N, the external ids the load mix uses) with their project, their email, phone,
+//    accounts (user-N, the external ids the load mix uses; each row with a list of event seqs as
+//    the bulk writes leave it, 34 bytes on average) with their project, their email, phone,
 //    device and IP as account_signals rows hashed by storedIdentifiers under the install secret
 //    (so the server finds them for a new event), and links from shared values: households of four
 //    share a device, groups of eight an IP (5 links per account by default); then the derived stamp
@@ -37,6 +38,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { encodeSeqs } from '../../src/accounts/event-seqs.js';
 import { HotAccounts } from '../../src/accounts/hot-accounts.js';
 import { kServerNodeFlags } from '../../src/cli/node-flags.js';
 import { EventIds } from '../../src/scoring/event-ids.js';
@@ -127,9 +129,13 @@ function writeAccounts(store: BenchStore, ids: readonly string[], now: number): 
     return storedIdentifiers(event, analyzeEventPhone(event), secret, velocityIdentifiers(event));
   };
   const insertAccount = db.prepare(
-    `INSERT INTO accounts (account_id, tenant_id, environment, external_account_id, created_at, last_seen_at, events, blocks, reviews, fraud_confirmed, counted_order)
-     VALUES (?, ?, 'live', ?, ?, ?, ?, ?, ?, 0, 0)`,
+    `INSERT INTO accounts (account_id, tenant_id, environment, external_account_id, created_at, last_seen_at, events, blocks, reviews, fraud_confirmed, counted_order, event_seqs)
+     VALUES (?, ?, 'live', ?, ?, ?, ?, ?, ?, 0, 0, ?)`,
   );
+  // The open list of its events' seqs (migration 17) as a row holds it between two moves to
+  // account_event_seqs: 1 to 16 seqs of a ten-million-event log (4-byte varints), 34 bytes on average.
+  const eventSeqsOf = (i: number): Buffer =>
+    encodeSeqs(Array.from({ length: 1 + (i % 16) }, (_, k) => 5_000_000 + ((i * 31 + k * 7919) % 5_000_000)));
   const insertProject = db.prepare('INSERT INTO account_projects (account_id, project_id, first_seen_at) VALUES (?, ?, ?)');
   const insertSignal = db.prepare(
     `INSERT INTO account_signals (account_id, signal_type, signal_hash, tenant_id, environment, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, 'live', ?, ?, ?)`,
@@ -144,7 +150,7 @@ function writeAccounts(store: BenchStore, ids: readonly string[], now: number): 
     for (let k = from; k < to; k++) {
       const i = order[k]!;
       const id = ids[i]!;
-      insertAccount.run(id, tenantId, `user-${i}`, createdAt(i), lastSeenAt(i), 1 + (i % 40), i % 29 === 0 ? 1 : 0, i % 11 === 0 ? 1 : 0);
+      insertAccount.run(id, tenantId, `user-${i}`, createdAt(i), lastSeenAt(i), 1 + (i % 40), i % 29 === 0 ? 1 : 0, i % 11 === 0 ? 1 : 0, eventSeqsOf(i));
       insertProject.run(id, projectId, createdAt(i));
       const values = valuesOf(i).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
       for (const value of values) insertSignal.run(id, value.type, value.hash, tenantId, value.masked, createdAt(i), lastSeenAt(i));
