@@ -42,17 +42,23 @@ export class DerivedRows {
     if (order > this.#order) this.#order = order;
   }
 
-  /** The account's counts, as they are after the event of scored_order `countedOrder`. */
-  account(accountId: string, lastSeenAt: number, events: number, blocks: number, reviews: number, countedOrder: number): void {
+  /**
+   * The account's counts, as they are after the event of scored_order `countedOrder`; `seq`, that
+   * event's row, goes onto the account's list of seqs (what erasure reads, migration 17).
+   */
+  account(accountId: string, lastSeenAt: number, events: number, blocks: number, reviews: number, countedOrder: number, seq?: number): void {
     const row = this.#accounts.get(accountId);
-    if (row === undefined) this.#accounts.set(accountId, [accountId, lastSeenAt, events, blocks, reviews, countedOrder, []]);
-    else row.splice(1, 5, lastSeenAt, events, blocks, reviews, countedOrder);
+    if (row === undefined) this.#accounts.set(accountId, [accountId, lastSeenAt, events, blocks, reviews, countedOrder, seq === undefined ? [] : [seq]]);
+    else {
+      row.splice(1, 5, lastSeenAt, events, blocks, reviews, countedOrder);
+      if (seq !== undefined) row[6].push(seq);
+    }
   }
 
   /**
-   * An event of the account was stored at row `seq`: the seq goes onto the account's list (what
-   * erasure reads, migration 17) with its next row. Recorded even when the event's counts cannot
-   * be (a row of seqs only), so that erasure finds every event of the account.
+   * An event of the account was stored at row `seq` but its counts could not be recorded: the seq
+   * still goes onto the account's list with its next row (a row of seqs only, if it has no other),
+   * so that erasure finds every event of the account.
    */
   eventSeq(accountId: string, seq: number): void {
     const row = this.#accounts.get(accountId);

@@ -250,18 +250,20 @@ export class HotAccounts {
   ): StateError | null {
     // The account is in memory now (or a concurrent event put it there): its provisional id is done with.
     if (wasNew) this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
-    // Before the state in memory takes the event (which may fail): erasure must find it either way.
-    if (!counted) this.#rows.eventSeq(publicId, seq);
     const state = this.#state;
     const changes = this.#changes;
     const outcome = state.recordEvent(space, this.#project(projectId), externalId, decision, now, signals, publicId, changes, counted);
     this.#rows.advance(order);
-    if (!outcome.ok) return outcome.error;
+    if (!outcome.ok) {
+      // Its counts are not recorded, but erasure must still find the event: a row of its seq only.
+      if (!counted) this.#rows.eventSeq(publicId, seq);
+      return outcome.error;
+    }
     const account = outcome.account;
     const accountId = state.publicId(account);
     const rows = this.#rows;
     const counts = state.accountCounts(account);
-    if (!counted) rows.account(accountId, counts.lastSeenAt, counts.events, counts.blocks, counts.reviews, order);
+    if (!counted) rows.account(accountId, counts.lastSeenAt, counts.events, counts.blocks, counts.reviews, order, seq);
     for (const i of changes.values) {
       const value = identifiers[i]!;
       rows.signal(tenantId, environment, value.type, value.hash, accountId, value.masked, now);

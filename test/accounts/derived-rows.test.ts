@@ -127,6 +127,15 @@ test('an account\'s event seqs: appended in the order recorded, kept when its co
   t.is(rows.size, 0, 'the seqs of an erased account go with its rows');
 });
 
+test('counts recorded with their event\'s seq: one row, the seqs in the order recorded', (t) => {
+  const rows = new DerivedRows(0);
+  rows.account('acc_a', 100, 1, 0, 0, 1, 21);
+  rows.account('acc_a', 200, 2, 0, 1, 2, 23);
+  rows.eventSeq('acc_a', 24);
+  rows.advance(2);
+  t.deepEqual(rows.take()!.accounts, [['acc_a', 200, 2, 0, 1, 2, [21, 23, 24]]]);
+});
+
 test('a batch cut into parts: in key order, at most so many rows each, and only the last moves the stamp', (t) => {
   const rows = new DerivedRows(1);
   for (let i = 0; i < 3; i++) rows.account(`acc_${i}`, 100, 1, 0, 0, 7);
