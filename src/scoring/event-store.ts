@@ -176,9 +176,9 @@ interface Statements {
   hasWebhook: Statement<[string], { present: number }>;
   insertOutbox: Statement;
   updateAccount: Statement<unknown[], SeqsLength>;
-  appendSeqs: Statement<[Buffer, string], SeqsLength>;
-  moveSeqs: Statement<[string]>;
-  clearSeqs: Statement<[string]>;
+  appendAccountSeqs: Statement<[Buffer, string], SeqsLength>;
+  moveAccountSeqs: Statement<[string]>;
+  clearAccountSeqs: Statement<[string]>;
   upsertSignal: Statement;
   upsertLink: Statement;
   setOtherProjects: Statement;
@@ -237,9 +237,9 @@ function statements(db: Db): Statements {
       `UPDATE accounts SET last_seen_at = ?, events = ?, blocks = ?, reviews = ?, counted_order = ?, event_seqs = CAST(event_seqs || ? AS BLOB)
        WHERE account_id = ? RETURNING length(event_seqs) AS length`,
     ),
-    appendSeqs: db.prepare('UPDATE accounts SET event_seqs = CAST(event_seqs || ? AS BLOB) WHERE account_id = ? RETURNING length(event_seqs) AS length'),
-    moveSeqs: db.prepare('INSERT INTO account_event_seqs (account_id, chunk, seqs) SELECT account_id, seq_chunks, event_seqs FROM accounts WHERE account_id = ?'),
-    clearSeqs: db.prepare("UPDATE accounts SET event_seqs = x'', seq_chunks = seq_chunks + 1 WHERE account_id = ?"),
+    appendAccountSeqs: db.prepare('UPDATE accounts SET event_seqs = CAST(event_seqs || ? AS BLOB) WHERE account_id = ? RETURNING length(event_seqs) AS length'),
+    moveAccountSeqs: db.prepare('INSERT INTO account_event_seqs (account_id, chunk, seqs) SELECT account_id, seq_chunks, event_seqs FROM accounts WHERE account_id = ?'),
+    clearAccountSeqs: db.prepare("UPDATE accounts SET event_seqs = x'', seq_chunks = seq_chunks + 1 WHERE account_id = ?"),
     upsertSignal: db.prepare(
       `INSERT INTO account_signals (tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (account_id, signal_type, signal_hash) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
@@ -327,11 +327,11 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   const s = statements(db);
   for (const row of batch.accounts) {
     const seqs = encodeSeqs(row[6]);
-    const stored = row[5] < 0 ? s.appendSeqs.get(seqs, row[0]) : s.updateAccount.get(row[1], row[2], row[3], row[4], row[5], seqs, row[0]);
+    const stored = row[5] < 0 ? s.appendAccountSeqs.get(seqs, row[0]) : s.updateAccount.get(row[1], row[2], row[3], row[4], row[5], seqs, row[0]);
     // A full list leaves the account's row (whose page each batch writes) for a row of its own.
     if (stored !== undefined && stored.length > kOpenSeqsBytes) {
-      s.moveSeqs.run(row[0]);
-      s.clearSeqs.run(row[0]);
+      s.moveAccountSeqs.run(row[0]);
+      s.clearAccountSeqs.run(row[0]);
     }
   }
   for (const row of batch.signals) s.upsertSignal.run(...row);
