@@ -64,8 +64,10 @@ closes the database. Started by npm start, the server also stops when npm goes a
       print(`  ${join(config.dataDir, kBootstrapKeysFile)}`);
       for (const entry of service.bootstrap.keys) print(`  ${entry.name.padEnd(18)} ${entry.key}`);
     }
-    print(`fraud-scorer listening on http://${config.host}:${service.port} (data in ${config.dataDir})`);
-    await new Promise<void>((resolve) => {
+    // The handlers go in before the line that says the server listens: a supervisor (or a test)
+    // may send SIGTERM as soon as it reads it, and a signal with no handler ends the process
+    // without the clean stop.
+    const stopped = new Promise<void>((resolve) => {
       let draining = false;
       // A second signal while draining changes nothing: the drain is bounded, and a hard stop is
       // what SIGKILL is for.
@@ -86,6 +88,8 @@ closes the database. Started by npm start, the server also stops when npm goes a
       process.on('SIGINT', () => stop('SIGINT'));
       stopWhenNpmGoes(() => stop('npm exited'));
     });
+    print(`fraud-scorer listening on http://${config.host}:${service.port} (data in ${config.dataDir})`);
+    await stopped;
     log.info('stopped');
     return 0;
   },

@@ -1,0 +1,14 @@
+// serve's signal handlers are in place before it prints that it listens: a supervisor (or a test)
+// that sends SIGTERM the moment it reads the line gets the clean stop (drain, flush, close).
+import test from 'ava';
+import { startServer } from '../_helpers/server.js';
+
+test('a SIGTERM sent as soon as the listening line is read is a clean stop, exit code 0 (ten times)', async (t) => {
+  const first = await startServer({ keepDataDir: true });
+  t.deepEqual(await first.stop(), { code: 0, signal: null });
+  // Before the fix, about one stop in two here was SIGTERM's default action: signal SIGTERM, no stop.
+  for (let round = 0; round < 10; round++) {
+    const server = await startServer({ dataDir: first.dataDir, keepDataDir: true });
+    t.deepEqual(await server.stop(), { code: 0, signal: null }, `round ${round}`);
+  }
+});
