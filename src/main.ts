@@ -1,7 +1,7 @@
 // The composition root: settings in, a running service out. Opens the store, runs migrations and
 // the first-start bootstrap, wires the handlers into the route table, and starts the front end.
 // Nothing else constructs services; tests start the real thing through the command line.
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasFault, kFaults, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
@@ -29,7 +29,9 @@ import { EventService } from './scoring/event-service.js';
 import { EventReader } from './scoring/event-store.js';
 import { KeyHasher } from './state/keys.js';
 import { Scorer } from './scoring/scorer.js';
-import { startLoads, type StartLoads } from './scoring/start-loads.js';
+import { loadsFromSnapshot, startLoads, type StartLoads } from './scoring/start-loads.js';
+import { startSnapshotPath, takeStartSnapshot, writeStartSnapshot } from './scoring/start-snapshot.js';
+import { claimSnapshot, newSnapshotToken, sealSnapshot } from './store/snapshot-seal.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
 import { DeliveriesService } from './webhooks/deliveries.js';
 import { installSecret } from './store/install-secret.js';
@@ -104,7 +106,11 @@ export async function startService(config: Config, log: Logger, options: Service
   // Setting up (schema, first-start bootstrap, install secret) uses a connection of its own that
   // is closed before the writer thread opens the one connection that writes while serving.
   const setupDb = openDatabase(config.dataDir, { busyTimeoutMs: config.sqliteBusyTimeoutMs });
+  let sealed: string | null;
   try {
+    // The seal of the start snapshot, claimed before anything is written — migrations included,
+    // which then run with no guard trigger in place (scoring/start-snapshot.ts).
+    sealed = claimSnapshot(setupDb);
     migrate(setupDb);
   } catch (error) {
     setupDb.close();
@@ -115,6 +121,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const bootstrap = bootstrapIfEmpty(setupDb, now());
   if (bootstrap !== null) writeBootstrapKeys(config.dataDir, bootstrap);
   const secret = installSecret(setupDb);
+  const schema = setupDb.pragma('user_version', { simple: true }) as number;
   setupDb.close();
   const readDb = openDatabase(config.dataDir, { readonly: true });
   const checkpointer = new Checkpointer(config.dataDir);
@@ -136,9 +143,11 @@ export async function startService(config: Config, log: Logger, options: Service
   );
   // Keys of the in-memory state (velocity windows, event ids): keyed hashes under the install secret.
   const hasher = new KeyHasher(secret);
-  // The velocity windows and the event ids load from the event log on a thread of their own while
-  // this one loads the accounts (scoring/start-loads.ts).
-  const fromLog = startLoads(config.dataDir, secret, hasher, now());
+  // The velocity windows and the event ids: from the snapshot the last clean stop wrote, or from
+  // the event log on a thread of their own while this one loads the accounts (scoring/start-loads.ts).
+  const snapshot = takeStartSnapshot(config.dataDir, sealed, schema);
+  if (!snapshot.ok && snapshot.reason !== 'no snapshot') log.info('the start snapshot is not used; loading from the database', { reason: snapshot.reason });
+  const fromLog = snapshot.ok ? loadsFromSnapshot(snapshot.parts, hasher, now(), snapshot.ms) : startLoads(config.dataDir, secret, hasher, now());
   const deliverer = new WebhookDeliverer(readDb, writer, {
     retryBaseMs: config.webhookRetryBaseMs,
     retryMaxDelayMs: config.webhookRetryMaxDelayMs,
@@ -149,7 +158,10 @@ export async function startService(config: Config, log: Logger, options: Service
   let loaded;
   let logLoads: StartLoads;
   try {
-    loaded = HotAccounts.load(readDb, hasher, secret);
+    loaded = snapshot.ok ? HotAccounts.fromSnapshot(readDb, hasher, snapshot.parts.accounts) : null;
+    // (Not expected: the seal guards the stamp too.)
+    if (snapshot.ok && loaded === null) log.warn('the start snapshot is not of the derived stamp stored; loading the accounts from the tables');
+    loaded ??= HotAccounts.load(readDb, hasher, secret);
     logLoads = await fromLog.result;
   } catch (error) {
     fromLog.cancel();
@@ -222,7 +234,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const auditPurge = setInterval(() => void purgeAuditTrail(), kAuditPurgeIntervalMs);
   auditPurge.unref();
   void purgeAuditTrail();
-  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, events_replayed: loaded.counts.replayed, accounts_load_ms: Math.round(loaded.counts.ms), velocity_events_rebuilt: logLoads.velocityEventsRebuilt, velocity_rebuild_ms: Math.round(logLoads.velocityMs), event_ids: logLoads.eventIds.size, event_ids_load_ms: Math.round(logLoads.eventIdsMs), pending_async_events: pending, pid: process.pid });
+  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, events_replayed: loaded.counts.replayed, accounts_load_ms: Math.round(loaded.counts.ms), velocity_events_rebuilt: logLoads.velocityEventsRebuilt, velocity_rebuild_ms: Math.round(logLoads.velocityMs), event_ids: logLoads.eventIds.size, event_ids_load_ms: Math.round(logLoads.eventIdsMs), from_snapshot: logLoads.fromSnapshot, pending_async_events: pending, pid: process.pid });
   if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
 
   const metrics = new Metrics();
@@ -293,6 +305,30 @@ export async function startService(config: Config, log: Logger, options: Service
   });
   metrics.gauge('fraud_scorer_http_in_flight', 'Requests received and not yet answered.', () => server.inFlight);
 
+  /** The start snapshot and its seal; a failure costs the next start its speed, nothing else. */
+  const writeSnapshotAtStop = (): void => {
+    const started = performance.now();
+    const accountsParts = hotAccounts.snapshotParts();
+    if (accountsParts === null) {
+      log.info('no start snapshot: rows of scored events are not all written; the next start loads the tables and replays the log');
+      return;
+    }
+    try {
+      const token = newSnapshotToken();
+      const parts = { accounts: accountsParts, velocity: velocity.parts(), eventIds: logLoads.eventIds.parts() };
+      const bytes = writeStartSnapshot(config.dataDir, parts, token, schema, now());
+      const db = openDatabase(config.dataDir, { mustExist: true });
+      try {
+        sealSnapshot(db, token, now());
+      } finally {
+        db.close();
+      }
+      log.info('start snapshot written', { bytes, ms: Math.round(performance.now() - started) });
+    } catch (error) {
+      rmSync(startSnapshotPath(config.dataDir), { force: true });
+      log.warn('the start snapshot could not be written; the next start loads from the database', { error });
+    }
+  };
   let shutdownPromise: Promise<void> | null = null;
   const shutdown = (): Promise<void> => {
     shutdownPromise ??= (async () => {
@@ -321,6 +357,9 @@ export async function startService(config: Config, log: Logger, options: Service
       await checkpointer.stop();
       readDb.close();
       checkpointer.closeDatabaseFile();
+      // Nothing writes any more: the state the next start would rebuild goes to the snapshot —
+      // unless a request was still under way when the drain gave up (an erasure half done, say).
+      if (server.inFlight === 0) writeSnapshotAtStop();
       // Last: no connection is left, so the WAL is emptied and removed (nothing lingers in it).
       closeCleanly(config.dataDir);
       lock.release();

@@ -10,6 +10,7 @@
 //       (dd oflag=nocache, this file only), so that start reads from disk; 0 leaves the cache.
 //     START_PHASES (1): the start's loads timed one by one in this process too; 0 skips them.
 //     START_BUILD_ONLY (0): 1 builds the data dir and stops (build under nice, time the starts without).
+//     START_PROFILE (1): 0 skips the last start under --cpu-prof.
 //   Full scale (a 12 GB file, built in ~8 min on a quiet box; the starts ~4 min; under nice, since other benchmarks run here):
 //     START_EVENTS=10000000 START_ACCOUNTS=1000000 START_LINKS=5000000 START_DATA_DIR=<dir on a big disk> \
 //       START_BUILD_ONLY=1 nice -n 10 node dist/bench/state/start.bench.js
@@ -27,8 +28,10 @@
 //    past every event, as a clean stop leaves it: the start replays nothing.
 // 2. The real server on it (the command line, `serve`), timed from spawn to the `store ready` log
 //    line (with its own figures) and to the first 200 of GET /healthz; its resident set, one scored
-//    POST /v1/events (the proof that it serves), and its stop (SIGTERM). Started twice: the first
-//    with the file out of the page cache (START_COLD), the second warm.
+//    POST /v1/events (the proof that it serves), and its stop (SIGTERM). Started four times: from
+//    the tables (no start snapshot), with the file out of the page cache (START_COLD), then warm;
+//    then from the snapshot the last stop wrote (scoring/start-snapshot.ts), cold (the database
+//    and the snapshot out of the page cache), then warm.
 // 3. Where the time goes: the start's loads timed one by one in this process (the same functions
 //    as src/main.ts calls), and a third start under `node --cpu-prof`: the HTTP thread's sampled time
 //    per phase (the function and all it calls) and its costliest functions.
@@ -42,6 +45,7 @@ import { encodeSeqs } from '../../src/accounts/event-seqs.js';
 import { HotAccounts } from '../../src/accounts/hot-accounts.js';
 import { kServerNodeFlags } from '../../src/cli/node-flags.js';
 import { EventIds } from '../../src/scoring/event-ids.js';
+import { startSnapshotPath } from '../../src/scoring/start-snapshot.js';
 import { rebuildVelocity } from '../../src/scoring/velocity-rebuild.js';
 import { newId } from '../../src/shared/ids.js';
 import { velocityIdentifiers } from '../../src/signals/identifiers.js';
@@ -65,6 +69,7 @@ const kLinks = Number(process.env.START_LINKS ?? 500_000);
 const kCold = process.env.START_COLD !== '0';
 const kPhases = process.env.START_PHASES !== '0';
 const kBuildOnly = process.env.START_BUILD_ONLY === '1';
+const kProfile = process.env.START_PROFILE !== '0';
 const kCli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 /** Written last into a data dir this bench built: its scale and key. A dir without it is not used. */
 const kMarkerFile = 'start-bench.json';
@@ -239,6 +244,8 @@ interface StartFigures {
   readonly peakKiB: number;
   readonly post: { status: number; ms: number; body: string };
   readonly stopMs: number;
+  /** The stop's `start snapshot written` line (bytes, ms), if it wrote one. */
+  readonly snapshotWritten: Record<string, unknown> | null;
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -260,6 +267,7 @@ async function timeStart(dataDir: string, liveKey: string, nodeArgs: string[] = 
   let storeReadyMs = NaN;
   let listeningMs = NaN;
   let storeReady: Record<string, unknown> = {};
+  let snapshotWritten: Record<string, unknown> | null = null;
   let output = '';
   let partial = '';
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -272,6 +280,8 @@ async function timeStart(dataDir: string, liveKey: string, nodeArgs: string[] = 
       if (entry.message === 'store ready') {
         storeReadyMs = performance.now() - spawned;
         storeReady = entry;
+      } else if (entry.message === 'start snapshot written') {
+        snapshotWritten = entry;
       } else if (entry.level === 'warn' || entry.level === 'error') {
         console.log(`  server ${entry.level}: ${line}`);
       }
@@ -312,7 +322,7 @@ async function timeStart(dataDir: string, liveKey: string, nodeArgs: string[] = 
     child.kill('SIGTERM');
     await exited(child);
     if (child.exitCode !== 0) throw new Error(`the server stopped with ${child.exitCode ?? child.signalCode}: ${output}`);
-    return { storeReadyMs, listeningMs, healthzMs, storeReady, rssKiB, peakKiB, post, stopMs: performance.now() - stopping };
+    return { storeReadyMs, listeningMs, healthzMs, storeReady, rssKiB, peakKiB, post, stopMs: performance.now() - stopping, snapshotWritten };
   } finally {
     if (!gone) {
       child.kill('SIGTERM');
@@ -326,13 +336,15 @@ function report(label: string, figures: StartFigures): void {
   console.log(`\n${label}:`);
   console.log(`  spawn → store ready ${seconds(figures.storeReadyMs)}, → listening ${seconds(figures.listeningMs)}, → first 200 of /healthz ${seconds(figures.healthzMs)}`);
   console.log(`  store ready: ${count(Number(r.accounts))} accounts, ${count(Number(r.account_signals))} signal rows, ${count(Number(r.account_links))} links loaded in ${count(Number(r.accounts_load_ms))} ms; ` +
-    `events replayed ${r.events_replayed}, velocity events rebuilt ${count(Number(r.velocity_events_rebuilt))}, pending async events ${r.pending_async_events}`);
+    `events replayed ${r.events_replayed}, velocity events rebuilt ${count(Number(r.velocity_events_rebuilt))}, pending async events ${r.pending_async_events}; ` +
+    `event ids and velocity ${r.from_snapshot === true ? 'from the start snapshot' : 'from the event log'}`);
   // Every phase time the line gives (accounts_load_ms; later builds may log more).
   console.log(`  phases logged: ${Object.entries(r).filter(([name]) => name.endsWith('_ms')).map(([name, ms]) => `${name} ${count(Number(ms))}`).join(', ')}`);
   console.log(`  resident set after start ${mib(figures.rssKiB * 1024)} (peak ${mib(figures.peakKiB * 1024)})`);
   const data = figures.post.status === 200 ? (JSON.parse(figures.post.body) as { data: Record<string, unknown> }).data : figures.post.body;
   console.log(`  POST /v1/events (account user-5): ${figures.post.status} in ${figures.post.ms.toFixed(0)} ms ${JSON.stringify(data).slice(0, 200)}`);
-  console.log(`  stop (SIGTERM to exit) ${seconds(figures.stopMs)}`);
+  const written = figures.snapshotWritten;
+  console.log(`  stop (SIGTERM to exit) ${seconds(figures.stopMs)}; ${written === null ? 'no start snapshot written' : `start snapshot written: ${mib(Number(written.bytes))} in ${count(Number(written.ms))} ms`}`);
   if (figures.post.status !== 200) throw new Error('the started server did not score the event');
 }
 
@@ -427,13 +439,26 @@ async function main(): Promise<void> {
     console.log(`scale: ${count(built.events)} events, ${count(built.accounts)} accounts, ${count(built.signals)} signal rows, ${count(built.links)} links; ` +
       `database ${mib(size.dbFile)} (WAL ${mib(size.walFile)})`);
     const db = databasePath(dataDir);
+    const snapshot = startSnapshotPath(dataDir);
+    const inCache = (): string => `${((cachedShare(db) ?? NaN) * 100).toFixed(0)} % of the database file in the page cache`;
+    // From the tables (no snapshot), cold then warm; its stop writes the snapshot. Then from the
+    // snapshot (each stop writes the next one), cold — database and snapshot file out of the page
+    // cache — then warm.
+    rmSync(snapshot, { force: true });
     if (kCold) evict(db);
-    const share = cachedShare(db);
-    const first = await timeStart(dataDir, built.liveKey);
-    report(`first start (${share === null ? 'page cache unknown' : `${(share * 100).toFixed(0)} % of the file in the page cache`})`, first);
-    report(`second start (warm: ${((cachedShare(db) ?? NaN) * 100).toFixed(0)} % of the file in the page cache)`, await timeStart(dataDir, built.liveKey));
+    report(`start from the tables, ${kCold ? 'cold' : 'as cached'} (${inCache()})`, await timeStart(dataDir, built.liveKey));
+    rmSync(snapshot, { force: true });
+    report(`start from the tables, warm (${inCache()})`, await timeStart(dataDir, built.liveKey));
+    if (kCold) {
+      evict(db);
+      if (existsSync(snapshot)) evict(snapshot);
+    }
+    report(`start from the snapshot, ${kCold ? 'cold' : 'as cached'} (${inCache()})`, await timeStart(dataDir, built.liveKey));
+    report(`start from the snapshot, warm (${inCache()})`, await timeStart(dataDir, built.liveKey));
+    // Later runs of this bench start from the tables first, as the data dir was built.
+    rmSync(snapshot, { force: true });
     if (kPhases) timePhases(dataDir);
-    await profileStart(dataDir, built.liveKey);
+    if (kProfile) await profileStart(dataDir, built.liveKey);
   } finally {
     if (given === undefined) rmSync(dataDir, { recursive: true, force: true });
   }

@@ -37,6 +37,19 @@ export class DerivedRows {
     return this.#accounts.size + this.#signals.size + this.#links.size + this.#linkProjects.size;
   }
 
+  /**
+   * Every row added was written and the stamp says so: none waiting or held, and the last batch
+   * taken (which carried the latest order) did not fail.
+   */
+  get caughtUp(): boolean {
+    return this.size === 0 && this.#held.size === 0 && this.#stamped === this.#order;
+  }
+
+  /** The order of the last batch taken (the stored stamp once it is written). */
+  get stampedOrder(): number {
+    return this.#stamped;
+  }
+
   /** The rows of every event up to scored_order `order` have been added. */
   advance(order: number): void {
     if (order > this.#order) this.#order = order;

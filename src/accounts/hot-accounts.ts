@@ -21,7 +21,7 @@ import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-iden
 import type { DerivedRowBatch } from '../scoring/event-store.js';
 import type { EventInput } from '../validation/event-input.js';
 import { FifoCache } from '../state/fifo-cache.js';
-import { EventSignals, HotState, kLinkTypeNames, RecordedChanges, SignalType, type Decision } from '../state/hot-state.js';
+import { EventSignals, HotState, kLinkTypeNames, RecordedChanges, SignalType, type Decision, type HotStateParts } from '../state/hot-state.js';
 import { DerivedRows } from './derived-rows.js';
 import type { KeyHasher } from '../state/keys.js';
 import { isStateError, type StateError } from '../state/state-error.js';
@@ -60,6 +60,17 @@ function signalTypeNumber(column: string, types: Readonly<Record<string, SignalT
   return `CASE ${column} ${Object.entries(types).map(([name, type]) => `WHEN '${name}' THEN ${type}`).join(' ')} END`;
 }
 
+/** HotAccounts as plain data for the start snapshot (snapshotParts(), fromSnapshot()). */
+export interface HotAccountsParts {
+  /** The derived stamp the tables were at: every row of this state was written. */
+  readonly stampedOrder: number;
+  readonly state: HotStateParts;
+  readonly spaces: ReadonlyArray<readonly [string, number]>;
+  /** Project ids by number. */
+  readonly projectIds: readonly string[];
+  readonly labelledFraud: ReadonlyArray<readonly [number, number]>;
+}
+
 export class HotAccounts {
   readonly #state: HotState;
   readonly #spaces = new Map<string, number>();
@@ -74,8 +85,10 @@ export class HotAccounts {
   readonly #rows: DerivedRows;
   readonly #refreshRow: Statement<[string], { fraud_confirmed: number; labelled_fraud: number }>;
 
-  private constructor(readDb: Db, hasher: KeyHasher, stampedOrder: number) {
-    this.#state = new HotState({ hasher, newPublicId: () => newId('acc') });
+  /** `state`: the parts of a state to take up (the start snapshot); an empty state otherwise. */
+  private constructor(readDb: Db, hasher: KeyHasher, stampedOrder: number, state?: HotStateParts) {
+    const options = { hasher, newPublicId: () => newId('acc') };
+    this.#state = state === undefined ? new HotState(options) : HotState.fromParts(options, state);
     this.#rows = new DerivedRows(stampedOrder);
     this.#refreshRow = readDb.prepare(
       `SELECT fraud_confirmed, (SELECT count(*) FROM event_labels l WHERE l.account_id = a.account_id AND l.label = 'fraud') AS labelled_fraud
@@ -161,6 +174,41 @@ export class HotAccounts {
       counts.replayed = hot.#replay(readDb, stamp.scored_order, stamp.from_seq, secret);
     })();
     return { accounts: hot, counts: { ...counts, ms: performance.now() - started } };
+  }
+
+  /**
+   * Its state for the start snapshot (scoring/start-snapshot.ts), or null when the tables do not
+   * hold all of it yet (rows waiting or held, or the last bulk write failed): the next start then
+   * loads the tables and replays the log. These accounts are not used after.
+   */
+  snapshotParts(): HotAccountsParts | null {
+    if (!this.#rows.caughtUp) return null;
+    return {
+      stampedOrder: this.#rows.stampedOrder,
+      state: this.#state.parts(),
+      spaces: [...this.#spaces],
+      projectIds: [...this.#projectIds],
+      labelledFraud: [...this.#labelledFraud],
+    };
+  }
+
+  /**
+   * The accounts of a start snapshot taken when the tables held all of them at derived stamp
+   * `stampedOrder`; null when the database's stamp is another (then load() reads the tables).
+   */
+  static fromSnapshot(readDb: Db, hasher: KeyHasher, parts: HotAccountsParts): { accounts: HotAccounts; counts: LoadCounts } | null {
+    const started = performance.now();
+    const stamp = readDb.prepare('SELECT scored_order FROM derived_stamp WHERE id = 1').get() as { scored_order: number };
+    if (stamp.scored_order !== parts.stampedOrder) return null;
+    const hot = new HotAccounts(readDb, hasher, stamp.scored_order, parts.state);
+    for (const [key, space] of parts.spaces) hot.#spaces.set(key, space);
+    parts.projectIds.forEach((projectId, project) => {
+      hot.#projects.set(projectId, project);
+      hot.#projectIds.push(projectId);
+    });
+    for (const [account, count] of parts.labelledFraud) hot.#labelledFraud.set(account, count);
+    const stats = hot.#state.stats;
+    return { accounts: hot, counts: { accounts: stats.accounts, signals: stats.holders, links: stats.links, replayed: 0, ms: performance.now() - started } };
   }
 
   /**

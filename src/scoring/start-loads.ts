@@ -7,6 +7,7 @@ import { describeCause } from '../shared/errors.js';
 import { VelocityWindows, type VelocityParts } from '../signals/velocity.js';
 import type { KeyHasher } from '../state/keys.js';
 import { EventIds, type EventIdsParts } from './event-ids.js';
+import type { StartSnapshotParts } from './start-snapshot.js';
 
 export interface StartLoadsSetup {
   readonly dataDir: string;
@@ -31,6 +32,8 @@ export interface StartLoads {
   readonly eventIds: EventIds;
   readonly velocityMs: number;
   readonly eventIdsMs: number;
+  /** Both came from the start snapshot (start-snapshot.ts), not from the log. */
+  readonly fromSnapshot: boolean;
 }
 
 /** A load under way: its result, or cancel() (the start failed before it was needed). */
@@ -53,6 +56,7 @@ export function startLoads(dataDir: string, secret: Buffer, hasher: KeyHasher, n
         eventIds: EventIds.fromParts(hasher, message.eventIds),
         velocityMs: message.velocityMs,
         eventIdsMs: message.eventIdsMs,
+        fromSnapshot: false,
       });
     });
     worker.once('error', (error: unknown) => {
@@ -67,4 +71,15 @@ export function startLoads(dataDir: string, secret: Buffer, hasher: KeyHasher, n
   // A failed start may never await it: its failure is reported by the start, not as unhandled.
   result.catch(() => {});
   return { result, cancel: () => void worker.terminate() };
+}
+
+/**
+ * The same state from the start snapshot's parts (read by the HTTP thread: no log to read). The
+ * windows drop what is older than the last 24 hours at `now`, as a rebuild would not count it.
+ */
+export function loadsFromSnapshot(parts: StartSnapshotParts, hasher: KeyHasher, now: number, readMs: number): PendingStartLoads {
+  const velocity = VelocityWindows.fromParts(hasher, parts.velocity);
+  velocity.sweep(now);
+  const loads: StartLoads = { velocity, velocityEventsRebuilt: 0, eventIds: EventIds.fromParts(hasher, parts.eventIds), velocityMs: 0, eventIdsMs: readMs, fromSnapshot: true };
+  return { result: Promise.resolve(loads), cancel: () => {} };
 }

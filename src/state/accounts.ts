@@ -13,9 +13,9 @@
 // or are given (an account loaded from its row, or created under an id the caller chose).
 import { KeyDomain, type KeyHasher } from './keys.js';
 import { comparePacked, packPublicId, unpackPublicId } from './public-id.js';
-import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes } from './slots.js';
-import { StringArena } from './string-arena.js';
+import { kMaxSlot, SlotIndex, type SlotIndexParts } from './slot-index.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, type Bytes, type SlotAllocatorParts } from './slots.js';
+import { StringArena, type StringArenaParts } from './string-arena.js';
 import { stateError, type StateError } from './state-error.js';
 
 export type Decision = 'allow' | 'review' | 'block';
@@ -30,25 +30,45 @@ export const kMaxProject = 0x7ffffffe;
 /** Tries at an unused public id before giving up (a collision of 119 random bits: never, in practice). */
 const kIdTries = 3;
 
+/** Accounts as plain data (parts(), fromParts()). */
+export interface AccountsParts {
+  readonly slots: SlotAllocatorParts;
+  readonly byExternal: SlotIndexParts;
+  readonly byPublic: SlotIndexParts;
+  readonly strings: StringArenaParts;
+  readonly space: Uint32Array;
+  readonly externalId: Uint32Array;
+  readonly createdAt: Float64Array;
+  readonly lastSeenAt: Float64Array;
+  readonly events: Uint32Array;
+  readonly blocks: Uint32Array;
+  readonly reviews: Uint32Array;
+  readonly flags: Uint8Array;
+  readonly projects: Uint32Array;
+  readonly chainSlots: SlotAllocatorParts;
+  readonly chainProject: Uint32Array;
+  readonly chainNext: Uint32Array;
+}
+
 export class Accounts {
   readonly #hasher: KeyHasher;
   readonly #newPublicId: () => string;
-  readonly #slots: SlotAllocator;
-  readonly #byExternal = new SlotIndex(4, kInitialAccounts);
-  readonly #byPublic = new SlotIndex(4, kInitialAccounts);
+  #slots: SlotAllocator;
+  #byExternal = new SlotIndex(4, kInitialAccounts);
+  #byPublic = new SlotIndex(4, kInitialAccounts);
   #strings = new StringArena();
-  #space = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
-  #externalId = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
-  #createdAt = column(Float64Array, kInitialAccounts, kMaxSlot + 1);
-  #lastSeenAt = column(Float64Array, kInitialAccounts, kMaxSlot + 1);
-  #events = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
-  #blocks = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
-  #reviews = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
-  #flags = column(Uint8Array, kInitialAccounts, kMaxSlot + 1);
-  #projects = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
-  readonly #chainSlots = new SlotAllocator(kChained - 1);
-  #chainProject = new Uint32Array(64);
-  #chainNext = new Uint32Array(64);
+  #space: Uint32Array = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #externalId: Uint32Array = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #createdAt: Float64Array = column(Float64Array, kInitialAccounts, kMaxSlot + 1);
+  #lastSeenAt: Float64Array = column(Float64Array, kInitialAccounts, kMaxSlot + 1);
+  #events: Uint32Array = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #blocks: Uint32Array = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #reviews: Uint32Array = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #flags: Uint8Array = column(Uint8Array, kInitialAccounts, kMaxSlot + 1);
+  #projects: Uint32Array = column(Uint32Array, kInitialAccounts, kMaxSlot + 1);
+  #chainSlots = new SlotAllocator(kChained - 1);
+  #chainProject: Uint32Array = new Uint32Array(64);
+  #chainNext: Uint32Array = new Uint32Array(64);
   readonly #probe = new Uint32Array(4);
   /** The packed public id of the account being created. */
   readonly #publicKey = new Uint32Array(4);
@@ -58,6 +78,38 @@ export class Accounts {
     this.#hasher = hasher;
     this.#newPublicId = newPublicId;
     this.#slots = new SlotAllocator(limit);
+  }
+
+  /** Its state as plain data (scoring/start-snapshot.ts); these accounts are not used after. */
+  parts(): AccountsParts {
+    return {
+      slots: this.#slots.parts(), byExternal: this.#byExternal.parts(), byPublic: this.#byPublic.parts(), strings: this.#strings.parts(),
+      space: this.#space, externalId: this.#externalId, createdAt: this.#createdAt, lastSeenAt: this.#lastSeenAt, events: this.#events,
+      blocks: this.#blocks, reviews: this.#reviews, flags: this.#flags, projects: this.#projects,
+      chainSlots: this.#chainSlots.parts(), chainProject: this.#chainProject, chainNext: this.#chainNext,
+    };
+  }
+
+  /** The accounts whose parts() these are, with the same constructor arguments as they had. */
+  static fromParts(hasher: KeyHasher, newPublicId: () => string, limit: number, parts: AccountsParts): Accounts {
+    const accounts = new Accounts(hasher, newPublicId, limit);
+    accounts.#slots = SlotAllocator.fromParts(limit, parts.slots);
+    accounts.#byExternal = SlotIndex.fromParts(parts.byExternal);
+    accounts.#byPublic = SlotIndex.fromParts(parts.byPublic);
+    accounts.#strings = StringArena.fromParts(parts.strings);
+    accounts.#space = parts.space;
+    accounts.#externalId = parts.externalId;
+    accounts.#createdAt = parts.createdAt;
+    accounts.#lastSeenAt = parts.lastSeenAt;
+    accounts.#events = parts.events;
+    accounts.#blocks = parts.blocks;
+    accounts.#reviews = parts.reviews;
+    accounts.#flags = parts.flags;
+    accounts.#projects = parts.projects;
+    accounts.#chainSlots = SlotAllocator.fromParts(kChained - 1, parts.chainSlots);
+    accounts.#chainProject = parts.chainProject;
+    accounts.#chainNext = parts.chainNext;
+    return accounts;
   }
 
   /** Room for `accounts` accounts in the indexes at once (a start that knows how many it loads). */

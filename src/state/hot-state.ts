@@ -24,13 +24,13 @@
 // after which it answers, and goes on recording, as the state that recorded those rows would
 // (what the tables do not keep: which of two holders seen at the same millisecond was written
 // last — the later loaded counts as the more recent).
-import { Accounts, kMaxProject, type Decision } from './accounts.js';
+import { Accounts, kMaxProject, type AccountsParts, type Decision } from './accounts.js';
 import type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
 import { isoMs } from './iso-time.js';
 import { jsonString } from './json-string.js';
 import { KeyDomain, type KeyHasher } from './keys.js';
-import { Links } from './links.js';
-import { SignalIndex, SignalType } from './signal-index.js';
+import { Links, type LinksParts } from './links.js';
+import { SignalIndex, SignalType, type SignalIndexParts } from './signal-index.js';
 import { column, columnBytes, grown, type Bytes } from './slots.js';
 import { kMaxSlot } from './slot-index.js';
 import { stateError, type StateError } from './state-error.js';
@@ -179,11 +179,18 @@ export interface HotStateStats {
 
 const isSignalType = (type: number): boolean => Number.isInteger(type) && type >= SignalType.Email && type <= SignalType.Card;
 
+/** A HotState as plain data (parts(), fromParts()). */
+export interface HotStateParts {
+  readonly accounts: AccountsParts;
+  readonly signals: SignalIndexParts;
+  readonly links: LinksParts;
+}
+
 export class HotState {
   readonly #limit: number;
-  readonly #accounts: Accounts;
-  readonly #signals: SignalIndex;
-  readonly #links: Links;
+  #accounts: Accounts;
+  #signals: SignalIndex;
+  #links: Links;
   readonly #holders = new Uint32Array(kMaxExamined);
   // The `links` signal counts distinct accounts without a Set: an account is counted once per
   // query (#seenQuery = this query's number) and once per type (#seenTypes, a bit per type).
@@ -202,6 +209,20 @@ export class HotState {
     this.#accounts = new Accounts(options.hasher, options.newPublicId, limit);
     this.#signals = new SignalIndex(limit);
     this.#links = new Links(limit);
+  }
+
+  /** Its state as plain data (scoring/start-snapshot.ts); this state is not used after. */
+  parts(): HotStateParts {
+    return { accounts: this.#accounts.parts(), signals: this.#signals.parts(), links: this.#links.parts() };
+  }
+
+  /** The state whose parts() these are, with the same options as it had. */
+  static fromParts(options: HotStateOptions, parts: HotStateParts): HotState {
+    const state = new HotState(options);
+    state.#accounts = Accounts.fromParts(options.hasher, options.newPublicId, state.#limit, parts.accounts);
+    state.#signals = SignalIndex.fromParts(state.#limit, parts.signals);
+    state.#links = Links.fromParts(state.#limit, parts.links);
+    return state;
   }
 
   /**

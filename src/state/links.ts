@@ -17,33 +17,69 @@
 // its ends share no value of its type (the tables should never say so), it keeps the mask of its
 // rows itself, in a small arena of its own, tagged in the value column; writing it from a value
 // later (upsert) drops that mask.
-import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes } from './slots.js';
-import { StringArena } from './string-arena.js';
+import { kMaxSlot, SlotIndex, type SlotIndexParts } from './slot-index.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes, type SlotAllocatorParts } from './slots.js';
+import { StringArena, type StringArenaParts } from './string-arena.js';
 
 const kInitialLinks = 1024;
 /** In the value column: the rest is the offset of the link's own mask in #ownMasks, not a value. */
 const kOwnMask = 0x80000000;
 
+/** Links as plain data (parts(), fromParts()). */
+export interface LinksParts {
+  readonly slots: SlotAllocatorParts;
+  readonly byEnds: SlotIndexParts;
+  readonly next: Uint32Array;
+  readonly prev: Uint32Array;
+  readonly firstSeen: Float64Array;
+  readonly lastSeen: Float64Array;
+  readonly value: Uint32Array;
+  readonly ownMasks: StringArenaParts | null;
+  readonly head: Uint32Array;
+}
+
 export class Links {
-  readonly #slots: SlotAllocator;
-  readonly #byEnds = new SlotIndex(2, kInitialLinks);
+  #slots: SlotAllocator;
+  #byEnds = new SlotIndex(2, kInitialLinks);
   /** Per half-edge (link × 2 + side), along its account's list: half + 1 (0: none). */
-  #next = column(Uint32Array, kInitialLinks * 2, (kMaxSlot + 1) * 2);
-  #prev = column(Uint32Array, kInitialLinks * 2, (kMaxSlot + 1) * 2);
-  #firstSeen = column(Float64Array, kInitialLinks, kMaxSlot + 1);
-  #lastSeen = column(Float64Array, kInitialLinks, kMaxSlot + 1);
+  #next: Uint32Array = column(Uint32Array, kInitialLinks * 2, (kMaxSlot + 1) * 2);
+  #prev: Uint32Array = column(Uint32Array, kInitialLinks * 2, (kMaxSlot + 1) * 2);
+  #firstSeen: Float64Array = column(Float64Array, kInitialLinks, kMaxSlot + 1);
+  #lastSeen: Float64Array = column(Float64Array, kInitialLinks, kMaxSlot + 1);
   /** The signal value whose mask the link shows, or kOwnMask + the offset of its own mask. */
-  #value = column(Uint32Array, kInitialLinks, kMaxSlot + 1);
+  #value: Uint32Array = column(Uint32Array, kInitialLinks, kMaxSlot + 1);
   /** Masks of links that show no value (made on first use: normally there are none). */
   #ownMasks: StringArena | null = null;
   /** Per account: its first half-edge + 1. */
-  #head = column(Uint32Array, 1024, kMaxSlot + 1);
+  #head: Uint32Array = column(Uint32Array, 1024, kMaxSlot + 1);
   readonly #probe = new Uint32Array(2);
 
   /** `limit`: the most links held at once (at most kMaxSlot + 1). */
   constructor(limit = kMaxSlot + 1) {
     this.#slots = new SlotAllocator(limit);
+  }
+
+  /** Its state as plain data (scoring/start-snapshot.ts); these links are not used after. */
+  parts(): LinksParts {
+    return {
+      slots: this.#slots.parts(), byEnds: this.#byEnds.parts(), next: this.#next, prev: this.#prev, firstSeen: this.#firstSeen,
+      lastSeen: this.#lastSeen, value: this.#value, ownMasks: this.#ownMasks?.parts() ?? null, head: this.#head,
+    };
+  }
+
+  /** The links whose parts() these are, with the same `limit` as they had. */
+  static fromParts(limit: number, parts: LinksParts): Links {
+    const links = new Links(limit);
+    links.#slots = SlotAllocator.fromParts(limit, parts.slots);
+    links.#byEnds = SlotIndex.fromParts(parts.byEnds);
+    links.#next = parts.next;
+    links.#prev = parts.prev;
+    links.#firstSeen = parts.firstSeen;
+    links.#lastSeen = parts.lastSeen;
+    links.#value = parts.value;
+    links.#ownMasks = parts.ownMasks === null ? null : StringArena.fromParts(parts.ownMasks);
+    links.#head = parts.head;
+    return links;
   }
 
   /** Room for `links` links in the index at once (a start that knows how many it loads). */

@@ -22,9 +22,9 @@
 // sorted when it is first read (recentHolders, use), by last seen with ties by the latest load
 // first — so a loaded list reads as a recorded one, and the head, whose mask the value shows, is
 // right all along.
-import { kMaxSlot, SlotIndex } from './slot-index.js';
-import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes } from './slots.js';
-import { StringArena } from './string-arena.js';
+import { kMaxSlot, SlotIndex, type SlotIndexParts } from './slot-index.js';
+import { column, columnBytes, grown, SlotAllocator, sumBytes, unlink, type Bytes, type SlotAllocatorParts } from './slots.js';
+import { StringArena, type StringArenaParts } from './string-arena.js';
 
 export const enum SignalType {
   Email = 0,
@@ -52,38 +52,87 @@ export interface ErasedSignals {
   readonly keys: Uint32Array;
 }
 
+/** A SignalIndex as plain data (parts(), fromParts()). */
+export interface SignalIndexParts {
+  readonly values: SlotAllocatorParts;
+  readonly byKey: SlotIndexParts;
+  readonly type: Uint8Array;
+  readonly head: Uint32Array;
+  readonly mask: Uint32Array;
+  readonly unsorted: Uint8Array;
+  readonly masks: StringArenaParts;
+  readonly holders: SlotAllocatorParts;
+  readonly byPair: SlotIndexParts;
+  readonly next: Uint32Array;
+  readonly prev: Uint32Array;
+  readonly accountNext: Uint32Array;
+  readonly lastSeen: Float64Array;
+  readonly firstSeen: Uint32Array;
+  readonly accountHead: Uint32Array;
+}
+
 export class SignalIndex {
   // Values. The index key is the caller's key with the space folded into its first word, so two
   // spaces never share a value even if a caller hashed without the space.
-  readonly #values: SlotAllocator;
-  readonly #byKey = new SlotIndex(4, kInitialValues);
-  #type = column(Uint8Array, kInitialValues, kMaxSlot + 1);
+  #values: SlotAllocator;
+  #byKey = new SlotIndex(4, kInitialValues);
+  #type: Uint8Array = column(Uint8Array, kInitialValues, kMaxSlot + 1);
   /** First holder + 1 (0: none). */
-  #head = column(Uint32Array, kInitialValues, kMaxSlot + 1);
+  #head: Uint32Array = column(Uint32Array, kInitialValues, kMaxSlot + 1);
   /** Offset of the value's mask in #masks. */
-  #mask = column(Uint32Array, kInitialValues, kMaxSlot + 1);
+  #mask: Uint32Array = column(Uint32Array, kInitialValues, kMaxSlot + 1);
   /** 1: the value's holder list came out of order from load() and is sorted when first read. */
-  #unsorted = column(Uint8Array, kInitialValues, kMaxSlot + 1);
+  #unsorted: Uint8Array = column(Uint8Array, kInitialValues, kMaxSlot + 1);
   #masks = new StringArena();
   // Holders. The index key column holds (account, value) per holder.
-  readonly #holders: SlotAllocator;
-  readonly #byPair = new SlotIndex(2, kInitialHolders);
+  #holders: SlotAllocator;
+  #byPair = new SlotIndex(2, kInitialHolders);
   /** Along the value's list, holder + 1 (0: none). */
-  #next = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
-  #prev = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
+  #next: Uint32Array = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
+  #prev: Uint32Array = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
   /** Along the account's list, holder + 1. */
-  #accountNext = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
-  #lastSeen = column(Float64Array, kInitialHolders, kMaxSlot + 1);
+  #accountNext: Uint32Array = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
+  #lastSeen: Float64Array = column(Float64Array, kInitialHolders, kMaxSlot + 1);
   /** Seconds: shown nowhere and compared with nothing; kept for the derived table. */
-  #firstSeen = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
+  #firstSeen: Uint32Array = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
   /** Per account: its first holder + 1. */
-  #accountHead = column(Uint32Array, 1024, kMaxSlot + 1);
+  #accountHead: Uint32Array = column(Uint32Array, 1024, kMaxSlot + 1);
   readonly #probe = new Uint32Array(4);
 
   /** `limit`: the most values, and the most holders, held at once (at most kMaxSlot + 1). */
   constructor(limit = kMaxSlot + 1) {
     this.#values = new SlotAllocator(limit);
     this.#holders = new SlotAllocator(limit);
+  }
+
+  /** Its state as plain data (scoring/start-snapshot.ts); this index is not used after. */
+  parts(): SignalIndexParts {
+    return {
+      values: this.#values.parts(), byKey: this.#byKey.parts(), type: this.#type, head: this.#head, mask: this.#mask, unsorted: this.#unsorted,
+      masks: this.#masks.parts(), holders: this.#holders.parts(), byPair: this.#byPair.parts(), next: this.#next, prev: this.#prev,
+      accountNext: this.#accountNext, lastSeen: this.#lastSeen, firstSeen: this.#firstSeen, accountHead: this.#accountHead,
+    };
+  }
+
+  /** The index whose parts() these are, with the same `limit` as it had. */
+  static fromParts(limit: number, parts: SignalIndexParts): SignalIndex {
+    const index = new SignalIndex(limit);
+    index.#values = SlotAllocator.fromParts(limit, parts.values);
+    index.#byKey = SlotIndex.fromParts(parts.byKey);
+    index.#type = parts.type;
+    index.#head = parts.head;
+    index.#mask = parts.mask;
+    index.#unsorted = parts.unsorted;
+    index.#masks = StringArena.fromParts(parts.masks);
+    index.#holders = SlotAllocator.fromParts(limit, parts.holders);
+    index.#byPair = SlotIndex.fromParts(parts.byPair);
+    index.#next = parts.next;
+    index.#prev = parts.prev;
+    index.#accountNext = parts.accountNext;
+    index.#lastSeen = parts.lastSeen;
+    index.#firstSeen = parts.firstSeen;
+    index.#accountHead = parts.accountHead;
+    return index;
   }
 
   /** Room for `values` values and `holders` holders in the indexes at once (a start that knows how many it loads). */

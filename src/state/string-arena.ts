@@ -18,6 +18,13 @@ const kMinBytes = 64 * 1024;
 /** Longest string kept: three LEB128 bytes of length. */
 export const kMaxStringBytes = (1 << 21) - 1;
 
+/** A StringArena as plain data (parts(), fromParts()). */
+export interface StringArenaParts {
+  readonly buffer: Buffer;
+  readonly used: number;
+  readonly garbage: number;
+}
+
 export class StringArena {
   #buffer: Buffer;
   #used = 0;
@@ -28,6 +35,20 @@ export class StringArena {
   constructor(initialBytes = kMinBytes) {
     const bytes = Math.max(kMinBytes, initialBytes);
     this.#buffer = Buffer.from(resizableBuffer(bytes, kMaxColumnBytes), 0, bytes);
+  }
+
+  /** Its state as plain data (scoring/start-snapshot.ts); this arena is not used after. */
+  parts(): StringArenaParts {
+    return { buffer: this.#buffer, used: this.#used, garbage: this.#garbage };
+  }
+
+  /** The arena whose parts() these are. */
+  static fromParts(parts: StringArenaParts): StringArena {
+    const arena = new StringArena(0);
+    arena.#buffer = parts.buffer;
+    arena.#used = parts.used;
+    arena.#garbage = parts.garbage;
+    return arena;
   }
 
   /** Appends `value`; its offset, or -1 when it is longer than kMaxStringBytes. */

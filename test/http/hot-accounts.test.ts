@@ -27,70 +27,75 @@ function seen(server: TestServer, eventId: string): RecordedSignals {
 
 const noLinks = { email: 0, phone: 0, fp: 0, ip_24h: 0, card: 0, total: 0, fraud: 0 };
 
-test('links and account signals from memory: as stored, after labels and cases, and the same after a restart', async (t) => {
-  let server = await startServer({ keepDataDir: true });
-  t.teardown(() => server.stop());
-  const { key, projectId } = await newProject(server, 'none');
-  // Rules that read links and account (monitoring: they change no decision), and one that sends
-  // `extras.risk == 'review'` to review, which opens a case.
-  await createRule(server, key, { rule_id: 'reads_state', kind: 'monitoring', status: 'active', expression: 'links.total >= 0 && account.known' });
-  await createRule(server, key, { rule_id: 'risky', kind: 'scoring', status: 'active', score_delta: 50, expression: "extras.risk == 'review'" });
-  await publish(server, key);
-  const tag = randomUUID().slice(0, 8);
-  const email = `shared.${tag}@example.com`;
-  const fp = `fp_${tag}`;
+for (const from of ['the snapshot', 'the tables'] as const) {
+  test(`links and account signals from memory: as stored, after labels and cases, and the same after a restart (loaded from ${from})`, async (t) => {
+    let server = await startServer({ keepDataDir: true });
+    t.teardown(() => server.stop());
+    const { key, projectId } = await newProject(server, 'none');
+    // Rules that read links and account (monitoring: they change no decision), and one that sends
+    // `extras.risk == 'review'` to review, which opens a case.
+    await createRule(server, key, { rule_id: 'reads_state', kind: 'monitoring', status: 'active', expression: 'links.total >= 0 && account.known' });
+    await createRule(server, key, { rule_id: 'risky', kind: 'scoring', status: 'active', score_delta: 50, expression: "extras.risk == 'review'" });
+    await publish(server, key);
+    const tag = randomUUID().slice(0, 8);
+    const email = `shared.${tag}@example.com`;
+    const fp = `fp_${tag}`;
 
-  const a1 = await post(server, key, { external_account_id: `a-${tag}`, user: { email }, context: { fp_id: fp }, extras: { risk: 'review' } });
-  t.is(a1.decision, 'review');
-  t.deepEqual(seen(server, a1.event_id).links, noLinks);
-  t.deepEqual(seen(server, a1.event_id).account, { known: false });
+    const a1 = await post(server, key, { external_account_id: `a-${tag}`, user: { email }, context: { fp_id: fp }, extras: { risk: 'review' } });
+    t.is(a1.decision, 'review');
+    t.deepEqual(seen(server, a1.event_id).links, noLinks);
+    t.deepEqual(seen(server, a1.event_id).account, { known: false });
 
-  const b1 = await post(server, key, { external_account_id: `b-${tag}`, user: { email } });
-  t.deepEqual(seen(server, b1.event_id).links, { ...noLinks, email: 1, total: 1 }, 'b shares the email of a');
+    const b1 = await post(server, key, { external_account_id: `b-${tag}`, user: { email } });
+    t.deepEqual(seen(server, b1.event_id).links, { ...noLinks, email: 1, total: 1 }, 'b shares the email of a');
 
-  // A fraud label on a's first event, then a case of a resolved as fraud.
-  const labelled = await api(server, 'PUT', `/v1/events/${a1.event_id}/label`, { key, body: { label: 'fraud', reason: 'chargeback' } });
-  t.is(labelled.status, 200, labelled.text);
-  const a2 = await post(server, key, { external_account_id: `a-${tag}` });
-  t.like(seen(server, a2.event_id).account, { known: true, events: 1, reviews: 1, blocks: 0, fraud_confirmed: false, labelled_fraud: 1 });
-  const caseId = (await api(server, 'GET', `/v1/events/${a1.event_id}`, { key })).body.data.case_ids[0];
-  const resolved = await api(server, 'PATCH', `/v1/cases/${caseId}?project_id=${projectId}`, { key, body: { resolution: 'fraud' } });
-  t.is(resolved.status, 200, resolved.text);
+    // A fraud label on a's first event, then a case of a resolved as fraud.
+    const labelled = await api(server, 'PUT', `/v1/events/${a1.event_id}/label`, { key, body: { label: 'fraud', reason: 'chargeback' } });
+    t.is(labelled.status, 200, labelled.text);
+    const a2 = await post(server, key, { external_account_id: `a-${tag}` });
+    t.like(seen(server, a2.event_id).account, { known: true, events: 1, reviews: 1, blocks: 0, fraud_confirmed: false, labelled_fraud: 1 });
+    const caseId = (await api(server, 'GET', `/v1/events/${a1.event_id}`, { key })).body.data.case_ids[0];
+    const resolved = await api(server, 'PATCH', `/v1/cases/${caseId}?project_id=${projectId}`, { key, body: { resolution: 'fraud' } });
+    t.is(resolved.status, 200, resolved.text);
 
-  // c shares a's device: linked by fp, and a counts as fraud now.
-  const c1 = await post(server, key, { external_account_id: `c-${tag}`, context: { fp_id: fp } });
-  t.deepEqual(seen(server, c1.event_id).links, { ...noLinks, fp: 1, total: 1, fraud: 1 });
-  const a3 = await post(server, key, { external_account_id: `a-${tag}`, user: { email } });
-  const beforeRestart = seen(server, a3.event_id);
-  t.like(beforeRestart.account, { known: true, events: 2, reviews: 1, fraud_confirmed: true, labelled_fraud: 1 }, 'a1 keeps its API label');
-  t.deepEqual(beforeRestart.links, { ...noLinks, email: 1, fp: 1, total: 2 }, 'a is linked with b (email) and c (fp), neither flagged');
+    // c shares a's device: linked by fp, and a counts as fraud now.
+    const c1 = await post(server, key, { external_account_id: `c-${tag}`, context: { fp_id: fp } });
+    t.deepEqual(seen(server, c1.event_id).links, { ...noLinks, fp: 1, total: 1, fraud: 1 });
+    const a3 = await post(server, key, { external_account_id: `a-${tag}`, user: { email } });
+    const beforeRestart = seen(server, a3.event_id);
+    t.like(beforeRestart.account, { known: true, events: 2, reviews: 1, fraud_confirmed: true, labelled_fraud: 1 }, 'a1 keeps its API label');
+    t.deepEqual(beforeRestart.links, { ...noLinks, email: 1, fp: 1, total: 2 }, 'a is linked with b (email) and c (fp), neither flagged');
 
-  // The same state after a restart: loaded from the tables.
-  const { dataDir } = server;
-  await server.stop();
-  server = await startServer({ dataDir });
-  const a4 = await post(server, key, { external_account_id: `a-${tag}`, user: { email } });
-  const afterRestart = seen(server, a4.event_id);
-  t.deepEqual(afterRestart.links, beforeRestart.links);
-  t.like(afterRestart.account, { known: true, events: 3, reviews: 1, blocks: 0, fraud_confirmed: true, labelled_fraud: 1 });
-  const d1 = await post(server, key, { external_account_id: `d-${tag}`, user: { email }, context: { fp_id: fp } });
-  t.deepEqual(seen(server, d1.event_id).links, { ...noLinks, email: 2, fp: 2, total: 3, fraud: 1 }, 'a, b and c hold the values; a is flagged');
+    // The same state after a restart: loaded from the start snapshot the stop wrote, or from the
+    // tables when there is none.
+    const { dataDir } = server;
+    await server.stop();
+    if (from === 'the tables') rmSync(join(dataDir, 'start-snapshot'));
+    server = await startServer({ dataDir });
+    t.regex(server.output(), new RegExp(`"from_snapshot":${from === 'the snapshot'}`));
+    const a4 = await post(server, key, { external_account_id: `a-${tag}`, user: { email } });
+    const afterRestart = seen(server, a4.event_id);
+    t.deepEqual(afterRestart.links, beforeRestart.links);
+    t.like(afterRestart.account, { known: true, events: 3, reviews: 1, blocks: 0, fraud_confirmed: true, labelled_fraud: 1 });
+    const d1 = await post(server, key, { external_account_id: `d-${tag}`, user: { email }, context: { fp_id: fp } });
+    t.deepEqual(seen(server, d1.event_id).links, { ...noLinks, email: 2, fp: 2, total: 3, fraud: 1 }, 'a, b and c hold the values; a is flagged');
 
-  // A label taken back after the restart is seen at once.
-  const relabelled = await api(server, 'PUT', `/v1/events/${a1.event_id}/label`, { key, body: { label: 'legitimate', reason: 'customer_report' } });
-  t.is(relabelled.status, 200, relabelled.text);
-  const a5 = await post(server, key, { external_account_id: `a-${tag}` });
-  t.like(seen(server, a5.event_id).account, { labelled_fraud: 0, fraud_confirmed: true });
+    // A label taken back after the restart is seen at once.
+    const relabelled = await api(server, 'PUT', `/v1/events/${a1.event_id}/label`, { key, body: { label: 'legitimate', reason: 'customer_report' } });
+    t.is(relabelled.status, 200, relabelled.text);
+    const a5 = await post(server, key, { external_account_id: `a-${tag}` });
+    t.like(seen(server, a5.event_id).account, { labelled_fraud: 0, fraud_confirmed: true });
 
-  // Erased: gone from memory too; its next event starts a new account that links to nobody's past.
-  const erased = await api(server, 'DELETE', `/v1/accounts/c-${tag}`, { key });
-  t.is(erased.status, 200, erased.text);
-  const c2 = await post(server, key, { external_account_id: `c-${tag}`, user: { email: `other.${tag}@example.com` } });
-  t.not(c2.account_public_id, c1.account_public_id);
-  t.deepEqual(seen(server, c2.event_id).account, { known: false });
-  const d2 = await post(server, key, { external_account_id: `d-${tag}`, context: { fp_id: fp } });
-  t.deepEqual(seen(server, d2.event_id).links, { ...noLinks, email: 2, fp: 1, total: 2, fraud: 1 }, 'c no longer holds the device');
-});
+    // Erased: gone from memory too; its next event starts a new account that links to nobody's past.
+    const erased = await api(server, 'DELETE', `/v1/accounts/c-${tag}`, { key });
+    t.is(erased.status, 200, erased.text);
+    const c2 = await post(server, key, { external_account_id: `c-${tag}`, user: { email: `other.${tag}@example.com` } });
+    t.not(c2.account_public_id, c1.account_public_id);
+    t.deepEqual(seen(server, c2.event_id).account, { known: false });
+    const d2 = await post(server, key, { external_account_id: `d-${tag}`, context: { fp_id: fp } });
+    t.deepEqual(seen(server, d2.event_id).links, { ...noLinks, email: 2, fp: 1, total: 2, fraud: 1 }, 'c no longer holds the device');
+  });
+}
 
 /** What the tables hold of the accounts with these external ids: counts, signal rows, link rows. */
 function tables(server: TestServer, externalIds: readonly string[]): { events: number[]; signals: number; links: number } {

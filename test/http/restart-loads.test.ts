@@ -1,5 +1,6 @@
-// What a start loads from the event log on a thread of its own (scoring/start-loads.ts): the event
-// ids (idempotency) and the velocity windows come back as they were before the stop.
+// What a start loads from the event log on a thread of its own (scoring/start-loads.ts), or from
+// the snapshot of a clean stop (scoring/start-snapshot.ts): the event ids (idempotency) and the
+// velocity windows come back as they were before the stop, either way.
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { api, startServer } from '../_helpers/server.js';
@@ -9,35 +10,39 @@ function matched(data: { breakdown: Array<{ rule_id: string; matched: boolean }>
   return data.breakdown.find((entry) => entry.rule_id === ruleId)!.matched;
 }
 
-test('after a restart a stored event id answers as before, and velocity counts the events sent before the stop', async (t) => {
-  let server = await startServer({ keepDataDir: true });
-  t.teardown(() => server.stop());
-  const key = server.bootstrap.keys.live_secret.key;
-  const payment = { amount_cents: 1000, currency: 'EUR', card_token: `tok_restart_${randomUUID().slice(0, 8)}` };
-  const bodies = [0, 1, 2].map(() => minimalEvent({ payment }));
-  const answers = [];
-  for (const body of bodies) {
-    const response = await api(server, 'POST', '/v1/events', { key, body });
-    t.is(response.status, 200, response.text);
-    answers.push(response.body.data);
-  }
-  t.deepEqual(answers.map((data) => matched(data, 'card_velocity')), [false, false, false]);
+for (const from of ['the log', 'the snapshot'] as const) {
+  test(`after a restart (loading from ${from}) a stored event id answers as before, and velocity counts the events sent before the stop`, async (t) => {
+    let server = await startServer({ keepDataDir: true });
+    t.teardown(() => server.stop());
+    const key = server.bootstrap.keys.live_secret.key;
+    const payment = { amount_cents: 1000, currency: 'EUR', card_token: `tok_restart_${randomUUID().slice(0, 8)}` };
+    const bodies = [0, 1, 2].map(() => minimalEvent({ payment }));
+    const answers = [];
+    for (const body of bodies) {
+      const response = await api(server, 'POST', '/v1/events', { key, body });
+      t.is(response.status, 200, response.text);
+      answers.push(response.body.data);
+    }
+    t.deepEqual(answers.map((data) => matched(data, 'card_velocity')), [false, false, false]);
 
-  await server.stop();
-  server = await startServer({ dataDir: server.dataDir });
-  t.regex(server.output(), /"event_ids":3[,}]/);
-  t.regex(server.output(), /"velocity_events_rebuilt":3[,}]/);
+    // A crash writes no snapshot: the next start reads the log.
+    if (from === 'the log') await server.kill();
+    else await server.stop();
+    server = await startServer({ dataDir: server.dataDir });
+    t.regex(server.output(), /"event_ids":3[,}]/);
+    t.regex(server.output(), from === 'the log' ? /"velocity_events_rebuilt":3,.*"from_snapshot":false/ : /"velocity_events_rebuilt":0,.*"from_snapshot":true/);
 
-  // The same id and body: the stored answer; the same id with another body: a conflict. Nothing new is stored.
-  const again = await api(server, 'POST', '/v1/events', { key, body: bodies[0] });
-  t.is(again.status, 200, again.text);
-  t.like(again.body.data, { decision: answers[0].decision, risk_score: answers[0].risk_score, account_public_id: answers[0].account_public_id });
-  const conflict = await api(server, 'POST', '/v1/events', { key, body: { ...bodies[1], payment: { ...payment, amount_cents: 999 } } });
-  t.is(conflict.status, 409, conflict.text);
-  t.is(conflict.body.errors[0]?.code, 'EVENT_ID_CONFLICT');
-  t.is(conflict.body.errors[0]?.parameter, 'event_id');
-  // card_velocity matches from three earlier events with the card in the hour: the three before the stop.
-  const fourth = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ payment }) });
-  t.is(fourth.status, 200, fourth.text);
-  t.true(matched(fourth.body.data, 'card_velocity'));
-});
+    // The same id and body: the stored answer; the same id with another body: a conflict. Nothing new is stored.
+    const again = await api(server, 'POST', '/v1/events', { key, body: bodies[0] });
+    t.is(again.status, 200, again.text);
+    t.like(again.body.data, { decision: answers[0].decision, risk_score: answers[0].risk_score, account_public_id: answers[0].account_public_id });
+    const conflict = await api(server, 'POST', '/v1/events', { key, body: { ...bodies[1], payment: { ...payment, amount_cents: 999 } } });
+    t.is(conflict.status, 409, conflict.text);
+    t.is(conflict.body.errors[0]?.code, 'EVENT_ID_CONFLICT');
+    t.is(conflict.body.errors[0]?.parameter, 'event_id');
+    // card_velocity matches from three earlier events with the card in the hour: the three before the stop.
+    const fourth = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ payment }) });
+    t.is(fourth.status, 200, fourth.text);
+    t.true(matched(fourth.body.data, 'card_velocity'));
+  });
+}

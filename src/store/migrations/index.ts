@@ -18,6 +18,7 @@ import { kSignalsByAccountMigration } from './015-signals-by-account.js';
 import { kLinksWithoutJsonMigration } from './016-links-without-json.js';
 import { kAccountEventSeqsMigration, kAccountEventSeqsMigrationAfter, moveAccountEventSeqs } from './017-account-event-seqs.js';
 import { kCaseEventSeqsMigration, kCaseEventSeqsMigrationAfter, moveCaseEventSeqs } from './018-case-event-seqs.js';
+import { kStartSnapshotMigration } from './019-start-snapshot.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import type { Db } from '../database.js';
 
@@ -50,4 +51,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 16, name: 'links without their JSON', sql: kLinksWithoutJsonMigration },
   { version: 17, name: 'event seqs kept with accounts', sql: kAccountEventSeqsMigration, run: moveAccountEventSeqs, sqlAfter: kAccountEventSeqsMigrationAfter },
   { version: 18, name: 'event seqs kept with cases', sql: kCaseEventSeqsMigration, run: moveCaseEventSeqs, sqlAfter: kCaseEventSeqsMigrationAfter },
+  { version: 19, name: 'start snapshot seal', sql: kStartSnapshotMigration },
 ];

@@ -1,0 +1,134 @@
+// The start snapshot (scoring/start-snapshot.ts): written by a clean stop, used by the next start
+// only while the database is as the stop left it (store/snapshot-seal.ts), deleted by every start.
+import test from 'ava';
+import Database from 'better-sqlite3';
+import { copyFileSync, existsSync, statSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
+import { api, startServer, type TestServer } from '../_helpers/server.js';
+import { readPartsFile, writePartsFile } from '../../src/store/parts-file.js';
+import { minimalEvent } from '../_helpers/events.js';
+
+const kSnapshot = 'start-snapshot';
+
+function withDb<T>(dataDir: string, use: (db: Database.Database) => T): T {
+  const db = new Database(join(dataDir, 'fraud-scorer.db'));
+  try {
+    return use(db);
+  } finally {
+    db.close();
+  }
+}
+
+const sealCount = (dataDir: string): number => withDb(dataDir, (db) => (db.prepare('SELECT count(*) AS n FROM start_snapshot').get() as { n: number }).n);
+const guardCount = (dataDir: string): number =>
+  withDb(dataDir, (db) => (db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'start_snapshot_guard_%'").get() as { n: number }).n);
+
+/** A server with `events` scored events, stopped cleanly; its data dir kept. */
+async function stoppedWithEvents(t: { teardown(fn: () => unknown): void }, events: number): Promise<{ dataDir: string; key: string; bodies: object[] }> {
+  const server = await startServer({ keepDataDir: true });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const bodies = Array.from({ length: events }, () => minimalEvent());
+  for (const body of bodies) {
+    const response = await api(server, 'POST', '/v1/events', { key, body });
+    if (response.status !== 200) throw new Error(response.text);
+  }
+  await server.stop();
+  return { dataDir: server.dataDir, key, bodies };
+}
+
+async function restart(t: { teardown(fn: () => unknown): void }, dataDir: string): Promise<TestServer> {
+  const server = await startServer({ dataDir, keepDataDir: true });
+  t.teardown(() => server.stop());
+  return server;
+}
+
+test('a clean stop writes the snapshot (0600) and seals the database; the next start uses it once and deletes file and seal', async (t) => {
+  const { dataDir, key, bodies } = await stoppedWithEvents(t, 4);
+  t.true(existsSync(join(dataDir, kSnapshot)));
+  t.is(statSync(join(dataDir, kSnapshot)).mode & 0o777, 0o600);
+  t.is(sealCount(dataDir), 1);
+  t.is(guardCount(dataDir), 24);
+
+  const server = await restart(t, dataDir);
+  t.regex(server.output(), /"event_ids":4,.*"from_snapshot":true/);
+  t.false(existsSync(join(dataDir, kSnapshot)), 'the start deletes the file it used');
+  t.is(sealCount(dataDir), 0);
+  t.is(guardCount(dataDir), 0, 'no trigger is left while serving');
+  // The ids came back: the same id and body answers as stored, another body is a conflict.
+  const again = await api(server, 'POST', '/v1/events', { key, body: bodies[0] });
+  t.is(again.status, 200, again.text);
+  const conflict = await api(server, 'POST', '/v1/events', { key, body: { ...bodies[1], event_type: 'login' } });
+  t.is(conflict.status, 409, conflict.text);
+  t.is(conflict.body.errors[0]?.code, 'EVENT_ID_CONFLICT');
+
+  // A crash writes none: the start after it reads the log.
+  await server.kill();
+  t.false(existsSync(join(dataDir, kSnapshot)));
+  const afterCrash = await restart(t, dataDir);
+  t.regex(afterCrash.output(), /"event_ids":4,.*"from_snapshot":false/);
+  t.notRegex(afterCrash.output(), /start snapshot is not used/, 'no file, nothing to say');
+});
+
+test('a change to the database while the server is stopped voids the snapshot: the start loads from the tables and deletes the file', async (t) => {
+  const { dataDir } = await stoppedWithEvents(t, 3);
+  // One event deleted by hand (the sqlite3 shell, a restore of rows): the snapshot still has its id.
+  withDb(dataDir, (db) => db.prepare('DELETE FROM events WHERE seq = (SELECT max(seq) FROM events)').run());
+  t.is(sealCount(dataDir), 0, 'the guard deleted the seal');
+  const server = await restart(t, dataDir);
+  t.regex(server.output(), /start snapshot is not used.*the database changed after the snapshot was written/);
+  t.regex(server.output(), /"event_ids":2,.*"from_snapshot":false/);
+  t.false(existsSync(join(dataDir, kSnapshot)));
+});
+
+test('a snapshot of an earlier stop is not used, nor one cut short', async (t) => {
+  const { dataDir } = await stoppedWithEvents(t, 2);
+  const earlier = join(dataDir, 'earlier-snapshot');
+  copyFileSync(join(dataDir, kSnapshot), earlier);
+  // A start and a stop in between: the seal is of the newer snapshot.
+  const between = await restart(t, dataDir);
+  const key = between.bootstrap.keys.live_secret.key;
+  const response = await api(between, 'POST', '/v1/events', { key, body: minimalEvent() });
+  t.is(response.status, 200, response.text);
+  await between.stop();
+  copyFileSync(earlier, join(dataDir, kSnapshot));
+  const stale = await restart(t, dataDir);
+  t.regex(stale.output(), /start snapshot is not used.*the database changed/);
+  t.regex(stale.output(), /"event_ids":3,.*"from_snapshot":false/);
+  t.like(await stale.stop(), { code: 0 });
+
+  // Sealed, then cut short (a full disk, a copy that stopped half way).
+  t.is(sealCount(dataDir), 1);
+  truncateSync(join(dataDir, kSnapshot), Math.floor(statSync(join(dataDir, kSnapshot)).size / 2));
+  const cut = await restart(t, dataDir);
+  t.regex(cut.output(), /start snapshot is not used.*cannot be read: (the file|the header) is cut short/);
+  t.regex(cut.output(), /"event_ids":3,.*"from_snapshot":false/);
+  t.false(existsSync(join(dataDir, kSnapshot)));
+});
+
+test('each start from the snapshot writes the next one at its stop, even a stop right after the start (five rounds)', async (t) => {
+  const { dataDir, key, bodies } = await stoppedWithEvents(t, 1);
+  for (let round = 0; round < 5; round++) {
+    const server = await restart(t, dataDir);
+    t.regex(server.output(), /"event_ids":1,.*"from_snapshot":true/, `round ${round}`);
+    t.deepEqual(await server.stop(), { code: 0, signal: null }, `round ${round}`);
+    t.is(sealCount(dataDir), 1, `round ${round}`);
+    t.true(existsSync(join(dataDir, kSnapshot)), `round ${round}`);
+  }
+  const last = await restart(t, dataDir);
+  const again = await api(last, 'POST', '/v1/events', { key, body: bodies[0] });
+  t.is(again.status, 200, again.text);
+});
+
+test('a snapshot taken at another schema version is not used, even under the right seal', async (t) => {
+  const { dataDir } = await stoppedWithEvents(t, 2);
+  // The same file and token, as a build with one migration fewer would have written it.
+  const path = join(dataDir, kSnapshot);
+  const { meta, tree } = readPartsFile(path) as { meta: { schema: number }; tree: unknown };
+  writePartsFile(path, { ...meta, schema: meta.schema - 1 }, tree);
+  t.is(sealCount(dataDir), 1);
+  const server = await restart(t, dataDir);
+  t.regex(server.output(), new RegExp(`start snapshot is not used.*of schema version ${meta.schema - 1}, the database of ${meta.schema}`));
+  t.regex(server.output(), /"event_ids":2,.*"from_snapshot":false/);
+  t.false(existsSync(path));
+});
