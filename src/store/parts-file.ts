@@ -8,7 +8,7 @@
 // array replaced by a reference to its buffer, and the buffers' kinds and lengths), then each
 // buffer at an offset that is a multiple of 8, without its trailing zeroes: a column's room to grow
 // costs neither file nor memory (pages of a buffer that are never written are never committed).
-import { closeSync, fsyncSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 const kMagic = Buffer.from('fraud-scorer parts 1\n');
@@ -71,17 +71,23 @@ export function writePartsFile(path: string, meta: unknown, tree: unknown): numb
   const temporary = `${path}.tmp`;
   const fd = openSync(temporary, 'w', 0o600);
   try {
-    const lead = Buffer.alloc(start);
-    kMagic.copy(lead, 0);
-    lead.writeUInt32LE(header.length, kMagic.length);
-    header.copy(lead, kMagic.length + 4);
-    writeAll(fd, lead, 0);
-    for (let i = 0; i < buffers.length; i++) writeAll(fd, new Uint8Array(buffers[i]!, 0, entries[i]!.written), start + entries[i]!.offset);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    try {
+      const lead = Buffer.alloc(start);
+      kMagic.copy(lead, 0);
+      lead.writeUInt32LE(header.length, kMagic.length);
+      header.copy(lead, kMagic.length + 4);
+      writeAll(fd, lead, 0);
+      for (let i = 0; i < buffers.length; i++) writeAll(fd, new Uint8Array(buffers[i]!, 0, entries[i]!.written), start + entries[i]!.offset);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    // A full disk, say: no part-written file is left behind.
+    rmSync(temporary, { force: true });
+    throw error;
   }
-  renameSync(temporary, path);
   syncDirectory(dirname(path));
   const last = entries.at(-1);
   return start + (last === undefined ? 0 : last.offset + last.written);
