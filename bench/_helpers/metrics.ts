@@ -13,3 +13,26 @@ export async function drainAsyncQueue(url: string, limitMs = 600_000): Promise<n
   }
   return (Date.now() - started) / 1000;
 }
+
+/**
+ * The server's own latency histogram of a route (fraud_scorer_http_request_duration_seconds):
+ * answers counted by upper bound in seconds, cumulative, and the total. Timed from the moment the
+ * HTTP thread reads a request to its answer: time a request waits in the socket while that thread
+ * is busy (a collection, a turn of other work) is not in it — the load generator's own figure is.
+ */
+export async function durationBuckets(url: string, route: string): Promise<{ bounds: number[]; cumulative: number[]; count: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const bounds: number[] = [];
+  const cumulative: number[] = [];
+  let count = 0;
+  const pattern = /^fraud_scorer_http_request_duration_seconds_bucket\{le="([^"]+)",route="([^"]+)"\} (\S+)$/gm;
+  for (const match of text.matchAll(pattern)) {
+    if (match[2] !== route) continue;
+    if (match[1] === '+Inf') count = Number(match[3]);
+    else {
+      bounds.push(Number(match[1]));
+      cumulative.push(Number(match[3]));
+    }
+  }
+  return { bounds, cumulative, count };
+}
