@@ -1,7 +1,7 @@
 // The composition root: settings in, a running service out. Opens the store, runs migrations and
 // the first-start bootstrap, wires the handlers into the route table, and starts the front end.
 // Nothing else constructs services; tests start the real thing through the command line.
-import { chmodSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasFault, kFaults, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
@@ -30,8 +30,8 @@ import { EventReader } from './scoring/event-store.js';
 import { KeyHasher } from './state/keys.js';
 import { Scorer } from './scoring/scorer.js';
 import { loadsFromSnapshot, startLoads, type StartLoads } from './scoring/start-loads.js';
-import { startSnapshotPath, takeStartSnapshot, writeStartSnapshot } from './scoring/start-snapshot.js';
-import { claimSnapshot, newSnapshotToken, sealSnapshot } from './store/snapshot-seal.js';
+import { saveStartSnapshot, takeStartSnapshot } from './scoring/start-snapshot.js';
+import { claimSnapshot } from './store/snapshot-seal.js';
 import { WebhookDeliverer } from './webhooks/deliverer.js';
 import { DeliveriesService } from './webhooks/deliveries.js';
 import { installSecret } from './store/install-secret.js';
@@ -314,18 +314,9 @@ export async function startService(config: Config, log: Logger, options: Service
       return;
     }
     try {
-      const token = newSnapshotToken();
-      const parts = { accounts: accountsParts, velocity: velocity.parts(), eventIds: logLoads.eventIds.parts() };
-      const bytes = writeStartSnapshot(config.dataDir, parts, token, schema, now());
-      const db = openDatabase(config.dataDir, { mustExist: true });
-      try {
-        sealSnapshot(db, token, now());
-      } finally {
-        db.close();
-      }
+      const bytes = saveStartSnapshot(config.dataDir, { accounts: accountsParts, velocity: velocity.parts(), eventIds: logLoads.eventIds.parts() }, schema, now());
       log.info('start snapshot written', { bytes, ms: Math.round(performance.now() - started) });
     } catch (error) {
-      rmSync(startSnapshotPath(config.dataDir), { force: true });
       log.warn('the start snapshot could not be written; the next start loads from the database', { error });
     }
   };

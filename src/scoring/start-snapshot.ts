@@ -13,7 +13,9 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HotAccountsParts } from '../accounts/hot-accounts.js';
 import type { VelocityParts } from '../signals/velocity.js';
+import { openDatabase } from '../store/database.js';
 import { readPartsFile, readPartsMeta, writePartsFile } from '../store/parts-file.js';
+import { newSnapshotToken, sealSnapshot } from '../store/snapshot-seal.js';
 import type { EventIdsParts } from './event-ids.js';
 
 const kFileName = 'start-snapshot';
@@ -41,9 +43,26 @@ export function startSnapshotPath(dataDir: string): string {
   return join(dataDir, kFileName);
 }
 
-/** Writes the snapshot; the caller seals the database with the same `token` after. Bytes written. */
-export function writeStartSnapshot(dataDir: string, parts: StartSnapshotParts, token: string, schema: number, now: number): number {
-  return writePartsFile(startSnapshotPath(dataDir), { format: kFormat, token, schema, writtenAt: now } satisfies SnapshotMeta, parts);
+/**
+ * Writes the snapshot, then seals the database to it (nothing may write the database after);
+ * bytes written. Throws when either fails, and leaves no file then.
+ */
+export function saveStartSnapshot(dataDir: string, parts: StartSnapshotParts, schema: number, now: number): number {
+  const path = startSnapshotPath(dataDir);
+  const token = newSnapshotToken();
+  try {
+    const bytes = writePartsFile(path, { format: kFormat, token, schema, writtenAt: now } satisfies SnapshotMeta, parts);
+    const db = openDatabase(dataDir, { mustExist: true });
+    try {
+      sealSnapshot(db, token, now);
+    } finally {
+      db.close();
+    }
+    return bytes;
+  } catch (error) {
+    rmSync(path, { force: true });
+    throw error;
+  }
 }
 
 /**
