@@ -4,7 +4,7 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { api, startServer, type TestServer } from '../_helpers/server.js';
+import { api, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { readPartsFile, writePartsFile } from '../../src/store/parts-file.js';
 import { minimalEvent } from '../_helpers/events.js';
 
@@ -149,4 +149,37 @@ test('no snapshot when rows of scored events are not all in the tables: the next
   t.regex(next.output(), /"events_replayed":2,.*"from_snapshot":false/);
   const links = await api(next, 'GET', '/v1/accounts/nr-1/links', { key });
   t.is(links.status, 200, links.text);
+});
+
+test('from the snapshot: an account erased before the stop stays erased, and async events left pending at the stop are scored', async (t) => {
+  // The background scorer held (a test-only latch): every async event is still pending at the stop.
+  const server = await startServer({ keepDataDir: true, env: { FAULT_INJECTION: 'hold_points' } });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const email = `gone.${Date.now()}@example.com`;
+  const first = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: 'snap-gone', user: { email } }) });
+  t.is(first.status, 200, first.text);
+  const linked = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: 'snap-stays', user: { email } }) });
+  t.is(linked.status, 200, linked.text);
+  const erased = await api(server, 'DELETE', '/v1/accounts/snap-gone', { key });
+  t.is(erased.status, 200, erased.text);
+  const accepted = await Promise.all(Array.from({ length: 200 }, () => api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })));
+  t.true(accepted.every((response) => response.status === 202));
+  await server.stop();
+
+  const next = await restart(t, server.dataDir);
+  t.regex(next.output(), /"from_snapshot":true,"pending_async_events":200/);
+  const gone = await api(next, 'GET', '/v1/accounts/snap-gone/links', { key });
+  t.is(gone.status, 404, gone.text);
+  const stays = await api(next, 'GET', '/v1/accounts/snap-stays/links', { key });
+  t.is(stays.status, 200, stays.text);
+  t.deepEqual(stays.body.data.links, [], 'the erased account is linked to nobody');
+  const again = await api(next, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: 'snap-gone', user: { email } }) });
+  t.is(again.status, 200, again.text);
+  t.not(again.body.data.account_public_id, first.body.data.account_public_id, 'its next event starts a new account');
+  for (const response of accepted) {
+    const eventId = response.body.data.event_id as string;
+    await waitFor(async () => (await api(next, 'GET', `/v1/scores/${eventId}`, { key })).body.data?.state === 'scored', `event ${eventId} scored`);
+  }
+  t.pass();
 });
