@@ -13,9 +13,10 @@
 // the move is a hard link, which fails rather than replace a file that appeared meanwhile.
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { databasePath, openDatabase } from './database.js';
+import { flushToDisk } from './flush-to-disk.js';
 
 export class BackupError extends Error {}
 
@@ -82,15 +83,5 @@ function seal(path: string): { pages: number; schemaVersion: number } {
     };
   } finally {
     copy.close();
-  }
-}
-
-/** fsync a file, or a directory (so that a rename in it survives a power cut). */
-function flushToDisk(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

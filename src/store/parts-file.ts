@@ -10,6 +10,7 @@
 // costs neither file nor memory (pages of a buffer that are never written are never committed).
 import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { flushToDisk } from './flush-to-disk.js';
 
 const kMagic = Buffer.from('fraud-scorer parts 1\n');
 const kAlign = 8;
@@ -88,7 +89,7 @@ export function writePartsFile(path: string, meta: unknown, tree: unknown): numb
     rmSync(temporary, { force: true });
     throw error;
   }
-  syncDirectory(dirname(path));
+  flushToDisk(dirname(path));
   const last = entries.at(-1);
   return start + (last === undefined ? 0 : last.offset + last.written);
 }
@@ -208,15 +209,6 @@ function readAll(fd: number, into: Uint8Array, position: number): void {
     const read = readSync(fd, into, done, into.length - done, position + done);
     if (read === 0) throw new PartsFileError('the file is cut short');
     done += read;
-  }
-}
-
-function syncDirectory(path: string): void {
-  const fd = openSync(path, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }
 
