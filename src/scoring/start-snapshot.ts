@@ -73,13 +73,14 @@ export function takeStartSnapshot(dataDir: string, sealed: string | null, schema
   const path = startSnapshotPath(dataDir);
   const started = performance.now();
   try {
-    let meta: SnapshotMeta;
+    let meta: SnapshotMeta | null;
     try {
-      meta = readPartsMeta(path) as SnapshotMeta;
+      meta = readPartsMeta(path) as SnapshotMeta | null;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { ok: false, reason: 'no snapshot' };
       return { ok: false, reason: `the snapshot cannot be read: ${(error as Error).message}` };
     }
+    if (typeof meta !== 'object' || meta === null) return { ok: false, reason: 'the snapshot names no token' };
     if (meta.format !== kFormat) return { ok: false, reason: `the snapshot is of another format (${String(meta.format)})` };
     if (sealed === null || meta.token !== sealed) return { ok: false, reason: 'the database changed after the snapshot was written (or the stop did not seal it)' };
     if (meta.schema !== schema) return { ok: false, reason: `the snapshot is of schema version ${meta.schema}, the database of ${schema}` };

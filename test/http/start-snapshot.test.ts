@@ -2,7 +2,7 @@
 // only while the database is as the stop left it (store/snapshot-seal.ts), deleted by every start.
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, statSync, truncateSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { readPartsFile, writePartsFile } from '../../src/store/parts-file.js';
@@ -81,7 +81,7 @@ test('a change to the database while the server is stopped voids the snapshot: t
   t.false(existsSync(join(dataDir, kSnapshot)));
 });
 
-test('a snapshot of an earlier stop is not used, nor one cut short', async (t) => {
+test('a snapshot of an earlier stop is not used, nor one damaged or cut short', async (t) => {
   const { dataDir } = await stoppedWithEvents(t, 2);
   const earlier = join(dataDir, 'earlier-snapshot');
   copyFileSync(join(dataDir, kSnapshot), earlier);
@@ -96,6 +96,17 @@ test('a snapshot of an earlier stop is not used, nor one cut short', async (t) =
   t.regex(stale.output(), /start snapshot is not used.*the database changed/);
   t.regex(stale.output(), /"event_ids":3,.*"from_snapshot":false/);
   t.like(await stale.stop(), { code: 0 });
+
+  // Sealed, then one byte changed (the disk, a copy): refused by its checksum.
+  const whole = readFileSync(join(dataDir, kSnapshot));
+  const damaged = Buffer.from(whole);
+  // Eight bytes in a row: at least one is in a buffer (the gaps between buffers are under eight).
+  for (let at = Math.floor(damaged.length * 0.75), end = at + 8; at < end; at++) damaged[at] = damaged[at]! ^ 0x10;
+  writeFileSync(join(dataDir, kSnapshot), damaged);
+  const flipped = await restart(t, dataDir);
+  t.regex(flipped.output(), /start snapshot is not used.*cannot be read: .*does not match its checksum/);
+  t.regex(flipped.output(), /"event_ids":3,.*"from_snapshot":false/);
+  t.like(await flipped.stop(), { code: 0 });
 
   // Sealed, then cut short (a full disk, a copy that stopped half way).
   t.is(sealCount(dataDir), 1);

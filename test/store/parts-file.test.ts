@@ -1,7 +1,7 @@
 // store/parts-file.ts: a tree of parts written and read back as it was, its columns still able to
 // grow in place; a file that is not whole is refused with PartsFileError.
 import test from 'ava';
-import { mkdtempSync, rmSync, truncateSync, writeFileSync, statSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PartsFileError, readPartsFile, readPartsMeta, writePartsFile } from '../../src/store/parts-file.js';
@@ -114,4 +114,22 @@ test("a column's room to grow is not written: the file holds its written part, a
   t.is(back.empty.length, 1 << 16);
   t.true(back.empty.every((value) => value === 0));
   t.deepEqual([...back.odd], [0, 7, 0, 0, 0]);
+});
+
+test('a byte changed anywhere, in the header or in a buffer, is refused by its checksum', (t) => {
+  const path = tempFile(t);
+  const counts = new Uint32Array(4096).map((_, i) => i + 1);
+  writePartsFile(path, { token: 'y' }, { counts });
+  const whole = readFileSync(path);
+  const flip = (at: number): void => {
+    const copy = Buffer.from(whole);
+    copy[at] = copy[at]! ^ 0x01;
+    writeFileSync(path, copy);
+  };
+  flip(whole.length - 1000); // inside the buffer
+  t.throws(() => readPartsFile(path), { instanceOf: PartsFileError, message: 'a buffer does not match its checksum' });
+  flip(40); // inside the header (JSON that may still parse)
+  t.throws(() => readPartsMeta(path), { instanceOf: PartsFileError, message: 'the header does not match its checksum' });
+  writeFileSync(path, whole);
+  t.deepEqual([...(readPartsFile(path).tree as { counts: Uint32Array }).counts].slice(0, 3), [1, 2, 3]);
 });
