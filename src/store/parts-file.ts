@@ -133,9 +133,14 @@ export function readPartsFile(path: string): { meta: unknown; tree: unknown } {
 
 function encode(part: unknown, buffers: ArrayBufferLike[], numbers: Map<ArrayBufferLike, number>): unknown {
   if (ArrayBuffer.isView(part)) {
-    const view = part as View;
+    let view = part as View;
     const name = (Buffer.isBuffer(view) ? 'Buffer' : view.constructor.name) as ViewName;
     if (!(name in kViews)) throw new TypeError(`parts-file: a ${name} cannot be written`);
+    // A small Buffer is a slice of Node's shared pool, which other code goes on writing into while
+    // the file is written (and the pool is not ours to save): such a slice is written as a copy.
+    if (name === 'Buffer' && view.byteLength < view.buffer.byteLength && (view.buffer as ResizableBuffer).resizable !== true) {
+      view = Buffer.from(new Uint8Array(view.buffer, view.byteOffset, view.byteLength).slice().buffer);
+    }
     let number = numbers.get(view.buffer);
     if (number === undefined) {
       number = buffers.length;
