@@ -12,7 +12,7 @@
 // event's values are found with the hashes the writer stores.
 import type { Statement } from 'better-sqlite3';
 import type { Environment } from '../auth/api-keys.js';
-import { newId } from '../shared/ids.js';
+import { newSortableId } from '../shared/ids.js';
 import type { SignalType as SignalTypeName } from '../signals/keyed-hash.js';
 import type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
@@ -87,7 +87,7 @@ export class HotAccounts {
 
   /** `state`: the parts of a state to take up (the start snapshot); an empty state otherwise. */
   private constructor(readDb: Db, hasher: KeyHasher, stampedOrder: number, state?: HotStateParts) {
-    const options = { hasher, newPublicId: () => newId('acc') };
+    const options = { hasher, newPublicId: () => newSortableId('acc') };
     this.#state = state === undefined ? new HotState(options) : HotState.fromParts(options, state);
     this.#rows = new DerivedRows(stampedOrder);
     this.#refreshRow = readDb.prepare(
@@ -250,7 +250,7 @@ export class HotAccounts {
     const key = provisionalKey(tenantId, environment, externalId);
     let publicId = this.#provisional.get(key);
     if (publicId === undefined) {
-      publicId = newId('acc');
+      publicId = newSortableId('acc');
       this.#provisional.set(key, publicId);
     }
     return { publicId, slot: -1 };

@@ -5,7 +5,7 @@
 // synchronous, run inside the batch's transaction, and written not to throw for expected outcomes.
 import type { Statement } from 'better-sqlite3';
 import { encodeSeqs, kOpenSeqsBytes } from '../accounts/event-seqs.js';
-import { newId } from '../shared/ids.js';
+import { newId, newSortableId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
 import type { EventIds } from './event-ids.js';
 import { LoadedRulesets } from './loaded-rulesets.js';
@@ -354,7 +354,7 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
 function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null, seq: number): string {
   const open = accountId === null ? undefined : s.openCase.get(record.projectId, accountId);
   if (open === undefined) {
-    const caseId = newId('case');
+    const caseId = newSortableId('case');
     s.insertCase.run(caseId, record.projectId, accountId, record.decision, record.riskScore, record.scoredAt, record.scoredAt, encodeSeqs([seq]));
     return caseId;
   }

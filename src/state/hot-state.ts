@@ -159,7 +159,7 @@ export interface ErasedAccount {
 
 export interface HotStateOptions {
   readonly hasher: KeyHasher;
-  /** Makes a public account id: `acc_` + 20 characters of [0-9A-Za-z] (src/shared/ids.ts newId('acc')). */
+  /** Makes a public account id: `acc_` + 20 characters of [0-9A-Za-z] (src/shared/ids.ts newSortableId('acc')). */
   readonly newPublicId: () => string;
   /**
    * The most accounts, signal values, holders and links held, each: past it, STATE_FULL. Default
