@@ -13,6 +13,7 @@
 import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as zlib from 'node:zlib';
+import { resizableBuffer } from '../state/slots.js';
 import { flushToDisk } from './flush-to-disk.js';
 
 const kMagic = Buffer.from('fraud-scorer parts 1\n');
@@ -118,7 +119,8 @@ export function readPartsFile(path: string): { meta: unknown; tree: unknown } {
   try {
     const { header, start } = readHeader(fd);
     const buffers = header.buffers.map((entry) => {
-      const buffer = entry.maxBytes === null ? new ArrayBuffer(entry.bytes) : newResizable(entry.bytes, entry.maxBytes);
+      // A column comes back as state/slots.ts makes one (a plain buffer where address space is capped).
+      const buffer = entry.maxBytes === null ? new ArrayBuffer(entry.bytes) : resizableBuffer(entry.bytes, entry.maxBytes);
       if (!(entry.written >= 0 && entry.written <= entry.bytes)) throw new PartsFileError('a buffer is longer than its length');
       const bytes = new Uint8Array(buffer, 0, entry.written);
       readAll(fd, bytes, start + entry.offset);
@@ -206,15 +208,6 @@ function nonZeroLength(buffer: ArrayBufferLike): number {
   while (w >= 0 && view[w] === 0) w--;
   if (w < 0) return 0;
   for (let i = w * 4 + 3; ; i--) if (bytes[i] !== 0) return i + 1;
-}
-
-function newResizable(bytes: number, maxBytes: number): ArrayBuffer {
-  try {
-    return new (ArrayBuffer as unknown as new (bytes: number, options: { maxByteLength: number }) => ArrayBuffer)(bytes, { maxByteLength: maxBytes });
-  } catch {
-    // Address space capped (state/slots.ts): a plain buffer, which grows by copying.
-    return new ArrayBuffer(bytes);
-  }
 }
 
 function writeAll(fd: number, bytes: Uint8Array, position: number): void {
