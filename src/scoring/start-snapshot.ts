@@ -32,11 +32,12 @@ interface SnapshotMeta {
   readonly format: number;
   readonly token: string;
   readonly schema: number;
+  /** When the stop wrote it (for whoever opens the file by hand). */
   readonly writtenAt: number;
 }
 
 export type TakenSnapshot =
-  | { readonly ok: true; readonly parts: StartSnapshotParts; readonly writtenAt: number; readonly ms: number }
+  | { readonly ok: true; readonly parts: StartSnapshotParts; readonly ms: number }
   | { readonly ok: false; readonly reason: string };
 
 export function startSnapshotPath(dataDir: string): string {
@@ -86,7 +87,7 @@ export function takeStartSnapshot(dataDir: string, sealed: string | null, schema
     if (meta.schema !== schema) return { ok: false, reason: `the snapshot is of schema version ${meta.schema}, the database of ${schema}` };
     try {
       const { tree } = readPartsFile(path);
-      return { ok: true, parts: tree as StartSnapshotParts, writtenAt: meta.writtenAt, ms: performance.now() - started };
+      return { ok: true, parts: tree as StartSnapshotParts, ms: performance.now() - started };
     } catch (error) {
       return { ok: false, reason: `the snapshot cannot be read: ${(error as Error).message}` };
     }

@@ -5,8 +5,8 @@
 // While the server is stopped, triggers on every table the snapshot's state comes from delete the
 // token at any change (the command line, a restore of rows, a hand-made fix in the sqlite3 shell):
 // the file is then not used. The triggers live only between a stop and the next start, so they
-// cost nothing while serving. A migration that rebuilds a table drops its triggers with it: the
-// file also names the schema version it was taken at (scoring/start-snapshot.ts).
+// cost nothing while serving; the start claims before it migrates, so migrations never fire them
+// (a migration's changes are caught by the schema version the file names: scoring/start-snapshot.ts).
 import { randomBytes } from 'node:crypto';
 import type { Db } from './database.js';
 
