@@ -19,7 +19,8 @@
 // 1. The data dir, written straight into SQLite through the project's schema (openDatabase and
 //    every migration, a bootstrapped tenant and its install secret: bench/_helpers/store.ts):
 //    START_EVENTS judged events of the load mix spread over the 7 days before now (backtest.bench.ts
-//    generate: payload, compact result, recorded signals as the pipeline stores them); START_ACCOUNTS
+//    generate: payload, compact result, recorded signals as the pipeline stores them) and the runs
+//    of their event ids the writer keeps beside them (scoring/event-id-runs.ts); START_ACCOUNTS
 //    accounts (user-N, the external ids the load mix uses; each row with a list of event seqs as
 //    the bulk writes leave it, 34 bytes on average) with their project, their email, phone,
 //    device and IP as account_signals rows hashed by storedIdentifiers under the install secret
@@ -44,6 +45,7 @@ import { fileURLToPath } from 'node:url';
 import { encodeSeqs } from '../../src/accounts/event-seqs.js';
 import { HotAccounts } from '../../src/accounts/hot-accounts.js';
 import { kServerNodeFlags } from '../../src/cli/node-flags.js';
+import { writeEventIdRunsOfLog } from '../../src/scoring/event-id-runs.js';
 import { EventIds } from '../../src/scoring/event-ids.js';
 import { startSnapshotPath } from '../../src/scoring/start-snapshot.js';
 import { rebuildVelocity } from '../../src/scoring/velocity-rebuild.js';
@@ -188,6 +190,8 @@ function build(dir: string | undefined): { dataDir: string; built: Built } {
   const accountIdOf = (external: string): string => ids[Number(external.slice('user-'.length))] ?? `acc_bench_${external}`;
   let started = performance.now();
   generate(store, kEvents, accountIdOf);
+  // The runs of event ids the writer keeps beside the log (scoring/event-id-runs.ts).
+  writeEventIdRunsOfLog(db);
   started = performance.now();
   const { signals, links } = writeAccounts(store, ids, now);
   // The stamp past every stored event, as a clean stop leaves it: nothing to replay at start. The

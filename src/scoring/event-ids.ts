@@ -1,11 +1,12 @@
 // Every stored event's (project, event id) → its row (seq), in memory: a new event id — nearly
 // every POST /v1/events — is known to be new without reading SQLite, and a known one is read by
-// its rowid. Loaded once at start from the events table, then told of each event the writer
-// stores. Held in src/state's compact event index: 8 bytes of keyed hash, 8 of seq and a few of
-// table per id, not a JS string.
+// its rowid. Loaded once at start (from the runs kept beside the log, event-id-runs.ts, and the
+// log after them), then told of each event the writer stores. Held in src/state's compact event
+// index: 8 bytes of keyed hash, 8 of seq and a few of table per id, not a JS string.
 import type { Db } from '../store/database.js';
 import { EventIndex, type EventIndexParts } from '../state/event-index.js';
 import type { KeyHasher } from '../state/keys.js';
+import { eventProjectNumber, readEventIdRuns } from './event-id-runs.js';
 
 const kLoadChunkRows = 65_536;
 const kSeparator = '\u001f';
@@ -16,13 +17,23 @@ export interface EventIdsParts {
   readonly projects: ReadonlyArray<readonly [string, number]>;
 }
 
-export class EventIds {
-  readonly #index: EventIndex;
-  /** Project ids as small numbers (the index's key scope). */
-  readonly #projects: Map<string, number>;
+/** How a load found the ids: from runs (events in them), then from the log itself. */
+export interface EventIdsLoad {
+  readonly fromRuns: number;
+  readonly fromLog: number;
+}
 
-  /** `index`: new (an EventIndex of the install's hasher), or one moved from another thread with its `projects`. */
-  constructor(index: EventIndex, projects: Map<string, number> = new Map()) {
+export class EventIds {
+  readonly #hasher: KeyHasher;
+  readonly #index: EventIndex;
+  /** Each project's number in the index's keys (eventProjectNumber: the same at every start). */
+  readonly #projects: Map<string, number>;
+  /** What load() read (zero for ids made otherwise). */
+  loaded: EventIdsLoad = { fromRuns: 0, fromLog: 0 };
+
+  /** `index`: new (an EventIndex of `hasher`), or one moved from another thread with its `projects`. */
+  constructor(hasher: KeyHasher, index: EventIndex, projects: Map<string, number> = new Map()) {
+    this.#hasher = hasher;
     this.#index = index;
     this.#projects = projects;
   }
@@ -34,31 +45,45 @@ export class EventIds {
 
   /** The ids whose parts() these are; `hasher` under the same install secret. */
   static fromParts(hasher: KeyHasher, parts: EventIdsParts): EventIds {
-    return new EventIds(EventIndex.fromParts(hasher, parts.index), new Map(parts.projects));
+    return new EventIds(hasher, EventIndex.fromParts(hasher, parts.index), new Map(parts.projects));
   }
 
   /**
-   * Every event stored in `db`. Read in chunks of rows joined into one string by SQLite: about
-   * twice as fast as a row at a time (a start with 10M stored events reads 10M rows), and the start
-   * never holds more than one chunk. Event ids are UUIDs and project ids `prj_…`: neither can
-   * contain the separator.
+   * Every event stored in `db`: those in runs (event-id-runs.ts) as their keys, then the rest of
+   * the log from its rows. Rows are read in chunks joined into one string by SQLite: about twice
+   * as fast as a row at a time, and the load never holds more than one chunk. Event ids are UUIDs
+   * and project ids `prj_…`: neither can contain the separator.
    */
   static load(db: Db, hasher: KeyHasher, chunkRows = kLoadChunkRows): EventIds {
     // Room for the seq range, not count(*): the table has no full index to count, so count(*)
-    // would read every page of the log once more. Erased events leave gaps: a little spare room.
+    // would read every page of the log once more.
     const range = db.prepare('SELECT max(seq) - min(seq) + 1 AS n FROM events').get() as { n: number | null };
-    const ids = new EventIds(new EventIndex(hasher, range.n ?? 0));
+    const ids = new EventIds(hasher, new EventIndex(hasher, range.n ?? 0));
+    let fromRuns = 0;
+    let after = 0;
+    for (const run of readEventIdRuns(db)) {
+      const { keys, offsets } = run;
+      for (let i = 0; i < offsets.length; i++) {
+        const error = ids.#index.addKey(keys[i * 2]!, keys[i * 2 + 1]!, run.firstSeq + offsets[i]!);
+        if (error !== null) throw new Error(`event ids: ${error.message}`);
+      }
+      fromRuns += offsets.length;
+      after = run.lastSeq;
+    }
     const chunk = db.prepare<[number], { last: number | null; text: string | null }>(
       `SELECT max(seq) AS last, group_concat(seq || char(31) || project_id || char(31) || event_id, char(31)) AS text
        FROM (SELECT seq, project_id, event_id FROM events WHERE seq > ? ORDER BY seq LIMIT ${chunkRows})`,
     );
-    for (let after = 0; ;) {
+    let fromLog = 0;
+    for (;;) {
       const { last, text } = chunk.get(after)!;
       if (last === null || text === null) break;
       const fields = text.split(kSeparator);
       for (let i = 0; i + 2 < fields.length; i += 3) ids.add(fields[i + 1]!, fields[i + 2]!, Number(fields[i]));
+      fromLog += fields.length / 3;
       after = last;
     }
+    ids.loaded = { fromRuns, fromLog };
     return ids;
   }
 
@@ -67,8 +92,7 @@ export class EventIds {
    * can share a 64-bit key. Empty when the event id was never stored in the project.
    */
   candidates(projectId: string, eventId: string): number[] {
-    const project = this.#projects.get(projectId);
-    if (project === undefined) return [];
+    const project = this.#project(projectId);
     const found: number[] = [];
     for (let seq = this.#index.find(project, eventId); seq >= 0; seq = this.#index.findNext()) found.push(seq);
     return found;
@@ -88,7 +112,7 @@ export class EventIds {
   #project(projectId: string): number {
     let project = this.#projects.get(projectId);
     if (project === undefined) {
-      project = this.#projects.size + 1;
+      project = eventProjectNumber(this.#hasher, projectId);
       this.#projects.set(projectId, project);
     }
     return project;

@@ -7,6 +7,7 @@ import type { Statement } from 'better-sqlite3';
 import { encodeSeqs, kOpenSeqsBytes } from '../accounts/event-seqs.js';
 import { newId, newSortableId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
+import { EventIdRunWriter } from './event-id-runs.js';
 import type { EventIds } from './event-ids.js';
 import { LoadedRulesets } from './loaded-rulesets.js';
 import type { Decision } from './score-result.js';
@@ -186,6 +187,8 @@ interface Statements {
   lastSeq: Statement<[], number | null>;
   writeStamp: Statement;
   order: ScoringOrder;
+  /** The runs of event ids beside the log (null: no install secret, so no event is stored yet). */
+  runs: EventIdRunWriter | null;
 }
 
 const kStatements = new WeakMap<Db, Statements>();
@@ -255,6 +258,7 @@ function statements(db: Db): Statements {
     lastSeq: db.prepare('SELECT max(seq) FROM events').pluck() as unknown as Statement<[], number | null>,
     writeStamp: db.prepare('UPDATE derived_stamp SET scored_order = ?, from_seq = ? WHERE id = 1'),
     order: loadScoringOrder(db),
+    runs: EventIdRunWriter.forDatabase(db),
   };
   kStatements.set(db, prepared);
   return prepared;
@@ -262,8 +266,10 @@ function statements(db: Db): Statements {
 
 /** An accepted async event, waiting for the background scorer. */
 export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
-  const info = statements(db).insertPending.run(record.projectId, record.eventId, record.eventType, record.receivedAt, record.payload);
-  return Number(info.lastInsertRowid);
+  const s = statements(db);
+  const seq = Number(s.insertPending.run(record.projectId, record.eventId, record.eventType, record.receivedAt, record.payload).lastInsertRowid);
+  s.runs?.stored(seq);
+  return seq;
 }
 
 /** The stamp of the derived rows (migration 013), and the last scored_order given. */
@@ -300,6 +306,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
       record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, record.payload,
       record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt, order,
     ).lastInsertRowid);
+    s.runs?.stored(seq);
   }
   s.order.last = order;
   s.order.sinceStamp.set(order, seq);

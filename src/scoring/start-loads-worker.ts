@@ -1,6 +1,6 @@
 // The thread that loads, at start, what the HTTP thread needs besides the accounts: the velocity
-// windows (the last 24 hours of events counted again) and the event ids (every stored event). Both
-// read the event log, most of the database; the accounts, signals and links are loaded from their
+// windows (the last 24 hours of events counted again) and the event ids (every stored event: from
+// their runs beside the log, then the log after them); the accounts, signals and links are loaded from their
 // own tables on the HTTP thread meanwhile (start-loads.ts). What it built goes back as typed arrays,
 // moved, not copied.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -26,7 +26,8 @@ try {
     const rebuilt = rebuildVelocity(db, velocity, setup.now);
     const velocityMs = performance.now() - started;
     const eventIds = EventIds.load(db, hasher);
-    return { velocity: velocity.parts(), rebuilt, velocityMs, eventIds: eventIds.parts(), eventIdsMs: performance.now() - started - velocityMs };
+    const eventIdsMs = performance.now() - started - velocityMs;
+    return { velocity: velocity.parts(), rebuilt, velocityMs, eventIds: eventIds.parts(), eventIdsMs, eventIdsFromLog: eventIds.loaded.fromLog };
   })();
   parentPort!.postMessage(message, partBuffers(message));
 } finally {

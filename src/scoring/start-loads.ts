@@ -23,6 +23,8 @@ export interface StartLoadsMessage {
   readonly velocityMs: number;
   readonly eventIds: EventIdsParts;
   readonly eventIdsMs: number;
+  /** Event ids read from the log's rows (the others came from runs beside it: event-id-runs.ts). */
+  readonly eventIdsFromLog: number;
 }
 
 export interface StartLoads {
@@ -32,6 +34,8 @@ export interface StartLoads {
   readonly eventIds: EventIds;
   readonly velocityMs: number;
   readonly eventIdsMs: number;
+  /** Event ids read from the log's rows rather than from runs (0 from the snapshot). */
+  readonly eventIdsFromLog: number;
   /** Both came from the start snapshot (start-snapshot.ts), not from the log. */
   readonly fromSnapshot: boolean;
 }
@@ -56,6 +60,7 @@ export function startLoads(dataDir: string, secret: Buffer, hasher: KeyHasher, n
         eventIds: EventIds.fromParts(hasher, message.eventIds),
         velocityMs: message.velocityMs,
         eventIdsMs: message.eventIdsMs,
+        eventIdsFromLog: message.eventIdsFromLog,
         fromSnapshot: false,
       });
     });
@@ -80,6 +85,6 @@ export function startLoads(dataDir: string, secret: Buffer, hasher: KeyHasher, n
 export function loadsFromSnapshot(parts: StartSnapshotParts, hasher: KeyHasher, now: number, readMs: number): PendingStartLoads {
   const velocity = VelocityWindows.fromParts(hasher, parts.velocity);
   velocity.sweep(now);
-  const loads: StartLoads = { velocity, velocityEventsRebuilt: 0, eventIds: EventIds.fromParts(hasher, parts.eventIds), velocityMs: 0, eventIdsMs: readMs, fromSnapshot: true };
+  const loads: StartLoads = { velocity, velocityEventsRebuilt: 0, eventIds: EventIds.fromParts(hasher, parts.eventIds), velocityMs: 0, eventIdsMs: readMs, eventIdsFromLog: 0, fromSnapshot: true };
   return { result: Promise.resolve(loads), cancel: () => {} };
 }

@@ -47,14 +47,36 @@ export class EventIndex {
 
   /** Adds (project, event id) → seq; the caller has checked it is not there. */
   add(project: number, eventId: string, seq: number): StateError | null {
-    const slot = this.#slots.allocate();
+    const slot = this.#allocate();
     if (slot < 0) return stateError('STATE_FULL', 'no room for another event id');
-    if (slot >= this.#seq.length) this.#seq = grown(this.#seq, this.#seq.length * 2);
-    this.#byKey.reserve(slot + 1);
-    this.#hasher.key64(KeyDomain.EventId, project, eventId, this.#byKey.keys, slot * 2);
+    EventIndex.keyOf(this.#hasher, project, eventId, this.#byKey.keys, slot * 2);
     this.#byKey.insert(slot);
     this.#seq[slot] = seq;
     return null;
+  }
+
+  /** Adds an entry whose key keyOf() made (event ids kept beside the log: scoring/event-id-runs.ts). */
+  addKey(low: number, high: number, seq: number): StateError | null {
+    const slot = this.#allocate();
+    if (slot < 0) return stateError('STATE_FULL', 'no room for another event id');
+    this.#byKey.keys[slot * 2] = low;
+    this.#byKey.keys[slot * 2 + 1] = high;
+    this.#byKey.insert(slot);
+    this.#seq[slot] = seq;
+    return null;
+  }
+
+  /** The key of (project, event id), as add() makes it, to out[at], out[at + 1]. */
+  static keyOf(hasher: KeyHasher, project: number, eventId: string, out: Uint32Array, at: number): void {
+    hasher.key64(KeyDomain.EventId, project, eventId, out, at);
+  }
+
+  #allocate(): number {
+    const slot = this.#slots.allocate();
+    if (slot < 0) return slot;
+    if (slot >= this.#seq.length) this.#seq = grown(this.#seq, this.#seq.length * 2);
+    this.#byKey.reserve(slot + 1);
+    return slot;
   }
 
   /** Removes the entry (project, event id) → seq; true when it was there. */

@@ -7,6 +7,8 @@ import { sipHash, sipKey, type SipKey } from './siphash.js';
 /** What a key is of; part of the hashed bytes, so equal strings of two domains never collide. */
 export const enum KeyDomain {
   EventId = 1,
+  /** A project's number in the keys of event ids (scoring/event-ids.ts). */
+  EventProject = 4,
   ExternalAccountId = 2,
   PublicAccountId = 3,
   Email = 10,

@@ -235,6 +235,7 @@ const kUndoNewestMigration: Record<number, string> = {
        DROP TABLE case_event_seqs; ALTER TABLE cases DROP COLUMN event_seqs; ALTER TABLE cases DROP COLUMN seq_chunks`,
   // (The stop's guard triggers name the table in their bodies only: they work again once it is back.)
   19: 'DROP TABLE start_snapshot',
+  20: 'DROP TABLE event_id_runs',
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

@@ -1,8 +1,10 @@
 // What a start loads from the event log on a thread of its own (scoring/start-loads.ts), or from
 // the snapshot of a clean stop (scoring/start-snapshot.ts): the event ids (idempotency) and the
-// velocity windows come back as they were before the stop, either way.
+// velocity windows come back as they were before the stop, either way; after a crash, the event
+// ids come from their runs beside the log and the log after them.
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
+import { kRunEvents } from '../../src/scoring/event-id-runs.js';
 import { api, startServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 
@@ -46,3 +48,31 @@ for (const from of ['the log', 'the snapshot'] as const) {
     t.true(matched(fourth.body.data, 'card_velocity'));
   });
 }
+
+test('after a crash, the event ids of all but the last few hundred events come from their runs beside the log, and every one answers as before', async (t) => {
+  let server = await startServer({ keepDataDir: true, env: { RATE_LIMIT_PER_ROUTE: '1000000' } });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  // Enough events for two runs (scoring/event-id-runs.ts), sync and async, a few at a time.
+  const count = 2 * kRunEvents + 77;
+  const bodies = Array.from({ length: count }, (_, i) => minimalEvent(i % 4 === 0 ? { async: true } : {}));
+  for (let i = 0; i < count; i += 32) {
+    const answers = await Promise.all(bodies.slice(i, i + 32).map((body) => api(server, 'POST', '/v1/events', { key, body })));
+    for (const answer of answers) t.true(answer.status === 200 || answer.status === 202, answer.text);
+  }
+  await server.kill();
+  server = await startServer({ dataDir: server.dataDir });
+  const ready = JSON.parse(server.output().split('\n').find((line) => line.includes('"store ready"'))!);
+  t.like(ready, { event_ids: count, from_snapshot: false });
+  t.true(ready.event_ids_from_log < kRunEvents, `${ready.event_ids_from_log} ids read from the log's rows`);
+  // The first event, in the first run: the stored answer again; another body under its id: a conflict.
+  const again = await api(server, 'POST', '/v1/events', { key, body: bodies[1] });
+  t.is(again.status, 200, again.text);
+  t.is(again.body.data.event_id, bodies[1]!.event_id);
+  const conflict = await api(server, 'POST', '/v1/events', { key, body: { ...bodies[2], event_type: 'login' } });
+  t.is(conflict.status, 409, conflict.text);
+  t.is(conflict.body.errors[0]?.code, 'EVENT_ID_CONFLICT');
+  t.is(conflict.body.errors[0]?.parameter, 'event_id');
+  const scores = await api(server, 'GET', `/v1/scores/${bodies[count - 2]!.event_id}`, { key });
+  t.is(scores.status, 200, scores.text);
+});

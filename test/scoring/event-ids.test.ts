@@ -4,12 +4,14 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { EventIds } from '../../src/scoring/event-ids.js';
+import { kEventIdRunsMigration } from '../../src/store/migrations/020-event-id-runs.js';
 import { KeyHasher } from '../../src/state/keys.js';
 import { partBuffers } from '../../src/state/slots.js';
 
 function table(): Database.Database {
   const db = new Database(':memory:');
   db.exec('CREATE TABLE events (seq INTEGER PRIMARY KEY, project_id TEXT NOT NULL, event_id TEXT NOT NULL)');
+  db.exec(kEventIdRunsMigration);
   return db;
 }
 

@@ -19,7 +19,9 @@ import { kLinksWithoutJsonMigration } from './016-links-without-json.js';
 import { kAccountEventSeqsMigration, kAccountEventSeqsMigrationAfter, moveAccountEventSeqs } from './017-account-event-seqs.js';
 import { kCaseEventSeqsMigration, kCaseEventSeqsMigrationAfter, moveCaseEventSeqs } from './018-case-event-seqs.js';
 import { kStartSnapshotMigration } from './019-start-snapshot.js';
+import { kEventIdRunsMigration } from './020-event-id-runs.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
+import { writeEventIdRunsOfLog } from '../../scoring/event-id-runs.js';
 import type { Db } from '../database.js';
 
 export interface Migration {
@@ -52,4 +54,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 17, name: 'event seqs kept with accounts', sql: kAccountEventSeqsMigration, run: moveAccountEventSeqs, sqlAfter: kAccountEventSeqsMigrationAfter },
   { version: 18, name: 'event seqs kept with cases', sql: kCaseEventSeqsMigration, run: moveCaseEventSeqs, sqlAfter: kCaseEventSeqsMigrationAfter },
   { version: 19, name: 'start snapshot seal', sql: kStartSnapshotMigration },
+  { version: 20, name: 'event id runs', sql: kEventIdRunsMigration, run: writeEventIdRunsOfLog },
 ];
