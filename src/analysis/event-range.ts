@@ -20,9 +20,20 @@ export interface SeqRange {
   readonly high: number;
 }
 
+/**
+ * The first and last seq of the log (null when it is empty). Two subqueries: SQLite reads the end
+ * of the rowid B-tree for a lone min() or max(), but min() and max() in one query scan the table —
+ * the whole log, 9 GB at 10M events (bench/README.md, step 34).
+ */
+export function logSeqBounds(db: Db): { low: number | null; high: number | null } {
+  return db.prepare(kLogSeqBoundsQuery).get() as { low: number | null; high: number | null };
+}
+
+export const kLogSeqBoundsQuery = 'SELECT (SELECT min(seq) FROM events) AS low, (SELECT max(seq) FROM events) AS high';
+
 /** The seq range that holds every event that arrived in [from, to) (epoch ms). */
 export function seqRangeOf(db: Db, from: number, to: number): SeqRange {
-  const bounds = db.prepare('SELECT min(seq) AS low, max(seq) AS high FROM events').get() as { low: number | null; high: number | null };
+  const bounds = logSeqBounds(db);
   if (bounds.low === null || bounds.high === null) return { low: 1, high: 0 };
   const first = db.prepare('SELECT received_at FROM events WHERE seq >= ? ORDER BY seq LIMIT 1');
   /** The first seq (or high + 1) from which events arrived at or after `time`. */

@@ -3,6 +3,7 @@
 // its rowid. Loaded once at start (from the runs kept beside the log, event-id-runs.ts, and the
 // log after them), then told of each event the writer stores. Held in src/state's compact event
 // index: 8 bytes of keyed hash, 8 of seq and a few of table per id, not a JS string.
+import { logSeqBounds } from '../analysis/event-range.js';
 import type { Db } from '../store/database.js';
 import { EventIndex, type EventIndexParts } from '../state/event-index.js';
 import type { KeyHasher } from '../state/keys.js';
@@ -56,8 +57,9 @@ export class EventIds {
    */
   static load(db: Db, hasher: KeyHasher, chunkRows = kLoadChunkRows): EventIds {
     // Room for the seq range, not count(*): the table has no full index to count, so count(*)
-    // would read every page of the log once more.
-    const range = db.prepare('SELECT max(seq) - min(seq) + 1 AS n FROM events').get() as { n: number | null };
+    // would read every page of the log.
+    const bounds = logSeqBounds(db);
+    const range = { n: bounds.low === null || bounds.high === null ? null : bounds.high - bounds.low + 1 };
     const ids = new EventIds(hasher, new EventIndex(hasher, range.n ?? 0));
     let fromRuns = 0;
     let after = 0;

@@ -1,6 +1,7 @@
 // Rebuilds the in-memory velocity windows from the store at start: every scored event of the last
 // 24 hours is counted again, so a restart does not reset velocity. Events are in arrival order by
 // seq, so the last 24 hours are one seq range, found by binary search on received_at.
+import { logSeqBounds } from '../analysis/event-range.js';
 import type { Db } from '../store/database.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
 import type { VelocityWindows } from '../signals/velocity.js';
@@ -10,7 +11,7 @@ const kDayMs = 86_400_000;
 
 export function rebuildVelocity(db: Db, velocity: VelocityWindows, now: number): number {
   const since = now - kDayMs;
-  const bounds = db.prepare('SELECT min(seq) AS low, max(seq) AS high FROM events').get() as { low: number | null; high: number | null };
+  const bounds = logSeqBounds(db);
   if (bounds.low === null || bounds.high === null) return 0;
   const receivedAt = db.prepare('SELECT received_at FROM events WHERE seq >= ? ORDER BY seq LIMIT 1');
   // First seq whose event arrived at or after `since` (arrival time grows with seq).

@@ -3,7 +3,7 @@
 // read in chunks by rowid.
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { chunkQuery, EventChunks, kArrivalDisorderMs, seqRangeOf } from '../../src/analysis/event-range.js';
+import { chunkQuery, EventChunks, kArrivalDisorderMs, kLogSeqBoundsQuery, logSeqBounds, seqRangeOf } from '../../src/analysis/event-range.js';
 import { kMigrations } from '../../src/store/migrations/index.js';
 import { migrate } from '../../src/store/migrate.js';
 
@@ -17,6 +17,17 @@ test('a chunk is read by rowid range, not through the (project_id, event_id) ind
   const db = store();
   const plan = db.prepare(`EXPLAIN QUERY PLAN ${chunkQuery('event_id, received_at')}`).all({ after: 0, high: 10, projectId: 'p', from: 0, to: 1, chunk: 5 }) as Array<{ detail: string }>;
   t.deepEqual(plan.map((row) => row.detail), ['SEARCH events USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)']);
+});
+
+test('the first and last seq of the log are read from the ends of its B-tree, not by a scan of the whole log', (t) => {
+  const db = store();
+  t.deepEqual(logSeqBounds(db), { low: null, high: null });
+  const insert = db.prepare(`INSERT INTO events (seq, project_id, event_id, event_type, received_at, state, payload) VALUES (?, 'p', ?, 'payment', 0, 'scored', '{}')`);
+  for (const seq of [7, 8, 40]) insert.run(seq, `e${seq}`);
+  t.deepEqual(logSeqBounds(db), { low: 7, high: 40 });
+  // min() and max() in one query made SQLite scan every row (9 GB at 10M events); each alone reads one end.
+  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${kLogSeqBoundsQuery}`).all() as Array<{ detail: string }>).map((row) => row.detail);
+  t.false(plan.some((detail) => detail.startsWith('SCAN events')), plan.join('; '));
 });
 
 test('the events of a range, in chunks: projects interleaved, late commits inside the widened range found, bounds exact', (t) => {
