@@ -234,7 +234,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const auditPurge = setInterval(() => void purgeAuditTrail(), kAuditPurgeIntervalMs);
   auditPurge.unref();
   void purgeAuditTrail();
-  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, events_replayed: loaded.counts.replayed, accounts_load_ms: Math.round(loaded.counts.ms), velocity_events_rebuilt: logLoads.velocityEventsRebuilt, velocity_rebuild_ms: Math.round(logLoads.velocityMs), event_ids: logLoads.eventIds.size, event_ids_load_ms: Math.round(logLoads.eventIdsMs), event_ids_from_log: logLoads.eventIdsFromLog, from_snapshot: logLoads.fromSnapshot, pending_async_events: pending, pid: process.pid });
+  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, events_replayed: loaded.counts.replayed, accounts_load_ms: Math.round(loaded.counts.ms), tables_read_ahead_ms: Math.round(loaded.counts.readAheadMs), velocity_events_rebuilt: logLoads.velocityEventsRebuilt, velocity_rebuild_ms: Math.round(logLoads.velocityMs), event_ids: logLoads.eventIds.size, event_ids_load_ms: Math.round(logLoads.eventIdsMs), event_ids_from_log: logLoads.eventIdsFromLog, from_snapshot: logLoads.fromSnapshot, pending_async_events: pending, pid: process.pid });
   if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
 
   const metrics = new Metrics();

@@ -3,6 +3,7 @@
 // seq, so the last 24 hours are one seq range, found by binary search on received_at.
 import { logSeqBounds } from '../analysis/event-range.js';
 import type { Db } from '../store/database.js';
+import { readAheadTables } from '../store/read-ahead.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
 import type { VelocityWindows } from '../signals/velocity.js';
 import type { EventInput } from '../validation/event-input.js';
@@ -23,6 +24,8 @@ export function rebuildVelocity(db: Db, velocity: VelocityWindows, now: number):
     if (row !== undefined && row.received_at < since) low = middle + 1;
     else high = middle;
   }
+  // Read in file order first: from disk, the scan below would wait for each page in turn.
+  readAheadTables(db, db.name, [{ table: 'events', fromRowid: low }]);
   const rows = db.prepare(
     `SELECT project_id, account_id, payload, received_at FROM events WHERE seq >= ? AND state = 'scored' AND received_at >= ?`,
   ).iterate(low, since) as IterableIterator<{ project_id: string; account_id: string | null; payload: string; received_at: number }>;
