@@ -161,7 +161,7 @@ export async function startService(config: Config, log: Logger, options: Service
     loaded = snapshot.ok ? HotAccounts.fromSnapshot(readDb, hasher, snapshot.parts.accounts) : null;
     // (Not expected: the seal guards the stamp too.)
     if (snapshot.ok && loaded === null) log.warn('the start snapshot is not of the derived stamp stored; loading the accounts from the tables');
-    loaded ??= HotAccounts.load(readDb, hasher, secret);
+    loaded ??= HotAccounts.load(readDb, hasher, secret, fromLog.linkRows);
     logLoads = await fromLog.result;
   } catch (error) {
     fromLog.cancel();
@@ -234,7 +234,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const auditPurge = setInterval(() => void purgeAuditTrail(), kAuditPurgeIntervalMs);
   auditPurge.unref();
   void purgeAuditTrail();
-  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, events_replayed: loaded.counts.replayed, accounts_load_ms: Math.round(loaded.counts.ms), tables_read_ahead_ms: Math.round(loaded.counts.readAheadMs), velocity_events_rebuilt: logLoads.velocityEventsRebuilt, velocity_rebuild_ms: Math.round(logLoads.velocityMs), event_ids: logLoads.eventIds.size, event_ids_load_ms: Math.round(logLoads.eventIdsMs), event_ids_from_log: logLoads.eventIdsFromLog, from_snapshot: logLoads.fromSnapshot, pending_async_events: pending, pid: process.pid });
+  log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, events_replayed: loaded.counts.replayed, accounts_load_ms: Math.round(loaded.counts.ms), tables_read_ahead_ms: Math.round(loaded.counts.readAheadMs), links_from_start_thread: loaded.counts.linksFromStartThread, velocity_events_rebuilt: logLoads.velocityEventsRebuilt, velocity_rebuild_ms: Math.round(logLoads.velocityMs), event_ids: logLoads.eventIds.size, event_ids_load_ms: Math.round(logLoads.eventIdsMs), event_ids_from_log: logLoads.eventIdsFromLog, from_snapshot: logLoads.fromSnapshot, pending_async_events: pending, pid: process.pid });
   if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
 
   const metrics = new Metrics();

@@ -23,6 +23,7 @@ import type { EventInput } from '../validation/event-input.js';
 import { FifoCache } from '../state/fifo-cache.js';
 import { EventSignals, HotState, kLinkTypeNames, RecordedChanges, SignalType, type Decision, type HotStateParts } from '../state/hot-state.js';
 import { DerivedRows } from './derived-rows.js';
+import { AccountOrder, kLinkRowsQuery, signalTypeNumber, type LinkChunk, type LinkRowsReceiver } from './link-rows.js';
 import type { KeyHasher } from '../state/keys.js';
 import { isStateError, type StateError } from '../state/state-error.js';
 import type { Db } from '../store/database.js';
@@ -31,7 +32,6 @@ import { readAheadTables } from '../store/read-ahead.js';
 const kTypes: Readonly<Record<SignalTypeName, SignalType>> = {
   email: SignalType.Email, phone: SignalType.Phone, fp: SignalType.Fp, ip: SignalType.Ip, card: SignalType.Card,
 };
-const kLinkTypes: Readonly<Record<string, SignalType>> = { ...kTypes, ip_24h: SignalType.Ip };
 /** Accounts whose first event is not committed yet keep their new acc_ id here (bounded). */
 const kMaxProvisional = 100_000;
 
@@ -51,6 +51,8 @@ export interface LoadCounts {
   readonly ms: number;
   /** Of `ms`, the tables read ahead in file order (store/read-ahead.ts); 0 from a snapshot. */
   readonly readAheadMs: number;
+  /** The links came as rows from the start's thread (link-rows.ts), not from the table read here. */
+  readonly linksFromStartThread: boolean;
 }
 
 export class StateLoadError extends Error {}
@@ -62,9 +64,6 @@ const kLoadedTables = ['accounts', 'account_projects', 'account_signals', 'accou
 type SignalRow = [string, SignalType | null, string, string, number, number];
 
 /** SQL for the SignalType number of a type column's name (NULL for a name not in `types`). */
-function signalTypeNumber(column: string, types: Readonly<Record<string, SignalType>>): string {
-  return `CASE ${column} ${Object.entries(types).map(([name, type]) => `WHEN '${name}' THEN ${type}`).join(' ')} END`;
-}
 
 /** HotAccounts as plain data for the start snapshot (snapshotParts(), fromSnapshot()). */
 export interface HotAccountsParts {
@@ -105,9 +104,10 @@ export class HotAccounts {
   /**
    * Loads every account, signal value and link of the store, then records again the scored events
    * whose rows were not written (replay; `secret`: the install secret their values are hashed
-   * with). Throws StateLoadError when a row does not fit.
+   * with). The links come from `linkRows` (read by the start's thread, link-rows.ts) when given
+   * and of the same accounts, else from the table. Throws StateLoadError when a row does not fit.
    */
-  static load(readDb: Db, hasher: KeyHasher, secret: Buffer): { accounts: HotAccounts; counts: LoadCounts } {
+  static load(readDb: Db, hasher: KeyHasher, secret: Buffer, linkRows: LinkRowsReceiver | null = null): { accounts: HotAccounts; counts: LoadCounts } {
     const started = performance.now();
     // From disk, the scans below would read their pages one random read at a time.
     const readAhead = readAheadTables(readDb, readDb.name, kLoadedTables);
@@ -115,17 +115,25 @@ export class HotAccounts {
     const hot = new HotAccounts(readDb, hasher, stamp.scored_order);
     const state = hot.#state;
     const counts = { accounts: 0, signals: 0, links: 0, replayed: 0 };
+    let linksFromStartThread = false;
     readDb.transaction(() => {
       // Counted first (a fraction of a second in C at a million accounts) so that the indexes are
       // made at their size instead of doubling all the way (~2 s at that scale: bench/README.md, step 17).
       const rows = (table: string): number => readDb.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
-      state.presize(rows('accounts'), rows('account_signals'), Math.ceil(rows('account_links') / 2));
+      const accountRows = rows('accounts');
+      state.presize(accountRows, rows('account_signals'), Math.ceil(rows('account_links') / 2));
+      // In the order of link-rows.ts kAccountOrderQuery: the link rows of the start's thread name accounts by position in it.
       const accounts = readDb.prepare(
-        'SELECT account_id, tenant_id, environment, external_account_id, created_at, last_seen_at, events, blocks, reviews, fraud_confirmed FROM accounts',
+        'SELECT account_id, tenant_id, environment, external_account_id, created_at, last_seen_at, events, blocks, reviews, fraud_confirmed FROM accounts ORDER BY account_id',
       ).raw().iterate() as IterableIterator<[string, string, Environment, string, number, number, number, number, number, number]>;
+      const order = new AccountOrder();
+      const slots = new Int32Array(accountRows);
       for (const [publicId, tenantId, environment, externalId, createdAt, lastSeenAt, events, blocks, reviews, fraud] of accounts) {
         const space = hot.space(tenantId, environment);
-        check(state.loadAccount(space, externalId, publicId, createdAt, lastSeenAt, events, blocks, reviews, fraud === 1), `account ${publicId}`);
+        const slot = state.loadAccount(space, externalId, publicId, createdAt, lastSeenAt, events, blocks, reviews, fraud === 1);
+        check(slot, `account ${publicId}`);
+        if (order.count < slots.length) slots[order.count] = slot as number;
+        order.add(publicId);
         counts.accounts++;
       }
       const projects = readDb.prepare('SELECT account_id, project_id FROM account_projects').raw().iterate() as IterableIterator<[string, string]>;
@@ -154,23 +162,29 @@ export class HotAccounts {
         check(state.loadHolder(space, account, type, hot.#words, 0, masked, firstSeen, lastSeen), `signal of ${publicId}`);
         counts.signals++;
       }
-      // Both directions of a link are written together with the same times: one row per pair.
-      const links = readDb.prepare(
-        `SELECT account_id, ${signalTypeNumber('signal_type', kLinkTypes)}, other_account_id, masked, first_seen, last_seen FROM account_links WHERE account_id < other_account_id`,
-      ).raw().iterate() as IterableIterator<[string, SignalType | null, string, string, number, number]>;
-      // In the table's order: an account's links come together, so its number is looked up once.
-      let publicIdOfLink = '';
-      let a = -1;
-      for (const [publicId, type, otherId, masked, firstSeen, lastSeen] of links) {
-        if (publicId !== publicIdOfLink) {
-          publicIdOfLink = publicId;
-          a = state.findByPublicId(publicId);
+      if (linkRows !== null && order.count !== slots.length) linkRows.close();
+      const fromRows = linkRows === null || order.count !== slots.length ? null : hot.#loadLinkRows(linkRows, order, slots);
+      if (fromRows !== null) {
+        counts.links = fromRows;
+        linksFromStartThread = true;
+      }
+      else {
+        // Both directions of a link are written together with the same times: one row per pair.
+        const links = readDb.prepare(kLinkRowsQuery).raw().iterate() as IterableIterator<[string, SignalType | null, string, string, number, number]>;
+        // In the table's order: an account's links come together, so its number is looked up once.
+        let publicIdOfLink = '';
+        let a = -1;
+        for (const [publicId, type, otherId, masked, firstSeen, lastSeen] of links) {
+          if (publicId !== publicIdOfLink) {
+            publicIdOfLink = publicId;
+            a = state.findByPublicId(publicId);
+          }
+          const b = state.findByPublicId(otherId);
+          if (a < 0 || b < 0) continue;
+          if (type === null) throw loadError(`link of ${publicId}`, 'an unknown link type');
+          check(state.loadLink(a, b, type, masked, firstSeen, lastSeen), `link of ${publicId}`);
+          counts.links++;
         }
-        const b = state.findByPublicId(otherId);
-        if (a < 0 || b < 0) continue;
-        if (type === null) throw loadError(`link of ${publicId}`, 'an unknown link type');
-        check(state.loadLink(a, b, type, masked, firstSeen, lastSeen), `link of ${publicId}`);
-        counts.links++;
       }
       const labelled = readDb.prepare(
         "SELECT account_id, count(*) FROM event_labels WHERE label = 'fraud' AND account_id IS NOT NULL GROUP BY account_id",
@@ -181,7 +195,44 @@ export class HotAccounts {
       }
       counts.replayed = hot.#replay(readDb, stamp.scored_order, stamp.from_seq, secret);
     })();
-    return { accounts: hot, counts: { ...counts, ms: performance.now() - started, readAheadMs: readAhead.ms } };
+    return { accounts: hot, counts: { ...counts, ms: performance.now() - started, readAheadMs: readAhead.ms, linksFromStartThread } };
+  }
+
+  /**
+   * The links from the start's thread (link-rows.ts): null, with nothing loaded, when its accounts
+   * are not in the order loaded here (then the table is read). Throws when the thread failed or
+   * stopped after rows were taken (the start fails, as when its other loads fail).
+   */
+  #loadLinkRows(receiver: LinkRowsReceiver, order: AccountOrder, slots: Int32Array): number | null {
+    try {
+      const first = receiver.next();
+      if (first.kind === 'failed') throw loadError('links from the start thread', first.message);
+      if (first.kind !== 'order' || first.count !== order.count || first.hash !== order.hash) return null;
+      let loaded = 0;
+      for (;;) {
+        const message = receiver.next();
+        if (message.kind === 'end') return loaded;
+        if (message.kind === 'failed') throw loadError('links from the start thread', message.message);
+        if (message.kind === 'chunk') loaded += this.#loadLinkChunk(message.chunk, slots);
+      }
+    } catch (error) {
+      if (error instanceof StateLoadError) throw error;
+      throw loadError('links from the start thread', error instanceof Error ? error.message : String(error));
+    } finally {
+      receiver.close();
+    }
+  }
+
+  #loadLinkChunk(chunk: LinkChunk, slots: Int32Array): number {
+    const state = this.#state;
+    for (let i = 0; i < chunk.length; i++) {
+      const a = slots[chunk.a[i]!]!;
+      const b = slots[chunk.b[i]!]!;
+      const type = chunk.type[i]!;
+      if (type === 255) throw loadError(`link of ${state.publicId(a)}`, 'an unknown link type');
+      check(state.loadLink(a, b, type as SignalType, chunk.masks[chunk.mask[i]!]!, chunk.firstSeen[i]!, chunk.lastSeen[i]!), `link of ${state.publicId(a)}`);
+    }
+    return chunk.length;
   }
 
   /**
@@ -216,7 +267,7 @@ export class HotAccounts {
     });
     for (const [account, count] of parts.labelledFraud) hot.#labelledFraud.set(account, count);
     const stats = hot.#state.stats;
-    return { accounts: hot, counts: { accounts: stats.accounts, signals: stats.holders, links: stats.links, replayed: 0, ms: performance.now() - started, readAheadMs: 0 } };
+    return { accounts: hot, counts: { accounts: stats.accounts, signals: stats.holders, links: stats.links, replayed: 0, ms: performance.now() - started, readAheadMs: 0, linksFromStartThread: false } };
   }
 
   /**

@@ -1,8 +1,10 @@
 // What a start loads from the event log — the velocity windows and the event ids — loaded on a
-// thread of its own (start-loads-worker.ts) while the HTTP thread loads the accounts, signals and
-// links from their tables: on two cores the start takes about as long as the longer of the two,
-// not their sum. Nothing writes events before the server is ready, so both see the same log.
-import { Worker } from 'node:worker_threads';
+// thread of its own (start-loads-worker.ts), which first reads the rows of account_links for the
+// HTTP thread (accounts/link-rows.ts), while the HTTP thread loads the accounts, signals and links
+// from their tables: on two cores the start takes about as long as the longer of the two, not
+// their sum. Nothing writes events before the server is ready, so both see the same log.
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { LinkRowsReceiver } from '../accounts/link-rows.js';
 import { describeCause } from '../shared/errors.js';
 import { VelocityWindows, type VelocityParts } from '../signals/velocity.js';
 import type { KeyHasher } from '../state/keys.js';
@@ -14,6 +16,9 @@ export interface StartLoadsSetup {
   readonly secret: Uint8Array;
   /** The time the velocity windows are rebuilt as of. */
   readonly now: number;
+  /** Where the link rows go (accounts/link-rows.ts), and the counter bumped after each message. */
+  readonly linkPort: MessagePort;
+  readonly linkPosted: Int32Array;
 }
 
 /** What the thread sends back (its typed arrays moved with it). */
@@ -43,13 +48,17 @@ export interface StartLoads {
 /** A load under way: its result, or cancel() (the start failed before it was needed). */
 export interface PendingStartLoads {
   readonly result: Promise<StartLoads>;
+  /** The rows of account_links as the thread reads them, for HotAccounts.load (null: read nothing). */
+  readonly linkRows: LinkRowsReceiver | null;
   cancel(): void;
 }
 
 /** Starts loading; `hasher` is the HTTP thread's, under the same `secret`. */
 export function startLoads(dataDir: string, secret: Buffer, hasher: KeyHasher, now: number): PendingStartLoads {
-  const setup: StartLoadsSetup = { dataDir, secret: new Uint8Array(secret), now };
-  const worker = new Worker(new URL('./start-loads-worker.js', import.meta.url), { workerData: setup });
+  const links = new MessageChannel();
+  const linkPosted = new Int32Array(new SharedArrayBuffer(4));
+  const setup: StartLoadsSetup = { dataDir, secret: new Uint8Array(secret), now, linkPort: links.port2, linkPosted };
+  const worker = new Worker(new URL('./start-loads-worker.js', import.meta.url), { workerData: setup, transferList: [links.port2] });
   const result = new Promise<StartLoads>((resolve, reject) => {
     let settled = false;
     worker.once('message', (message: StartLoadsMessage) => {
@@ -75,7 +84,7 @@ export function startLoads(dataDir: string, secret: Buffer, hasher: KeyHasher, n
   });
   // A failed start may never await it: its failure is reported by the start, not as unhandled.
   result.catch(() => {});
-  return { result, cancel: () => void worker.terminate() };
+  return { result, linkRows: new LinkRowsReceiver(links.port1, linkPosted), cancel: () => void worker.terminate() };
 }
 
 /**
@@ -86,5 +95,5 @@ export function loadsFromSnapshot(parts: StartSnapshotParts, hasher: KeyHasher, 
   const velocity = VelocityWindows.fromParts(hasher, parts.velocity);
   velocity.sweep(now);
   const loads: StartLoads = { velocity, velocityEventsRebuilt: 0, eventIds: EventIds.fromParts(hasher, parts.eventIds), velocityMs: 0, eventIdsMs: readMs, eventIdsFromLog: 0, fromSnapshot: true };
-  return { result: Promise.resolve(loads), cancel: () => {} };
+  return { result: Promise.resolve(loads), linkRows: null, cancel: () => {} };
 }

@@ -73,6 +73,8 @@ for (const from of ['the snapshot', 'the tables'] as const) {
     if (from === 'the tables') rmSync(join(dataDir, 'start-snapshot'));
     server = await startServer({ dataDir });
     t.regex(server.output(), new RegExp(`"from_snapshot":${from === 'the snapshot'}`));
+    // From the tables, the links came as rows read by the start's thread (accounts/link-rows.ts).
+    t.regex(server.output(), new RegExp(`"links_from_start_thread":${from === 'the tables'}`));
     const a4 = await post(server, key, { external_account_id: `a-${tag}`, user: { email } });
     const afterRestart = seen(server, a4.event_id);
     t.deepEqual(afterRestart.links, beforeRestart.links);
