@@ -28,6 +28,7 @@ import { PendingEvents } from './scoring/pending-events.js';
 import { EventService } from './scoring/event-service.js';
 import { EventReader } from './scoring/event-store.js';
 import { KeyHasher } from './state/keys.js';
+import type { Bytes } from './state/slots.js';
 import { Scorer } from './scoring/scorer.js';
 import { loadsFromSnapshot, startLoads, type StartLoads } from './scoring/start-loads.js';
 import { saveStartSnapshot, takeStartSnapshot } from './scoring/start-snapshot.js';
@@ -254,6 +255,17 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.counter('fraud_scorer_webhook_deliveries_total', 'Decision webhooks delivered.', () => deliverer.delivered);
   metrics.counter('fraud_scorer_webhook_failures_total', 'Failed decision webhook attempts.', () => deliverer.failures);
   metrics.gauge('fraud_scorer_velocity_keys', 'Keys held by the in-memory velocity windows.', () => velocity.size);
+  const stateParts = (): Array<[string, number, Bytes]> => {
+    const stats = hotAccounts.stateStats;
+    return [
+      ['accounts', stats.accounts, stats.bytes.accounts], ['signal_values', stats.values, stats.bytes.values], ['signal_holders', stats.holders, stats.bytes.holders],
+      ['links', stats.links, stats.bytes.links], ['event_ids', logLoads.eventIds.size, logLoads.eventIds.bytes], ['velocity_keys', velocity.size, velocity.bytes],
+    ];
+  };
+  metrics.labeledGauge('fraud_scorer_state_entries', 'Entries held in memory, by kind (accounts, signal values and holders, links, event ids, velocity keys).', ['kind'],
+    () => stateParts().map(([kind, entries]) => [{ kind }, entries] as const));
+  metrics.labeledGauge('fraud_scorer_state_bytes', 'Bytes allocated for them (typed arrays, room to grow included), by kind.', ['kind'],
+    () => stateParts().map(([kind, , bytes]) => [{ kind }, bytes.held] as const));
   metrics.gauge('fraud_scorer_events_in_flight', 'POST /v1/events admitted and not yet answered.', () => events.admitted);
   metrics.gauge('fraud_scorer_events_in_flight_limit', 'MAX_EVENTS_IN_FLIGHT: past it, POST /v1/events answers 503.', () => config.maxEventsInFlight);
   metrics.counter('fraud_scorer_events_refused_total', 'POST /v1/events refused at the door with 503 (over MAX_EVENTS_IN_FLIGHT).', () => events.refused);

@@ -21,7 +21,7 @@ import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-iden
 import type { DerivedRowBatch } from '../scoring/event-store.js';
 import type { EventInput } from '../validation/event-input.js';
 import { FifoCache } from '../state/fifo-cache.js';
-import { EventSignals, HotState, kLinkTypeNames, RecordedChanges, SignalType, type Decision, type HotStateParts } from '../state/hot-state.js';
+import { EventSignals, HotState, kLinkTypeNames, RecordedChanges, SignalType, type Decision, type HotStateParts, type HotStateStats } from '../state/hot-state.js';
 import { DerivedRows } from './derived-rows.js';
 import { AccountOrder, kLinkRowsQuery, signalTypeNumber, type LinkChunk, type LinkRowsReceiver } from './link-rows.js';
 import type { KeyHasher } from '../state/keys.js';
@@ -401,6 +401,11 @@ export class HotAccounts {
   /** The last batch taken could not be written (derived-rows.ts restore). */
   restoreRows(batch: DerivedRowBatch): void {
     this.#rows.restore(batch);
+  }
+
+  /** What the state holds, and its bytes by part (for /metrics). */
+  get stateStats(): HotStateStats {
+    return this.#state.stats;
   }
 
   /** Rows waiting to be written. */

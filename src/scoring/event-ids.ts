@@ -7,6 +7,7 @@ import { logSeqBounds } from '../analysis/event-range.js';
 import type { Db } from '../store/database.js';
 import { EventIndex, type EventIndexParts } from '../state/event-index.js';
 import type { KeyHasher } from '../state/keys.js';
+import type { Bytes } from '../state/slots.js';
 import { eventProjectNumber, readEventIdRuns } from './event-id-runs.js';
 
 const kLoadChunkRows = 65_536;
@@ -103,6 +104,11 @@ export class EventIds {
   /** Ids held. */
   get size(): number {
     return this.#index.size;
+  }
+
+  /** The index's bytes (for /metrics). */
+  get bytes(): Bytes {
+    return this.#index.bytes;
   }
 
   /** An event the writer has committed at row `seq`. */

@@ -102,6 +102,20 @@ export class Metrics {
     });
   }
 
+  /** Gauges with labels, read at scrape time as (labels, value) pairs; the owner bounds the label values. */
+  labeledGauge(name: string, help: string, labelNames: readonly string[], read: () => Iterable<readonly [Record<string, string>, number]>): void {
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [labels, value] of read()) this.set(labels, value);
+      },
+    });
+  }
+
   /** A counter kept by its owner as a plain number, read at scrape time. */
   counter(name: string, help: string, read: () => number): void {
     new Counter({

@@ -15,6 +15,7 @@
 // events (see scoring/velocity-rebuild.ts). Pure: time is always passed in.
 import { KeyDomain, type KeyHasher } from '../state/keys.js';
 import { SlotIndex, type SlotIndexParts } from '../state/slot-index.js';
+import type { Bytes } from '../state/slots.js';
 
 export interface VelocitySignals {
   card_1h?: number;
@@ -85,6 +86,16 @@ class Arena {
   #amountSlots = 0;
   #free: number[] = [];
   #freeAmounts: number[] = [];
+
+  /** Slots handed out (the key column's high mark). */
+  get slots(): number {
+    return this.#slots;
+  }
+
+  /** The bytes of its arrays (room to grow included). */
+  get heldBytes(): number {
+    return this.counts.byteLength + this.heads.byteLength + this.lastAt.byteLength + this.amountSlot.byteLength + this.amounts.byteLength;
+  }
 
   parts(): ArenaParts {
     return {
@@ -248,6 +259,12 @@ export class VelocityWindows {
 
   get size(): number {
     return this.#index.size;
+  }
+
+  /** Bytes held: the key index and the arena of counts (for /metrics). */
+  get bytes(): Bytes {
+    const held = this.#index.bytes(this.#arena.slots).held + this.#arena.heldBytes;
+    return { held, used: held };
   }
 
   /** Its state as plain data, to hand to another thread; these windows are not used after. */

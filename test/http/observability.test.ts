@@ -1,8 +1,9 @@
 // What an operator sees: every 5xx logged with request id, route and cause; rule worker deaths and
 // replacements; LOG_LEVEL; the access log; keys in no log; /metrics of decisions, rule hits, 503s
-// by cause, requests in flight and the async queue bound.
+// by cause, requests in flight, the async queue bound and the in-memory state.
 import test from 'ava';
 import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { api, runCli, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
@@ -137,4 +138,31 @@ test('/metrics: decisions per project and decision, hits per published rule (act
   t.regex(text, /^fraud_scorer_http_in_flight 1$/m, 'the scrape itself');
   t.regex(text, /^fraud_scorer_async_queue_limit 1234$/m);
   t.regex(text, /^fraud_scorer_rule_pool_queue \d+$/m);
+});
+
+test('/metrics: the in-memory state by kind, entries and bytes, as events add accounts, values, links and event ids', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const entries = (text: string, kind: string): number => metricValue(text, 'fraud_scorer_state_entries', { kind })!;
+  const bytes = (text: string, kind: string): number => metricValue(text, 'fraud_scorer_state_bytes', { kind })!;
+  const before = await metricsText(server);
+  for (const kind of ['accounts', 'signal_values', 'signal_holders', 'links', 'event_ids']) {
+    t.is(entries(before, kind), 0, kind);
+    t.true(bytes(before, kind) >= 0, kind);
+  }
+  // Two accounts sharing an email: two accounts, two holders of one value, one link; three event ids.
+  const email = `shared-${randomUUID().slice(0, 8)}@example.com`;
+  for (const account of ['metrics-a', 'metrics-b']) {
+    t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: `${account}-${email}`, user: { email } }) })).status, 200);
+  }
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent() })).status, 200);
+  const after = await metricsText(server);
+  t.is(entries(after, 'accounts'), 2);
+  t.is(entries(after, 'signal_values'), 1);
+  t.is(entries(after, 'signal_holders'), 2);
+  t.is(entries(after, 'links'), 1);
+  t.is(entries(after, 'event_ids'), 3);
+  t.true(entries(after, 'velocity_keys') > 0);
+  for (const kind of ['accounts', 'signal_values', 'signal_holders', 'links', 'event_ids', 'velocity_keys']) t.true(bytes(after, kind) > 0, kind);
 });
