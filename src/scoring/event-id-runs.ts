@@ -17,11 +17,34 @@ import { KeyDomain, KeyHasher } from '../state/keys.js';
 /** Events per run: a run is read back and written once per this many events (a millisecond or two). */
 export const kRunEvents = 1024;
 
-/** The number that stands for a project in the keys of its event ids. */
-export function eventProjectNumber(hasher: KeyHasher, projectId: string): number {
-  const words = new Uint32Array(2);
-  hasher.key64(KeyDomain.EventProject, 0, projectId, words, 0);
-  return words[0]!;
+/**
+ * The numbers that stand for projects in the keys of their event ids: the low word of a keyed hash
+ * of the project id, the same at every start. Two projects sharing a number only share the keys'
+ * scope: the rows a key names are read and compared anyway. Each computed once.
+ */
+export class EventProjectNumbers {
+  readonly #hasher: KeyHasher;
+  readonly #numbers: Map<string, number>;
+  readonly #words = new Uint32Array(2);
+
+  constructor(hasher: KeyHasher, numbers: Iterable<readonly [string, number]> = []) {
+    this.#hasher = hasher;
+    this.#numbers = new Map(numbers);
+  }
+
+  of(projectId: string): number {
+    let number = this.#numbers.get(projectId);
+    if (number === undefined) {
+      this.#hasher.key64(KeyDomain.EventProject, 0, projectId, this.#words, 0);
+      number = this.#words[0]!;
+      this.#numbers.set(projectId, number);
+    }
+    return number;
+  }
+
+  entries(): Array<[string, number]> {
+    return [...this.#numbers];
+  }
 }
 
 /** A run as stored: keys (two words per event) and seqs as offsets from firstSeq. */
@@ -51,7 +74,7 @@ export function* readEventIdRuns(db: Db): Generator<EventIdRun> {
  */
 export class EventIdRunWriter {
   readonly #hasher: KeyHasher;
-  readonly #projects = new Map<string, number>();
+  readonly #projects: EventProjectNumbers;
   readonly #lastCovered: Statement<[], number | null>;
   readonly #events: Statement<[number, number], [number, string, string]>;
   readonly #insert: Statement<[number, number, Buffer, Buffer]>;
@@ -60,6 +83,7 @@ export class EventIdRunWriter {
 
   constructor(db: Db, hasher: KeyHasher) {
     this.#hasher = hasher;
+    this.#projects = new EventProjectNumbers(hasher);
     this.#lastCovered = db.prepare('SELECT coalesce(max(last_seq), 0) FROM event_id_runs').pluck() as unknown as Statement<[], number | null>;
     this.#events = db.prepare('SELECT seq, project_id, event_id FROM events WHERE seq > ? ORDER BY seq LIMIT ?').raw() as unknown as Statement<
       [number, number],
@@ -95,7 +119,7 @@ export class EventIdRunWriter {
       const firstSeq = covered + 1;
       for (let i = 0; i < rows.length; i++) {
         const [seq, projectId, eventId] = rows[i]!;
-        EventIndex.keyOf(this.#hasher, this.#project(projectId), eventId, keys, i * 2);
+        EventIndex.keyOf(this.#hasher, this.#projects.of(projectId), eventId, keys, i * 2);
         offsets[i] = seq - firstSeq;
       }
       covered = rows[rows.length - 1]![0];
@@ -104,14 +128,6 @@ export class EventIdRunWriter {
     this.#coveredSeq = covered;
   }
 
-  #project(projectId: string): number {
-    let number = this.#projects.get(projectId);
-    if (number === undefined) {
-      number = eventProjectNumber(this.#hasher, projectId);
-      this.#projects.set(projectId, number);
-    }
-    return number;
-  }
 }
 
 /** Migration 20: the runs of every event stored before it. */

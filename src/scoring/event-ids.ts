@@ -8,7 +8,7 @@ import type { Db } from '../store/database.js';
 import { EventIndex, type EventIndexParts } from '../state/event-index.js';
 import type { KeyHasher } from '../state/keys.js';
 import type { Bytes } from '../state/slots.js';
-import { eventProjectNumber, readEventIdRuns } from './event-id-runs.js';
+import { EventProjectNumbers, readEventIdRuns } from './event-id-runs.js';
 
 const kLoadChunkRows = 65_536;
 const kSeparator = '\u001f';
@@ -26,28 +26,26 @@ export interface EventIdsLoad {
 }
 
 export class EventIds {
-  readonly #hasher: KeyHasher;
   readonly #index: EventIndex;
-  /** Each project's number in the index's keys (eventProjectNumber: the same at every start). */
-  readonly #projects: Map<string, number>;
+  /** Each project's number in the index's keys (the same at every start). */
+  readonly #projects: EventProjectNumbers;
   /** What load() read (zero for ids made otherwise). */
   loaded: EventIdsLoad = { fromRuns: 0, fromLog: 0 };
 
   /** `index`: new (an EventIndex of `hasher`), or one moved from another thread with its `projects`. */
-  constructor(hasher: KeyHasher, index: EventIndex, projects: Map<string, number> = new Map()) {
-    this.#hasher = hasher;
+  constructor(hasher: KeyHasher, index: EventIndex, projects: Iterable<readonly [string, number]> = []) {
     this.#index = index;
-    this.#projects = projects;
+    this.#projects = new EventProjectNumbers(hasher, projects);
   }
 
   /** Its state as plain data; these ids are not used after. */
   parts(): EventIdsParts {
-    return { index: this.#index.parts(), projects: [...this.#projects] };
+    return { index: this.#index.parts(), projects: this.#projects.entries() };
   }
 
   /** The ids whose parts() these are; `hasher` under the same install secret. */
   static fromParts(hasher: KeyHasher, parts: EventIdsParts): EventIds {
-    return new EventIds(hasher, EventIndex.fromParts(hasher, parts.index), new Map(parts.projects));
+    return new EventIds(hasher, EventIndex.fromParts(hasher, parts.index), parts.projects);
   }
 
   /**
@@ -95,7 +93,7 @@ export class EventIds {
    * can share a 64-bit key. Empty when the event id was never stored in the project.
    */
   candidates(projectId: string, eventId: string): number[] {
-    const project = this.#project(projectId);
+    const project = this.#projects.of(projectId);
     const found: number[] = [];
     for (let seq = this.#index.find(project, eventId); seq >= 0; seq = this.#index.findNext()) found.push(seq);
     return found;
@@ -113,16 +111,8 @@ export class EventIds {
 
   /** An event the writer has committed at row `seq`. */
   add(projectId: string, eventId: string, seq: number): void {
-    const error = this.#index.add(this.#project(projectId), eventId, seq);
+    const error = this.#index.add(this.#projects.of(projectId), eventId, seq);
     if (error !== null) throw new Error(`event ids: ${error.message}`);
   }
 
-  #project(projectId: string): number {
-    let project = this.#projects.get(projectId);
-    if (project === undefined) {
-      project = eventProjectNumber(this.#hasher, projectId);
-      this.#projects.set(projectId, project);
-    }
-    return project;
-  }
 }
