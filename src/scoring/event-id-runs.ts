@@ -1,4 +1,4 @@
-// Every stored event's id key kept beside the log, in runs (docs/pipeline.md, "Event ids"): a
+// Every stored event's id key kept beside the log, in runs (docs/pipeline.md, "The event log"): a
 // start after a crash reads them (12 bytes per event) instead of reading the whole log for its
 // event ids — 9 GB at 10M events, which made the start grow with everything ever stored.
 //
@@ -127,7 +127,6 @@ export class EventIdRunWriter {
     }
     this.#coveredSeq = covered;
   }
-
 }
 
 /** Migration 20: the runs of every event stored before it. */

@@ -4,9 +4,9 @@
 // links at 1M accounts, against ~1–3 s for the same pages read in file order (bench/README.md,
 // step 34). The B-trees are walked level by level from their roots (interior pages, a few MB, are
 // parsed for their children), each level of all of them read sorted by page number, near pages in
-// one read; the leaf level is read and not parsed. Only a hint: what it reads is thrown away, and a page it misreads (the file behind
-// the WAL after a crash) costs a useless read, nothing else. SQLite's file format:
-// https://www.sqlite.org/fileformat2.html#b_tree_pages
+// one read; the leaf level is read and not parsed. Only a hint: what it reads is thrown away, and
+// a page it misreads (the file behind the WAL after a crash) costs a useless read, nothing else.
+// SQLite's file format: https://www.sqlite.org/fileformat2.html#b_tree_pages
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Db } from './database.js';
 
