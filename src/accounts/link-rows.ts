@@ -1,6 +1,6 @@
 // The rows of account_links read at start on the start's own thread (scoring/start-loads-worker.ts)
 // and handed to the HTTP thread as typed arrays, so that the HTTP thread, which builds the state,
-// neither reads the table nor looks up 10M account ids (bench/README.md, step 34). An account is
+// neither reads the table nor looks up 10M account ids (bench/README.md, step 35). An account is
 // named by its position in `SELECT account_id FROM accounts ORDER BY account_id`, the order in which
 // HotAccounts.load numbers them; both sides hash that order, and the HTTP thread takes the rows only
 // if the two hashes agree (else it reads the table itself, as before).
