@@ -139,7 +139,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const listsClock = new ListsClock();
   listsClock.advance(listClock(readDb));
   const pool = new RulesPool(
-    { dataDir: config.dataDir, faults, listsClock: listsClock.buffer },
+    { dataDir: config.dataDir, faults, listsClock: listsClock.buffer, loaded: new SharedArrayBuffer(4) },
     { threads: config.workers, maxHeapMb: config.workerMaxHeapMb, taskTimeoutMs: config.workerTaskTimeoutMs, log, onTally: (tally) => outcomes.add(tally) },
   );
   // Keys of the in-memory state (velocity windows, event ids): keyed hashes under the install secret.
@@ -371,6 +371,7 @@ export async function startService(config: Config, log: Logger, options: Service
   };
   let port: number;
   try {
+    await pool.ready();
     port = await server.listen();
   } catch (error) {
     // Nothing was served: stop what was started, so that the process can end at once.

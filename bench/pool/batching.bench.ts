@@ -13,7 +13,7 @@ const kEvents = 20_000;
 
 export async function runBatchingBenchmark(): Promise<void> {
   const store = createBenchStore();
-  const setup = { dataDir: store.dataDir, faults: [], listsClock: new SharedArrayBuffer(8) };
+  const setup = { dataDir: store.dataDir, faults: [], listsClock: new SharedArrayBuffer(8), loaded: new SharedArrayBuffer(4) };
   const mix = eventMix(11);
   const items: EvaluateItem[] = Array.from({ length: kEvents }, () => {
     const payload = mix();

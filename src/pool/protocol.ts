@@ -16,6 +16,8 @@ export interface WorkerSetup {
   readonly faults: readonly string[];
   /** The lists clock (lists/lists-clock.ts), shared with the HTTP thread. */
   readonly listsClock: SharedArrayBuffer;
+  /** One Int32: workers whose module has loaded (each adds 1; RulesPool.ready waits for them). */
+  readonly loaded: SharedArrayBuffer;
 }
 
 export interface EvaluateItem {

@@ -64,8 +64,12 @@ export class RulesPool {
   restarts = 0;
   #workersStarted = 0;
   readonly #onTally: ((tally: Tally | undefined) => void) | null;
+  readonly #loaded: Int32Array;
+  readonly #threads: number;
 
   constructor(setup: WorkerSetup, options: RulesPoolOptions) {
+    this.#loaded = new Int32Array(setup.loaded);
+    this.#threads = options.threads;
     this.#log = options.log;
     this.#onTally = options.onTally ?? null;
     this.#taskTimeoutMs = options.taskTimeoutMs;
@@ -98,6 +102,19 @@ export class RulesPool {
       this.restarts++;
       this.#log.warn('rule worker started to replace one that ended', { restarts: this.restarts });
     });
+  }
+
+  /**
+   * Resolves once every worker of the pool has loaded its module (or after `limitMs`). The server
+   * listens only then: a worker ended while Node instantiates its module — a stop just after the
+   * start — aborted the whole process under Node 22 ("FATAL ERROR: v8::Module::IsGraphAsync must
+   * be used on an instantiated module", test/cli/serve-signals.test.ts, once in a CI run).
+   */
+  async ready(limitMs = 30_000): Promise<void> {
+    const until = performance.now() + limitMs;
+    while (Atomics.load(this.#loaded, 0) < this.#threads && performance.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   }
 
   get queueSize(): number {

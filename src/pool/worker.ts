@@ -101,3 +101,6 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
   }
   return encodeResults(results, tally);
 }
+
+// Loaded: the HTTP thread waits for every worker to get here before it listens (RulesPool.ready).
+Atomics.add(new Int32Array(setup.loaded), 0, 1);
