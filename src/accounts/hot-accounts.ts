@@ -110,7 +110,7 @@ export class HotAccounts {
   static load(readDb: Db, hasher: KeyHasher, secret: Buffer, linkRows: LinkRowsReceiver | null = null): { accounts: HotAccounts; counts: LoadCounts } {
     const started = performance.now();
     // From disk, the scans below would read their pages one random read at a time.
-    const readAhead = readAheadTables(readDb, readDb.name, kLoadedTables);
+    const readAhead = readAheadTables(readDb, kLoadedTables);
     const stamp = readDb.prepare('SELECT scored_order, from_seq FROM derived_stamp WHERE id = 1').get() as { scored_order: number; from_seq: number };
     const hot = new HotAccounts(readDb, hasher, stamp.scored_order);
     const state = hot.#state;
@@ -162,8 +162,7 @@ export class HotAccounts {
         check(state.loadHolder(space, account, type, hot.#words, 0, masked, firstSeen, lastSeen), `signal of ${publicId}`);
         counts.signals++;
       }
-      if (linkRows !== null && order.count !== slots.length) linkRows.close();
-      const fromRows = linkRows === null || order.count !== slots.length ? null : hot.#loadLinkRows(linkRows, order, slots);
+      const fromRows = linkRows === null ? null : hot.#loadLinkRows(linkRows, order, slots);
       if (fromRows !== null) {
         counts.links = fromRows;
         linksFromStartThread = true;
@@ -207,7 +206,8 @@ export class HotAccounts {
     try {
       const first = receiver.next();
       if (first.kind === 'failed') throw loadError('links from the start thread', first.message);
-      if (first.kind !== 'order' || first.count !== order.count || first.hash !== order.hash) return null;
+      // Another order, or accounts other than counted here (then `slots` does not number them all).
+      if (first.kind !== 'order' || first.count !== order.count || first.hash !== order.hash || order.count !== slots.length) return null;
       let loaded = 0;
       for (;;) {
         const message = receiver.next();

@@ -25,7 +25,7 @@ export function rebuildVelocity(db: Db, velocity: VelocityWindows, now: number):
     else high = middle;
   }
   // Read in file order first: from disk, the scan below would wait for each page in turn.
-  readAheadTables(db, db.name, [{ table: 'events', fromRowid: low }]);
+  readAheadTables(db, [{ table: 'events', fromRowid: low }]);
   const rows = db.prepare(
     `SELECT project_id, account_id, payload, received_at FROM events WHERE seq >= ? AND state = 'scored' AND received_at >= ?`,
   ).iterate(low, since) as IterableIterator<{ project_id: string; account_id: string | null; payload: string; received_at: number }>;

@@ -28,9 +28,11 @@ export interface ReadAhead {
 /**
  * Reads ahead every page of the tables (and nothing of their indexes), the tables' pages of each
  * level in one pass; of a rowid table given with `fromRowid`, only the pages of rows from that
- * rowid on (the end of the event log).
+ * rowid on (the end of the event log). `path`: the file to read, the database's own but in tests.
  */
-export function readAheadTables(db: Db, path: string, tables: ReadonlyArray<string | { readonly table: string; readonly fromRowid: number }>): ReadAhead {
+export function readAheadTables(
+  db: Db, tables: ReadonlyArray<string | { readonly table: string; readonly fromRowid: number }>, path: string = db.name,
+): ReadAhead {
   const started = performance.now();
   if (db.memory) return { pages: 0, bytes: 0, ms: 0 };
   const pageSize = db.pragma('page_size', { simple: true }) as number;

@@ -39,29 +39,29 @@ function pagesOf(db: Database.Database, table: string): number {
 }
 
 test("every page of each table is read, and none of its indexes'", (t) => {
-  const { db, path } = database(t);
+  const { db } = database(t);
   const links = pagesOf(db, 'links');
   const log = pagesOf(db, 'log');
   t.true(links > 100 && log > 1000, `${links} and ${log} pages`);
-  t.is(readAheadTables(db, path, ['links']).pages, links);
-  t.is(readAheadTables(db, path, ['links', 'log']).pages, links + log);
-  const ahead = readAheadTables(db, path, ['log', 'no_such_table']);
+  t.is(readAheadTables(db, ['links']).pages, links);
+  t.is(readAheadTables(db, ['links', 'log']).pages, links + log);
+  const ahead = readAheadTables(db, ['log', 'no_such_table']);
   t.is(ahead.pages, log);
   t.true(ahead.bytes >= log * 4096);
 });
 
 test('of a rowid table from a rowid on, the pages that lead to those rows: their leaves and the path to them', (t) => {
-  const { db, path } = database(t);
+  const { db } = database(t);
   const log = pagesOf(db, 'log');
   const leaves = db.prepare("SELECT count(*) FROM dbstat WHERE name = 'log' AND pagetype = 'leaf'").pluck().get() as number;
   // dbstat's path of the root is '/', of its children '/000/', and so on: a slash per level.
   const depth = db.prepare("SELECT max(length(path) - length(replace(path, '/', ''))) FROM dbstat WHERE name = 'log'").pluck().get() as number;
-  t.is(readAheadTables(db, path, [{ table: 'log', fromRowid: 1 }]).pages, log, 'from the first row: all of it');
+  t.is(readAheadTables(db, [{ table: 'log', fromRowid: 1 }]).pages, log, 'from the first row: all of it');
   // The last tenth of the rows: about a tenth of the leaves, and at most the interior pages above them.
-  const tail = readAheadTables(db, path, [{ table: 'log', fromRowid: 27_001 }]).pages;
+  const tail = readAheadTables(db, [{ table: 'log', fromRowid: 27_001 }]).pages;
   t.true(tail >= leaves / 10 && tail <= leaves / 10 + log - leaves + 2, `${tail} pages of ${log} (${leaves} leaves)`);
   // Past the last row: one page per level, down the right edge.
-  t.is(readAheadTables(db, path, [{ table: 'log', fromRowid: 30_001 }]).pages, depth);
+  t.is(readAheadTables(db, [{ table: 'log', fromRowid: 30_001 }]).pages, depth);
 });
 
 test('a file whose pages are not the B-tree the schema names (damaged, or behind its WAL) is read without harm', (t) => {
@@ -73,7 +73,7 @@ test('a file whose pages are not the B-tree the schema names (damaged, or behind
   readFileSync(path).copy(file, 0, 0, 4096);
   randomBytes(file.length - 4096).copy(file, 4096);
   writeFileSync(other, file);
-  const ahead = readAheadTables(db, other, ['links', 'log']);
+  const ahead = readAheadTables(db, ['links', 'log'], other);
   // Each page at most once, whatever its bytes say.
   t.true(ahead.pages >= 1 && ahead.pages <= 200, `${ahead.pages} pages read; root ${root}`);
 });
@@ -82,5 +82,5 @@ test('an in-memory database reads nothing', (t) => {
   const db = new Database(':memory:');
   t.teardown(() => db.close());
   db.exec('CREATE TABLE x (a)');
-  t.deepEqual(readAheadTables(db, ':memory:', ['x']), { pages: 0, bytes: 0, ms: 0 });
+  t.deepEqual(readAheadTables(db, ['x']), { pages: 0, bytes: 0, ms: 0 });
 });
