@@ -8,6 +8,7 @@
 // answered: it is then the first event of a new account. Everything of the account that entered
 // before the erasure has been stored (or refused) by the time the erasure runs, so the erasure sees
 // it. Lives on the HTTP thread, which is where scoring and erasure start; pure bookkeeping, no I/O.
+import { TransientMap } from '../state/transient-map.js';
 
 interface Entry {
   /** Events of the account between enter() and leave(). */
@@ -19,7 +20,7 @@ interface Entry {
 }
 
 export class AccountGate {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new TransientMap<string, Entry>();
 
   /** The gate key of an account: accounts are per tenant and environment. */
   static key(tenantId: string, environment: string, externalId: string): string {

@@ -15,6 +15,7 @@
 // so neither should happen; this is the guard behind those guards.
 import { Piscina } from 'piscina';
 import type { Logger } from '../shared/log.js';
+import { TransientMap } from '../state/transient-map.js';
 import type { Tally } from './outcome-tally.js';
 import { encodeTask, resultOf, type EvaluateItem, type EvaluateTaskResult, type ItemResult, type WorkerSetup } from './protocol.js';
 
@@ -43,6 +44,16 @@ interface Waiting {
   readonly resolve: (result: ItemResult) => void;
 }
 
+/** A batch sent to a pool, until its task settles. */
+interface Sent {
+  readonly batch: readonly Waiting[];
+  readonly alone: boolean;
+  readonly settled: (() => void) | undefined;
+  readonly abort: AbortController;
+  readonly limitMs: number;
+  readonly deadline: NodeJS.Timeout;
+}
+
 /** The isolation thread stops after this long unused: it is only needed after a failure. */
 const kIsolationIdleMs = 60_000;
 
@@ -56,6 +67,8 @@ export class RulesPool {
   /** Events waiting to be evaluated alone, and whether one is being evaluated. */
   #alone: Waiting[] = [];
   #aloneRunning = false;
+  readonly #sent = new TransientMap<number, Sent>();
+  #nextBatch = 0;
   /** Batches sent, for /metrics. */
   batches = 0;
   /** Tasks that ended a worker (died or past their deadline), for /metrics. */
@@ -156,53 +169,74 @@ export class RulesPool {
   /**
    * Runs `batch` as one task. If the task fails, each of its events is queued to run alone in the
    * isolation pool (`alone` false), or, when it already ran alone there, answered with an error.
+   *
+   * The batch waits in #sent under a number, and nothing handed to piscina (the callbacks, the
+   * abort signal) refers to it: piscina keeps its tasks in a Map, whose replaced tables can keep
+   * what they held through scavenges (state/transient-map.ts) — with the batch, every event's
+   * objects.
    */
   #send(batch: readonly Waiting[], alone: boolean, settled?: () => void): void {
     this.batches++;
     const task = encodeTask(batch.map((waiting) => waiting.item));
+    const number = this.#nextBatch++;
     const abort = new AbortController();
     const limitMs = this.#taskTimeoutMs + kTaskDeadlinePerEventMs * batch.length;
-    const deadline = setTimeout(() => abort.abort(), limitMs);
-    deadline.unref();
+    const sent: Sent = { batch, alone, settled, abort, limitMs, deadline: setTimeout(() => abort.abort(), limitMs) };
+    sent.deadline.unref();
+    this.#sent.set(number, sent);
     (alone ? this.#isolation : this.#pool).run(task, { signal: abort.signal }).then(
-      (result: EvaluateTaskResult) => {
-        clearTimeout(deadline);
-        settled?.();
-        this.#onTally?.(result.tally);
-        for (let i = 0; i < batch.length; i++) {
-          const outcome = resultOf(result, i);
-          if (!outcome.ok && outcome.overBudget === true) {
-            const { item } = batch[i]!;
-            this.#log.warn('event over its evaluation budget; it was not scored', {
-              request_id: item.requestId, project_id: item.projectId, event_id: item.eventId, ruleset_version: item.version,
-            });
-          }
-          batch[i]!.resolve(outcome);
-        }
-      },
-      (error: unknown) => {
-        clearTimeout(deadline);
-        settled?.();
-        this.workerFailures++;
-        const reason = abort.signal.aborted ? `no answer within ${limitMs} ms` : describe(error);
-        if (!alone) {
-          this.#log.warn('rule worker failed on a batch; evaluating its events one by one', { events: batch.length, reason });
-          this.#alone.push(...batch);
-          this.#pumpAlone();
-          return;
-        }
-        for (const { item, resolve } of batch) {
-          this.#log.error('rule worker failed on this event; it was not scored', {
-            request_id: item.requestId, project_id: item.projectId, event_id: item.eventId, ruleset_version: item.version, reason,
-          });
-          resolve({
-            ok: false,
-            code: 'COMPILED_RULES_UNAVAILABLE',
-            message: `The rules could not be evaluated on this event (the rule worker ${abort.signal.aborted ? 'did not finish' : 'failed'}). Nothing was stored.`,
-          });
-        }
-      },
+      (result: EvaluateTaskResult) => this.#answered(number, result),
+      (error: unknown) => this.#failed(number, error),
     );
+  }
+
+  /** The batch's task is done: each event gets its result. */
+  #answered(number: number, result: EvaluateTaskResult): void {
+    const { batch, settled, deadline } = this.#taken(number);
+    clearTimeout(deadline);
+    settled?.();
+    this.#onTally?.(result.tally);
+    for (let i = 0; i < batch.length; i++) {
+      const outcome = resultOf(result, i);
+      if (!outcome.ok && outcome.overBudget === true) {
+        const { item } = batch[i]!;
+        this.#log.warn('event over its evaluation budget; it was not scored', {
+          request_id: item.requestId, project_id: item.projectId, event_id: item.eventId, ruleset_version: item.version,
+        });
+      }
+      batch[i]!.resolve(outcome);
+    }
+  }
+
+  /** The batch's task failed (its worker died or passed the deadline). */
+  #failed(number: number, error: unknown): void {
+    const { batch, alone, settled, abort, limitMs, deadline } = this.#taken(number);
+    clearTimeout(deadline);
+    settled?.();
+    this.workerFailures++;
+    const reason = abort.signal.aborted ? `no answer within ${limitMs} ms` : describe(error);
+    if (!alone) {
+      this.#log.warn('rule worker failed on a batch; evaluating its events one by one', { events: batch.length, reason });
+      this.#alone.push(...batch);
+      this.#pumpAlone();
+      return;
+    }
+    for (const { item, resolve } of batch) {
+      this.#log.error('rule worker failed on this event; it was not scored', {
+        request_id: item.requestId, project_id: item.projectId, event_id: item.eventId, ruleset_version: item.version, reason,
+      });
+      resolve({
+        ok: false,
+        code: 'COMPILED_RULES_UNAVAILABLE',
+        message: `The rules could not be evaluated on this event (the rule worker ${abort.signal.aborted ? 'did not finish' : 'failed'}). Nothing was stored.`,
+      });
+    }
+  }
+
+  #taken(number: number): Sent {
+    const sent = this.#sent.get(number)!;
+    this.#sent.delete(number);
+    return sent;
   }
 
   async close(): Promise<void> {

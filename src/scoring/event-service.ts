@@ -21,6 +21,7 @@ import type { AsyncScorer, PendingJob } from './async-scorer.js';
 import { EventReader, type StoredEvent } from './event-store.js';
 import { canonicalBodyHash } from './idempotency.js';
 import type { ScoreJob, Scorer } from './scorer.js';
+import { TransientMap } from '../state/transient-map.js';
 
 export type EventReply =
   /** 200 with this score result, already serialised (fresh, or stored). */
@@ -82,7 +83,7 @@ const kAsyncAtCapacity: EventReply = Object.freeze({
 
 export class EventService {
   readonly #deps: EventServiceDeps;
-  readonly #inFlight = new Map<string, Promise<unknown>>();
+  readonly #inFlight = new TransientMap<string, Promise<unknown>>();
   #admitted = 0;
   /** Refused at the door (overload), for /metrics. */
   refused = 0;

@@ -12,6 +12,7 @@
 // refusing the transaction (locked past the busy timeout, disk full) fails the whole batch at once.
 import { Worker } from 'node:worker_threads';
 import type { Db } from './database.js';
+import { TransientMap } from '../state/transient-map.js';
 
 export type CommandTable = Record<string, (db: Db, ...args: any[]) => unknown>;
 
@@ -53,7 +54,7 @@ interface Waiting {
 
 export class Writer<C extends CommandTable> {
   readonly #thread: Worker;
-  readonly #waiting = new Map<number, Waiting>();
+  readonly #waiting = new TransientMap<number, Waiting>();
   #batch: CommandCall[] = [];
   #scheduled = false;
   #nextId = 1;
