@@ -5,13 +5,17 @@
 // write) show as a row of windows at a steady interval. Server settings as environment variables
 // (DERIVED_FLUSH_MS=… to compare). BENCH_NODE_ARGS: flags for the server's node (e.g. `--trace-gc`),
 // whose standard output then goes to BENCH_SERVER_OUT (default: server-out.txt in the temp dir).
+// BENCH_GC=1 adds `--trace-gc-nvp` and prints the HTTP thread's scavenges after the run: how many
+// per second, their mean pause, and the bytes they copied and promoted to the old generation.
 // Also prints the server's own histogram over the measured seconds (/metrics): the share of
 // answers within 1, 2, 5, 10, 25 and 50 ms of the moment the HTTP thread read the request — without
 // the time a request waits for that thread to read it, which the generator's figures include.
 //   node dist/bench/http/latency.bench.js     (after npm run build)
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { finished } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { summariseScavenges } from '../_helpers/gc-trace.js';
 import { durationBuckets } from '../_helpers/metrics.js';
 import { quantile, realisticLoad } from '../_helpers/open-loop.js';
 import { startFraudScorer } from '../_helpers/processes.js';
@@ -21,15 +25,14 @@ const kSeconds = Number(process.env.BENCH_SECONDS ?? 30);
 const kSlowMs = Number(process.env.BENCH_SLOW_MS ?? 20);
 const kWindowMs = 100;
 const kRoute = 'POST /v1/events';
-const kNodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+const kGc = process.env.BENCH_GC === '1';
+const kNodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''), ...(kGc ? ['--trace-gc-nvp'] : [])];
 const kServerOut = process.env.BENCH_SERVER_OUT ?? join(tmpdir(), 'server-out.txt');
 
 async function main(): Promise<void> {
   const server = await startFraudScorer({}, kNodeArgs);
-  if (kNodeArgs.length > 0) {
-    server.child.stdout!.pipe(createWriteStream(kServerOut));
-    console.log(`server's standard output: ${kServerOut}`);
-  }
+  const out = kNodeArgs.length > 0 ? server.child.stdout!.pipe(createWriteStream(kServerOut)) : null;
+  if (out !== null) console.log(`server's standard output: ${kServerOut}`);
   try {
     const load = realisticLoad(server, kRate);
     await load(10);
@@ -60,6 +63,17 @@ async function main(): Promise<void> {
     console.log(`the generator's own stalls over 10 ms (second: ms), answers then timed late: ${stalls.length === 0 ? 'none' : stalls.map(([at, length]) => `${(at / 1000).toFixed(1)}: ${length.toFixed(0)}`).join(', ')}`);
   } finally {
     await server.stop();
+  }
+  if (out !== null) await finished(out);
+  if (kGc) {
+    const gc = summariseScavenges(readFileSync(kServerOut, 'utf8'));
+    if (gc === null) console.log('no scavenges in the trace');
+    else {
+      console.log(
+        `the HTTP thread's scavenges (the last two thirds of the run): ${gc.perSecond.toFixed(1)}/s, mean pause ${gc.pauseMs.toFixed(2)} ms, ` +
+          `${(gc.survivedBytes / 1024).toFixed(0)} KiB survived and ${(gc.promotedBytes / 1024).toFixed(0)} KiB promoted each (${(gc.promotedPerSecond / 1048576).toFixed(1)} MiB/s); ${gc.markCompacts} mark-compacts`,
+      );
+    }
   }
 }
 
