@@ -1,10 +1,12 @@
 // Every stored event's id key kept beside the log, in runs (docs/pipeline.md, "The event log"): a
-// start after a crash reads them (12 bytes per event) instead of reading the whole log for its
+// start after a crash reads them (8 bytes per event) instead of reading the whole log for its
 // event ids — 9 GB at 10M events, which made the start grow with everything ever stored.
 //
 // A run is one row of event_id_runs (migration 20) for kRunEvents events in a row of the log:
 // their keys as the in-memory index makes them (EventIndex.keyOf: the keyed 64-bit hash of the
-// project's number and the event id, both stable under the install secret) and their seqs. The
+// project's number and the event id, both stable under the install secret) and their seqs — none
+// when they are first_seq, first_seq + 1, … (always, unless rows of the log were deleted by hand:
+// nothing deletes them), else each as an offset from first_seq (4 bytes more per event). The
 // writer appends a run in the transaction of the event that completes one, reading those events
 // back from the log, so a run holds exactly what was committed; runs follow each other with no gap
 // (a run's first_seq is the last one's last_seq + 1). The events after the last run (fewer than
@@ -47,12 +49,22 @@ export class EventProjectNumbers {
   }
 }
 
-/** A run as stored: keys (two words per event) and seqs as offsets from firstSeq. */
+/** A run as stored: keys (two words per event) and seqs as offsets from firstSeq, or null when they are firstSeq, firstSeq + 1, …. */
 export interface EventIdRun {
   readonly firstSeq: number;
   readonly lastSeq: number;
   readonly keys: Uint32Array;
-  readonly offsets: Uint32Array;
+  readonly offsets: Uint32Array | null;
+}
+
+/** Events in a run. */
+export function runLength(run: EventIdRun): number {
+  return run.keys.length / 2;
+}
+
+/** The seq of the run's `i`th event. */
+export function runSeq(run: EventIdRun, i: number): number {
+  return run.firstSeq + (run.offsets === null ? i : run.offsets[i]!);
 }
 
 /** The runs of a database, in order, as far as they follow each other from the log's first seq. */
@@ -62,8 +74,10 @@ export function* readEventIdRuns(db: Db): Generator<EventIdRun> {
   >;
   let expected = 1;
   for (const [firstSeq, lastSeq, keys, seqs] of rows) {
-    if (firstSeq !== expected || keys.length !== seqs.length * 2 || seqs.length % 4 !== 0) return;
-    yield { firstSeq, lastSeq, keys: wordsOf(keys), offsets: wordsOf(seqs) };
+    const dense = seqs.length === 0;
+    const fits = dense ? keys.length === (lastSeq - firstSeq + 1) * 8 : keys.length === seqs.length * 2 && seqs.length % 4 === 0;
+    if (firstSeq !== expected || !fits) return;
+    yield { firstSeq, lastSeq, keys: wordsOf(keys), offsets: dense ? null : wordsOf(seqs) };
     expected = lastSeq + 1;
   }
 }
@@ -123,7 +137,8 @@ export class EventIdRunWriter {
         offsets[i] = seq - firstSeq;
       }
       covered = rows[rows.length - 1]![0];
-      this.#insert.run(covered, firstSeq, bytesOf(keys), bytesOf(offsets));
+      const dense = covered - firstSeq + 1 === rows.length;
+      this.#insert.run(covered, firstSeq, bytesOf(keys), dense ? kNoSeqs : bytesOf(offsets));
     }
     this.#coveredSeq = covered;
   }
@@ -135,6 +150,9 @@ export function writeEventIdRunsOfLog(db: Db): void {
   if (last === null) return;
   EventIdRunWriter.forDatabase(db)?.appendRuns(last, Infinity, true);
 }
+
+/** The seqs of a run whose events are at firstSeq, firstSeq + 1, …: none. */
+const kNoSeqs = Buffer.alloc(0);
 
 function bytesOf(words: Uint32Array): Buffer {
   return Buffer.from(words.buffer, words.byteOffset, words.byteLength);

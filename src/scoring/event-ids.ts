@@ -8,7 +8,7 @@ import type { Db } from '../store/database.js';
 import { EventIndex, type EventIndexParts } from '../state/event-index.js';
 import type { KeyHasher } from '../state/keys.js';
 import type { Bytes } from '../state/slots.js';
-import { EventProjectNumbers, readEventIdRuns } from './event-id-runs.js';
+import { EventProjectNumbers, readEventIdRuns, runLength, runSeq } from './event-id-runs.js';
 
 const kLoadChunkRows = 65_536;
 const kSeparator = '\u001f';
@@ -63,12 +63,13 @@ export class EventIds {
     let fromRuns = 0;
     let after = 0;
     for (const run of readEventIdRuns(db)) {
-      const { keys, offsets } = run;
-      for (let i = 0; i < offsets.length; i++) {
-        const error = ids.#index.addKey(keys[i * 2]!, keys[i * 2 + 1]!, run.firstSeq + offsets[i]!);
+      const { keys } = run;
+      const length = runLength(run);
+      for (let i = 0; i < length; i++) {
+        const error = ids.#index.addKey(keys[i * 2]!, keys[i * 2 + 1]!, runSeq(run, i));
         if (error !== null) throw new Error(`event ids: ${error.message}`);
       }
-      fromRuns += offsets.length;
+      fromRuns += length;
       after = run.lastSeq;
     }
     const chunk = db.prepare<[number], { last: number | null; text: string | null }>(

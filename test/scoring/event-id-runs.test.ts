@@ -87,6 +87,33 @@ test('a run is written for every kRunEvents events stored; a start takes them an
   t.deepEqual(running.candidates('prj_c', 'evt-new'), [count + 1]);
 });
 
+test('a run of events at seqs that follow each other stores no seqs (8 bytes per event); one with a gap stores them all', (t) => {
+  const { db, secret } = database(t);
+  const first = store(db, kRunEvents);
+  // Rows of the log deleted by hand (nothing in the service deletes them), after the last run,
+  // leave a gap in the next one.
+  const second = store(db, kRunEvents + 20, 20_000);
+  const gone = [second[kRunEvents + 6]!.seq, second[kRunEvents + 7]!.seq];
+  db.prepare('DELETE FROM events WHERE seq IN (?, ?)').run(...gone);
+  const third = store(db, kRunEvents, 40_000);
+  const stored = db.prepare('SELECT first_seq, last_seq, length(keys) AS keys, length(seqs) AS seqs FROM event_id_runs ORDER BY last_seq').all();
+  t.deepEqual(stored, [
+    { first_seq: 1, last_seq: kRunEvents, keys: kRunEvents * 8, seqs: 0 },
+    { first_seq: kRunEvents + 1, last_seq: 2 * kRunEvents, keys: kRunEvents * 8, seqs: 0 },
+    // Written after the deletion, when seq 3,072 was stored: the 1,022 events over those 1,024 seqs.
+    { first_seq: 2 * kRunEvents + 1, last_seq: 3 * kRunEvents, keys: (kRunEvents - 2) * 8, seqs: (kRunEvents - 2) * 4 },
+  ]);
+  const kept = [...first, ...second, ...third].filter((event) => !gone.includes(event.seq));
+  const ids = EventIds.load(db, new KeyHasher(secret));
+  t.deepEqual(ids.loaded, { fromRuns: 3 * kRunEvents - 2, fromLog: kept.length - (3 * kRunEvents - 2) });
+  assertAllFound(t, ids, kept);
+  // A run without seqs whose keys do not cover its seqs counts as a gap: the log is read from there.
+  db.prepare('UPDATE event_id_runs SET last_seq = last_seq + 1 WHERE first_seq = 1').run();
+  const again = EventIds.load(db, new KeyHasher(secret));
+  t.is(again.loaded!.fromRuns, 0);
+  assertAllFound(t, again, kept);
+});
+
 test('a run written by a transaction that rolls back goes with it; the runs after follow on without a gap', (t) => {
   const { db, secret } = database(t);
   const first = store(db, kRunEvents - 10);
