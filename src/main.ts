@@ -270,6 +270,12 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.gauge('fraud_scorer_events_in_flight_limit', 'MAX_EVENTS_IN_FLIGHT: past it, POST /v1/events answers 503.', () => config.maxEventsInFlight);
   metrics.counter('fraud_scorer_events_refused_total', 'POST /v1/events refused at the door with 503 (over MAX_EVENTS_IN_FLIGHT).', () => events.refused);
   metrics.counter('fraud_scorer_events_dropped_total', 'Sync events not scored because their client had gone.', () => scorer.dropped);
+  metrics.labeledHistogram(
+    'fraud_scorer_scoring_stage_seconds',
+    'Time scored events waited for each hop: rules (handed to the rule workers until the result is back, batching included) and commit (handed to the writer until its commit is acknowledged).',
+    'stage',
+    () => Object.entries(scorer.stageTimes),
+  );
   metrics.gauge('fraud_scorer_async_queue_limit', 'Bound of the async queue (ASYNC_QUEUE_LIMIT): past it, async answers 503.', () => config.asyncQueueLimit);
   metrics.counter('fraud_scorer_rule_worker_restarts_total', 'Rule workers started to replace one that died.', () => pool.restarts);
   metrics.labeledCounter('fraud_scorer_decisions_total', 'Events scored, by project and decision.', ['project_id', 'decision'], () => outcomes.decisions());

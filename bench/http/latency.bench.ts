@@ -9,14 +9,15 @@
 // per second, their mean pause, and the bytes they copied and promoted to the old generation.
 // Also prints the server's own histogram over the measured seconds (/metrics): the share of
 // answers within 1, 2, 5, 10, 25 and 50 ms of the moment the HTTP thread read the request — without
-// the time a request waits for that thread to read it, which the generator's figures include.
+// the time a request waits for that thread to read it, which the generator's figures include —
+// and the same shares for the two hops inside it (waiting for the rule workers, for the commit).
 //   node dist/bench/http/latency.bench.js     (after npm run build)
 import { createWriteStream, readFileSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summariseScavenges } from '../_helpers/gc-trace.js';
-import { durationBuckets } from '../_helpers/metrics.js';
+import { durationBuckets, stageBuckets, type Buckets } from '../_helpers/metrics.js';
 import { quantile, realisticLoad } from '../_helpers/open-loop.js';
 import { startFraudScorer } from '../_helpers/processes.js';
 
@@ -29,6 +30,18 @@ const kGc = process.env.BENCH_GC === '1';
 const kNodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''), ...(kGc ? ['--trace-gc-nvp'] : [])];
 const kServerOut = process.env.BENCH_SERVER_OUT ?? join(tmpdir(), 'server-out.txt');
 
+const kStages = ['rules', 'commit'] as const;
+
+/** The share of what a histogram counted between two scrapes within each bound from 1 to 50 ms. */
+function shares(before: Buckets, after: Buckets): string {
+  const counted = after.count - before.count;
+  return after.bounds
+    .map((bound, i) => [bound, (after.cumulative[i]! - before.cumulative[i]!) / counted] as const)
+    .filter(([bound]) => bound >= 0.001 && bound <= 0.05)
+    .map(([bound, share]) => `≤ ${bound * 1000} ms ${(share * 100).toFixed(2)} %`)
+    .join(', ');
+}
+
 async function main(): Promise<void> {
   const server = await startFraudScorer({}, kNodeArgs);
   const out = kNodeArgs.length > 0 ? server.child.stdout!.pipe(createWriteStream(kServerOut)) : null;
@@ -37,8 +50,10 @@ async function main(): Promise<void> {
     const load = realisticLoad(server, kRate);
     await load(10);
     const before = await durationBuckets(server.url, kRoute);
+    const stagesBefore = await Promise.all(kStages.map((stage) => stageBuckets(server.url, stage)));
     const result = await load(kSeconds);
     const after = await durationBuckets(server.url, kRoute);
+    const stagesAfter = await Promise.all(kStages.map((stage) => stageBuckets(server.url, stage)));
     const served: number[] = [];
     const slowest = new Map<number, number>();
     for (let i = 0; i < result.status.length; i++) {
@@ -54,11 +69,11 @@ async function main(): Promise<void> {
     console.log(slow.map(([window, latency]) => `${((window * kWindowMs) / 1000).toFixed(1)}: ${latency.toFixed(0)}`).join(', '));
     // The server's own view (its histogram over the measured seconds): the share of answers within
     // each bound, which says whether its p99 is under a bound that the generator's figure includes.
-    const answered = after.count - before.count;
-    const shares = after.bounds
-      .map((bound, i) => [bound, (after.cumulative[i]! - before.cumulative[i]!) / answered] as const)
-      .filter(([bound]) => bound >= 0.001 && bound <= 0.05);
-    console.log(`the server's own timing (read → answered, ${answered} answers): ${shares.map(([bound, share]) => `≤ ${bound * 1000} ms ${(share * 100).toFixed(2)} %`).join(', ')}`);
+    console.log(`the server's own timing (read → answered, ${after.count - before.count} answers): ${shares(before, after)}`);
+    // The two hops inside that time: the rule workers' and the writer's (events scored, /metrics).
+    kStages.forEach((stage, i) => {
+      console.log(`  waiting for ${stage === 'rules' ? 'the rule workers' : 'the commit'} (${stagesAfter[i]!.count - stagesBefore[i]!.count} events): ${shares(stagesBefore[i]!, stagesAfter[i]!)}`);
+    });
     const stalls = result.clientStalls;
     console.log(`the generator's own stalls over 10 ms (second: ms), answers then timed late: ${stalls.length === 0 ? 'none' : stalls.map(([at, length]) => `${(at / 1000).toFixed(1)}: ${length.toFixed(0)}`).join(', ')}`);
   } finally {

@@ -11,6 +11,7 @@ import type { HotAccounts } from '../accounts/hot-accounts.js';
 import type { EvaluateItem } from '../pool/protocol.js';
 import type { RulesPool } from '../pool/rules-pool.js';
 import { apiError, causedBy, type ApiError } from '../shared/errors.js';
+import { LatencyTally } from '../shared/latency-tally.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
 import { VelocityHashes, type VelocityKeys, type VelocityWindows } from '../signals/velocity.js';
 import type { AppWriter } from '../write-commands.js';
@@ -71,6 +72,13 @@ export class Scorer {
   readonly #deps: ScorerDeps;
   /** Sync events not scored because their client had gone (for /metrics). */
   dropped = 0;
+  /**
+   * How long events waited for each hop of their scoring (for /metrics): `rules` from the hand-off
+   * to the rule pool to the result back on this thread (the batch's wait included), `commit` from
+   * the hand-off to the writer to its acknowledgement. What an answer took beyond them is this
+   * thread's own work and its queue.
+   */
+  readonly stageTimes = { rules: new LatencyTally(), commit: new LatencyTally() } as const;
 
   constructor(deps: ScorerDeps) {
     this.#deps = deps;
@@ -134,7 +142,9 @@ export class Scorer {
       now,
       requestId: job.requestId ?? null,
     };
+    const handedToRules = performance.now();
     const evaluated = await pool.evaluate(item);
+    this.stageTimes.rules.record((performance.now() - handedToRules) / 1000);
     if (!evaluated.ok) return { ok: false, error: causedBy(apiError(evaluated.code, evaluated.code === 'INTERNAL_ERROR' ? undefined : evaluated.message), evaluated.message) };
 
     const record: ScoredEventRecord = {
@@ -157,10 +167,13 @@ export class Scorer {
     };
     if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event, 'fault_hold');
     let persisted;
+    const handedToWriter = performance.now();
     try {
       persisted = await writer.call('persistScoredEvent', record, pendingSeq);
     } catch (error) {
       return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The score could not be stored; retry the same request.'), error) };
+    } finally {
+      this.stageTimes.commit.record((performance.now() - handedToWriter) / 1000);
     }
     if (persisted.kind === 'already_scored') return { ok: true, result: null };
     if (persisted.accountId !== null) {

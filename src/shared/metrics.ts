@@ -2,16 +2,12 @@
 // by the HTTP front end; other parts (writer, async queue, webhook outbox) register gauges whose
 // value is read at scrape time, so the hot path pays nothing for them.
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { kLatencyBuckets, LatencyTally } from './latency-tally.js';
 
-// Latency buckets in seconds: dense below 10 ms, where an inline payment check must live.
-export const kLatencyBuckets = [0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
-
-/** Answers of one route ("METHOD /pattern"): counts by status, and the latency histogram's counts per bucket (not cumulative). */
+/** Answers of one route ("METHOD /pattern"): counts by status, and their latencies. */
 interface RouteTally {
   readonly statuses: Map<number, number>;
-  readonly buckets: Float64Array;
-  count: number;
-  sum: number;
+  readonly latency: LatencyTally;
 }
 
 const kDurationName = 'fraud_scorer_http_request_duration_seconds';
@@ -50,39 +46,41 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'fraud_scorer_' });
-    // What a prom-client Histogram would give, from the tallies (registerMetric takes any object
-    // with a name and get()).
-    this.registry.registerMetric({ name: kDurationName, get: () => Promise.resolve(this.#durationValues()) } as never);
+    this.labeledHistogram(kDurationName, kDurationHelp, 'route', () => [...this.#routes].map(([route, tally]) => [route, tally.latency] as const));
   }
 
   /** `route` is "METHOD /pattern" (never a concrete path: bounded label values). */
   recordRequest(route: string, status: number, seconds: number): void {
     let tally = this.#routes.get(route);
     if (tally === undefined) {
-      tally = { statuses: new Map(), buckets: new Float64Array(kLatencyBuckets.length), count: 0, sum: 0 };
+      tally = { statuses: new Map(), latency: new LatencyTally() };
       this.#routes.set(route, tally);
     }
     tally.statuses.set(status, (tally.statuses.get(status) ?? 0) + 1);
-    let bucket = 0;
-    while (bucket < kLatencyBuckets.length && seconds > kLatencyBuckets[bucket]!) bucket++;
-    if (bucket < kLatencyBuckets.length) tally.buckets[bucket]!++;
-    tally.count++;
-    tally.sum += seconds;
+    tally.latency.record(seconds);
   }
 
-  #durationValues(): { name: string; help: string; type: 'histogram'; aggregator: 'sum'; values: unknown[] } {
-    const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
-    for (const [route, tally] of this.#routes) {
-      let cumulative = 0;
-      for (let i = 0; i < kLatencyBuckets.length; i++) {
-        cumulative += tally.buckets[i]!;
-        values.push({ labels: { le: kLatencyBuckets[i]!, route }, value: cumulative, metricName: `${kDurationName}_bucket` });
+  /**
+   * A histogram (kLatencyBuckets) with one label, kept by its owner as LatencyTallies and read at
+   * scrape time as (label value, tally) pairs; the owner bounds the label values. What a
+   * prom-client Histogram would give (registerMetric takes any object with a name and get()).
+   */
+  labeledHistogram(name: string, help: string, labelName: string, read: () => Iterable<readonly [string, LatencyTally]>): void {
+    const values = (): Array<{ labels: Record<string, string | number>; value: number; metricName: string }> => {
+      const out: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
+      for (const [label, tally] of read()) {
+        let cumulative = 0;
+        for (let i = 0; i < kLatencyBuckets.length; i++) {
+          cumulative += tally.buckets[i]!;
+          out.push({ labels: { le: kLatencyBuckets[i]!, [labelName]: label }, value: cumulative, metricName: `${name}_bucket` });
+        }
+        out.push({ labels: { le: '+Inf', [labelName]: label }, value: tally.count, metricName: `${name}_bucket` });
+        out.push({ labels: { [labelName]: label }, value: tally.sum, metricName: `${name}_sum` });
+        out.push({ labels: { [labelName]: label }, value: tally.count, metricName: `${name}_count` });
       }
-      values.push({ labels: { le: '+Inf', route }, value: tally.count, metricName: `${kDurationName}_bucket` });
-      values.push({ labels: { route }, value: tally.sum, metricName: `${kDurationName}_sum` });
-      values.push({ labels: { route }, value: tally.count, metricName: `${kDurationName}_count` });
-    }
-    return { name: kDurationName, help: kDurationHelp, type: 'histogram', aggregator: 'sum', values };
+      return out;
+    };
+    this.registry.registerMetric({ name, get: () => Promise.resolve({ name, help, type: 'histogram', aggregator: 'sum', values: values() }) } as never);
   }
 
   /** A 503 answer; `code` is one of the registry's 503 codes (bounded label values). */

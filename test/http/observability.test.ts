@@ -166,3 +166,30 @@ test('/metrics: the in-memory state by kind, entries and bytes, as events add ac
   t.true(entries(after, 'velocity_keys') > 0);
   for (const kind of ['accounts', 'signal_values', 'signal_holders', 'links', 'event_ids', 'velocity_keys']) t.true(bytes(after, kind) > 0, kind);
 });
+
+test('/metrics: how long scored events waited for the rule workers and for the commit, one observation each; a refused event adds none', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const count = (text: string, stage: string): number | undefined => metricValue(text, 'fraud_scorer_scoring_stage_seconds_count', { stage });
+  const before = await metricsText(server);
+  t.is(count(before, 'rules'), 0);
+  t.is(count(before, 'commit'), 0);
+  for (let i = 0; i < 5; i++) t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent() })).status, 200);
+  // Refused before scoring: nothing is timed.
+  const refused = await api(server, 'POST', '/v1/events', { key, body: { ...minimalEvent(), event_type: 'teleport' } });
+  t.is(refused.status, 400);
+  // A replay of a stored event answers from the store: nothing is timed either.
+  const event = minimalEvent();
+  t.is((await api(server, 'POST', '/v1/events', { key, body: event })).status, 200);
+  t.is((await api(server, 'POST', '/v1/events', { key, body: event })).status, 200);
+  const after = await metricsText(server);
+  for (const stage of ['rules', 'commit']) {
+    t.is(count(after, stage), 6, stage);
+    const buckets = metricSeries(after, 'fraud_scorer_scoring_stage_seconds_bucket').filter((series) => series.labels.stage === stage);
+    t.is(buckets.at(-1)!.labels.le, '+Inf');
+    t.is(buckets.at(-1)!.value, 6);
+    t.true(buckets.every((bucket, i) => i === 0 || bucket.value >= buckets[i - 1]!.value), `${stage}: cumulative`);
+    t.true(metricValue(after, 'fraud_scorer_scoring_stage_seconds_sum', { stage })! > 0, stage);
+  }
+});

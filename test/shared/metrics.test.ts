@@ -3,7 +3,8 @@
 // the same requests.
 import test from 'ava';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { kLatencyBuckets, Metrics } from '../../src/shared/metrics.js';
+import { kLatencyBuckets, LatencyTally } from '../../src/shared/latency-tally.js';
+import { Metrics } from '../../src/shared/metrics.js';
 
 const requests: ReadonlyArray<readonly [string, number, number]> = [
   ['POST /v1/events', 200, 0.0031],
@@ -59,4 +60,20 @@ test('503s are counted by code, as prom-client counts them', async (t) => {
   }
   t.deepEqual(family(await ours.render(), 'fraud_scorer_http_unavailable_total'), family(await registry.metrics(), 'fraud_scorer_http_unavailable_total'));
   t.true((await ours.render()).includes('fraud_scorer_http_unavailable_total{code="COMPILED_RULES_UNAVAILABLE"} 2'));
+});
+
+test('a histogram kept as tallies by its owner renders as prom-client renders the same observations', async (t) => {
+  const ours = new Metrics();
+  const tallies = { rules: new LatencyTally(), commit: new LatencyTally() };
+  ours.labeledHistogram('fraud_scorer_scoring_stage_seconds', 'Stage times.', 'stage', () => Object.entries(tallies));
+  const registry = new Registry();
+  const histogram = new Histogram({ name: 'fraud_scorer_scoring_stage_seconds', help: 'Stage times.', labelNames: ['stage'], buckets: [...kLatencyBuckets], registers: [registry] });
+  const observations: ReadonlyArray<readonly ['rules' | 'commit', number]> = [['rules', 0.0004], ['rules', 0.003], ['commit', 0.0011], ['rules', 9], ['commit', 0.0002]];
+  for (const [stage, seconds] of observations) {
+    tallies[stage].record(seconds);
+    histogram.observe({ stage }, seconds);
+  }
+  const name = 'fraud_scorer_scoring_stage_seconds';
+  t.deepEqual(family(await ours.render(), name), family(await registry.metrics(), name));
+  t.true(family(await ours.render(), name).length > 2);
 });
