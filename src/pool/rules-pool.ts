@@ -2,8 +2,10 @@
 //
 // One piscina task per event costs the main thread more than the rules themselves (tens of µs of
 // messaging against ~0.1 µs of rules), so events are batched: everything asked for during one turn
-// of the event loop goes out as one task (up to kMaxBatch events), and several tasks may be in a
-// worker at once. See bench/README.md for the measurements behind the batch size.
+// of the event loop goes out as one task (up to kMaxBatch events). Each task carries an abort
+// signal (its deadline, below), and piscina gives such a task only to an idle worker: a worker
+// holds one task at a time, the next ones wait in piscina's queue here. See bench/README.md for
+// the measurements behind the batch size (and step 36 for the pool tried without the signals).
 //
 // One event must never cost its neighbours their answer. A worker that dies (out of memory: each
 // worker has a heap limit) or that holds a task past its deadline (the task is aborted, which ends
@@ -91,7 +93,8 @@ export class RulesPool {
       workerData: setup,
       minThreads: options.threads,
       maxThreads: options.threads,
-      concurrentTasksPerWorker: 4,
+      // What piscina does with abortable tasks anyway (any higher setting is not used).
+      concurrentTasksPerWorker: 1,
       idleTimeout: Number.POSITIVE_INFINITY,
       recordTiming: false,
       resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
