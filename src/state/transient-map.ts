@@ -6,8 +6,8 @@
 // old generation, the dead tables that follow keep each other — and every value they held — alive
 // through each scavenge until the next mark-compact: a long-lived Map with an entry per request
 // made every request's objects (its parsed body, its result, the promise chain awaiting it)
-// outlive the young generation. On the HTTP thread that was 4–5 KB per event and scavenges of
-// 2.5–3 ms (bench/README.md, step 36). Here the Map holds only slot numbers; the values sit in an
+// outlive the young generation. On the HTTP thread that was ~4 KB per event and scavenges of
+// 2.6–2.9 ms (bench/README.md, step 36). Here the Map holds only slot numbers; the values sit in an
 // array whose slot is cleared when the entry goes, so a dead table keeps nothing but keys.
 export class TransientMap<K, V> {
   readonly #slots = new Map<K, number>();
