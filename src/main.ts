@@ -47,7 +47,7 @@ import { kVersion } from './shared/version.js';
 import { OutcomeCounts } from './pool/outcome-tally.js';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from './store/data-dir-lock.js';
 import { Metrics } from './shared/metrics.js';
-import { closeCleanly, openDatabase, secureDataDir } from './store/database.js';
+import { closeCleanly, openDatabase, secureDataDir, SqliteBuildError, type Db } from './store/database.js';
 import { AccountGate } from './accounts/account-gate.js';
 import { FaultLatch } from './shared/fault-latch.js';
 import { migrate, SchemaTooNewError } from './store/migrate.js';
@@ -106,7 +106,14 @@ export async function startService(config: Config, log: Logger, options: Service
   }
   // Setting up (schema, first-start bootstrap, install secret) uses a connection of its own that
   // is closed before the writer thread opens the one connection that writes while serving.
-  const setupDb = openDatabase(config.dataDir, { busyTimeoutMs: config.sqliteBusyTimeoutMs });
+  let setupDb: Db;
+  try {
+    setupDb = openDatabase(config.dataDir, { busyTimeoutMs: config.sqliteBusyTimeoutMs });
+  } catch (error) {
+    lock.release();
+    if (error instanceof SqliteBuildError) throw new StartupError(error.message);
+    throw error;
+  }
   let sealed: string | null;
   try {
     // The seal of the start snapshot, claimed before anything is written — migrations included,

@@ -30,6 +30,27 @@ export const kWalResetBytes = 256 * 1024 * 1024;
  */
 const kJournalSizeLimitBytes = kWalResetBytes + 128 * 1024 * 1024;
 
+/**
+ * `PRAGMA compile_options` lists this for the SQLite that scripts/sqlite-secure-delete.mjs patched
+ * (npm runs it after every install). With secure_delete on, stock SQLite leaves a page rebuilt
+ * while its B-tree is rebalanced holding its previous bytes where no cell is — copies of cells that
+ * moved, which an erasure cannot reach; the patched build zeroes them (docs/operations.md, "SQLite,
+ * patched for erasure").
+ */
+export const kSecureDeletePatchOption = 'FRAUD_SCORER_SECURE_DELETE_V1';
+
+/** The SQLite that better-sqlite3 loaded cannot keep the erasure guarantee. */
+export class SqliteBuildError extends Error {}
+
+/** Throws SqliteBuildError unless `db`'s SQLite was built with the secure_delete patch. */
+export function requireSecureDeletePatch(db: Pick<Db, 'pragma'>): void {
+  const options = db.pragma('compile_options') as Array<{ compile_options: string }>;
+  if (options.some((row) => row.compile_options === kSecureDeletePatchOption)) return;
+  throw new SqliteBuildError(
+    'better-sqlite3 was not built with the SQLite patch that erasure needs (a prebuilt binary, or a rebuild after the install): run `npm install` again, or `node scripts/sqlite-secure-delete.mjs` (docs/operations.md, "SQLite, patched for erasure")',
+  );
+}
+
 export function databasePath(dataDir: string): string {
   return join(dataDir, kDatabaseFileName);
 }
@@ -71,7 +92,20 @@ export interface OpenOptions {
   readonly mustExist?: boolean;
 }
 
+/** Checked once per thread, before the first connection that writes opens the file. */
+let patchChecked = false;
+
 export function openDatabase(dataDir: string, options: OpenOptions = {}): Db {
+  // Every connection that writes deletes with secure_delete, which only the patched build keeps.
+  if (!(options.readonly ?? false) && !patchChecked) {
+    const probe = new Database(':memory:');
+    try {
+      requireSecureDeletePatch(probe);
+    } finally {
+      probe.close();
+    }
+    patchChecked = true;
+  }
   const db = new Database(databasePath(dataDir), { readonly: options.readonly ?? false, fileMustExist: (options.readonly ?? false) || (options.mustExist ?? false) });
   // better-sqlite3 waits on the calling thread: on the HTTP thread this is a pause of the server,
   // so it is short, and a write that cannot get the lock in time fails (500 / 503) instead.
