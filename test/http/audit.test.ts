@@ -138,7 +138,8 @@ test('refusals: scopes (rules:read and cases:read both), parameters, methods; no
   const both = (await createKeyWithCli(file.server.dataDir, ['--project', projectId, '--kind', 'secret', '--scopes', 'rules:read,cases:read'])).key;
   const rulesOnly = (await createKeyWithCli(file.server.dataDir, ['--project', projectId, '--kind', 'secret', '--scopes', 'rules:read'])).key;
   const casesOnly = (await createKeyWithCli(file.server.dataDir, ['--project', projectId, '--kind', 'secret', '--scopes', 'cases:read,cases:write'])).key;
-  const count = (): unknown => readStore(file.server, (db) => db.prepare('SELECT count(*) AS n FROM audit_log').get());
+  // This project's records only: the other tests of this file share the server and run meanwhile.
+  const count = (): unknown => readStore(file.server, (db) => db.prepare('SELECT count(*) AS n FROM audit_log WHERE project_id = ?').get(projectId));
   const before = count();
   t.is((await api(file.server, 'GET', '/v1/audit', { key: both })).status, 200);
   refusal(t, await api(file.server, 'GET', '/v1/audit', { key: rulesOnly }), 403, 'SCOPE_ERROR', '');
