@@ -1,5 +1,6 @@
 // fraud-scorer: the command line (package bin). One module per command; this file only dispatches.
 import { kVersion } from '../shared/version.js';
+import { SqliteBuildError } from '../store/database.js';
 import { CliError, UsageError, print, type Command } from './args.js';
 import { backupCommand } from './backup.js';
 import { keysCommand } from './keys.js';
@@ -43,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`fraud-scorer ${name}: ${error.message}\n`);
       return 2;
     }
-    if (error instanceof CliError) {
+    if (error instanceof CliError || error instanceof SqliteBuildError) {
       process.stderr.write(`fraud-scorer ${name}: ${error.message}\n`);
       return 1;
     }
