@@ -26,7 +26,8 @@ import { spawnSync } from 'node:child_process';
  */
 const kPatchOption = 'FRAUD_SCORER_SECURE_DELETE_V1';
 
-// Each change: an exact text of SQLite 3.53's btree.c, and what replaces it (the text kept).
+// Each change: an exact text of SQLite 3.53's amalgamation (btree.c, and ctime.c for the last),
+// and what replaces it (the text kept).
 const kPatches = [
   {
     what: 'rebuildPage zeroes the gap it leaves',

@@ -32,9 +32,9 @@ const kJournalSizeLimitBytes = kWalResetBytes + 128 * 1024 * 1024;
 
 /**
  * `PRAGMA compile_options` lists this for the SQLite that scripts/sqlite-secure-delete.mjs patched
- * (npm runs it after every install). With secure_delete on, stock SQLite leaves a page rebuilt
- * while its B-tree is rebalanced holding its previous bytes where no cell is — copies of cells that
- * moved, which an erasure cannot reach; the patched build zeroes them (docs/operations.md, "SQLite,
+ * (npm runs it after every install). With secure_delete on, stock SQLite still leaves copies of
+ * cells in the space a rebalanced page does not use (between its cell pointers and its cells),
+ * which an erasure cannot reach; the patched build zeroes them (docs/operations.md, "SQLite,
  * patched for erasure").
  */
 export const kSecureDeletePatchOption = 'FRAUD_SCORER_SECURE_DELETE_V1';
