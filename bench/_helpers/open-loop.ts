@@ -4,15 +4,28 @@
 // from the moment a request was due, so time spent waiting for a free connection counts
 // (no coordinated omission).
 //
-// Raw sockets (node:net) with keep-alive, one request at a time per connection, at most
-// `maxConnections`; a due request waits for a free connection. Responses are parsed only as far as
-// the status line, Content-Length and, for non-2xx answers, the body. This costs the load
-// generator a fraction of what node:http or autocannon cost per request, on a machine whose two
-// cores the server shares. Every request has a deadline (`timeoutMs` after it was due): past it,
-// the client hangs up (the socket is destroyed), as a payment backend with a timeout would.
-import { connect, type Socket } from 'node:net';
-import { performance } from 'node:perf_hooks';
+// The loop itself is C (open-loop.c, built here with the system's cc on first use): the generator
+// shares the machine's two cores with the server, and the same loop in Node (raw sockets, a 1-ms
+// timer) cost 50–165 µs of CPU per request — two to seven times wrk's ~23 — which took from the
+// server under load the CPU its capacity was measured with. Keep-alive connections, one request
+// at a time on each, at most `maxConnections`; a due request waits for a free connection. Every
+// request has a deadline (`timeoutMs` after it was due): past it, the client hangs up (the socket
+// is closed), as a payment backend with a timeout would.
+//
+// The bodies are made here, before the run: `body()` is called for up to kTemplates requests,
+// which the run sends in turn, each with an event id of its own (the template's `event_id`, 36
+// characters, replaced by one unique to the run and the request).
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { eventMix } from './event-mix.js';
+
+/** Distinct bodies per run; requests past it reuse them in turn with new event ids. */
+const kTemplates = 65_536;
+const kSource = fileURLToPath(new URL('../../../bench/_helpers/open-loop.c', import.meta.url));
 
 export interface OpenLoopOptions {
   readonly url: string;
@@ -44,164 +57,98 @@ export interface OpenLoopResult {
   readonly refusedInEnvelope: Uint8Array;
   /** Connections opened over the run. */
   readonly connectionsOpened: number;
-  /** CPU of this process (the generator) per request, µs. */
+  /** CPU of the generator's process per request, µs. */
   readonly clientCpuUsPerRequest: number;
   /**
    * The generator's own stalls: [ms after the start, length ms] of each gap over 10 ms between two
-   * of its 1-ms ticks (its GC, or the CPU taken from it). Answers that arrive during one are timed
-   * late: a slow window that lines up with a stall is the generator's, not the server's.
+   * turns of its loop, which wakes at least every 5 ms (the CPU taken from it). Answers that
+   * arrive during one are timed late: a slow window that lines up with a stall is the
+   * generator's, not the server's.
    */
   readonly clientStalls: ReadonlyArray<readonly [number, number]>;
 }
 
-const kClientStallMs = 10;
-
-interface Connection {
-  readonly socket: Socket;
-  /** Index of the request in flight, or -1. */
-  current: number;
-  connected: boolean;
-  pending: Buffer | null;
-  /** What has arrived of the current response. */
-  received: Buffer | null;
+/** The generator's binary, built from open-loop.c into the temp dir once per version of the source. */
+function generatorBinary(): string {
+  const source = readFileSync(kSource);
+  const binary = join(tmpdir(), `fraud-scorer-open-loop-${createHash('sha256').update(source).digest('hex').slice(0, 16)}`);
+  if (existsSync(binary)) return binary;
+  const building = `${binary}.${process.pid}`;
+  execFileSync('cc', ['-O2', '-std=gnu11', '-o', building, kSource], { stdio: 'inherit' });
+  renameSync(building, binary);
+  return binary;
 }
 
-function isFailureEnvelope(head: string, body: Buffer): boolean {
-  if (!/\r\nretry-after:/i.test(head)) return false;
+/** The requests file of open-loop.c: u32 count, then per request u32 length, i32 id offset, bytes. */
+function requestTemplates(options: OpenLoopOptions, total: number, host: string): Buffer {
+  const headerLines = Object.entries({ host, 'content-type': 'application/json', ...options.headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  const count = Math.max(1, Math.min(total, kTemplates));
+  const parts: Buffer[] = [Buffer.alloc(4)];
+  parts[0]!.writeUInt32LE(count);
+  for (let i = 0; i < count; i++) {
+    const body = options.body();
+    const request = Buffer.from(`POST ${options.path} HTTP/1.1\r\n${headerLines}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    const id = /"event_id":"([0-9a-f-]{36})"/.exec(body);
+    if (id === null) throw new Error('open-loop bodies need an "event_id" of 36 characters (each request gets its own)');
+    const prefix = request.indexOf(`"event_id":"${id[1]}"`);
+    const head = Buffer.alloc(8);
+    head.writeUInt32LE(request.length, 0);
+    head.writeInt32LE(prefix + '"event_id":"'.length, 4);
+    parts.push(head, request);
+  }
+  return Buffer.concat(parts);
+}
+
+export async function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
+  const { hostname, port } = new URL(options.url);
+  const total = Math.floor(options.rate * options.seconds);
+  const binary = generatorBinary();
+  const dir = mkdtempSync(join(tmpdir(), 'fraud-scorer-open-loop-'));
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as { status?: unknown; data?: unknown; errors?: unknown };
-    return parsed.status === 0 && parsed.data === null && Array.isArray(parsed.errors) && parsed.errors.length > 0;
-  } catch {
-    return false;
+    const requests = join(dir, 'requests');
+    const out = join(dir, 'out');
+    writeFileSync(requests, requestTemplates(options, total, `${hostname}:${port}`));
+    const address = hostname === 'localhost' ? '127.0.0.1' : hostname;
+    const args = [address, port, String(options.rate), String(options.seconds), String(options.timeoutMs), String(options.maxConnections), requests, out];
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(binary, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+      child.on('error', reject);
+      child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`open-loop generator ended with ${signal ?? `code ${code}`}`))));
+    });
+    return readResult(readFileSync(out));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-export function runOpenLoop(options: OpenLoopOptions): Promise<OpenLoopResult> {
-  const { hostname, port } = new URL(options.url);
-  const total = Math.floor(options.rate * options.seconds);
-  const dueMs = new Float64Array(total);
-  const latencyMs = new Float64Array(total);
-  const status = new Int16Array(total);
-  const refusedInEnvelope = new Uint8Array(total);
-  const headerLines = Object.entries({ host: `${hostname}:${port}`, 'content-type': 'application/json', ...options.headers })
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  const idle: Connection[] = [];
-  const busy = new Set<Connection>();
-  const queue: number[] = [];
-  let queueHead = 0;
-  let scheduled = 0;
-  let finished = 0;
-  let opened = 0;
-  let lastSweep = 0;
-  let lastTick = 0;
-  const clientStalls: Array<[number, number]> = [];
-  const cpuBefore = process.cpuUsage();
-  const start = performance.now();
-
-  return new Promise((resolve) => {
-    const finish = (index: number, code: number): void => {
-      latencyMs[index] = performance.now() - start - dueMs[index]!;
-      status[index] = code;
-      finished++;
-    };
-
-    const release = (connection: Connection, keep: boolean): void => {
-      busy.delete(connection);
-      connection.current = -1;
-      connection.received = null;
-      if (keep) idle.push(connection);
-      else connection.socket.destroy();
-    };
-
-    const onData = (connection: Connection, chunk: Buffer): void => {
-      if (connection.current < 0) return;
-      const data = connection.received === null ? chunk : Buffer.concat([connection.received, chunk]);
-      connection.received = data;
-      const headEnd = data.indexOf('\r\n\r\n');
-      if (headEnd < 0) return;
-      const head = data.toString('latin1', 0, headEnd);
-      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(head)?.[1] ?? 0);
-      if (data.length < headEnd + 4 + length) return;
-      const index = connection.current;
-      // An answer past the deadline that the 10 ms sweep has not caught yet: the client had gone.
-      const code = performance.now() - start - dueMs[index]! >= options.timeoutMs ? kTimedOut : Number(head.slice(9, 12));
-      if (code !== kTimedOut && (code < 200 || code > 299)) refusedInEnvelope[index] = isFailureEnvelope(head, data.subarray(headEnd + 4, headEnd + 4 + length)) ? 1 : 0;
-      finish(index, code);
-      release(connection, !/\r\nconnection:\s*close/i.test(head));
-    };
-
-    const open = (): Connection => {
-      const socket = connect({ host: hostname, port: Number(port) });
-      socket.setNoDelay(true);
-      const connection: Connection = { socket, current: -1, connected: false, pending: null, received: null };
-      opened++;
-      socket.on('connect', () => {
-        connection.connected = true;
-        if (connection.pending !== null) socket.write(connection.pending);
-        connection.pending = null;
-      });
-      socket.on('data', (chunk: Buffer) => onData(connection, chunk));
-      socket.on('error', () => undefined); // 'close' follows
-      socket.on('close', () => {
-        if (connection.current >= 0) finish(connection.current, kConnectionError);
-        busy.delete(connection);
-        connection.current = -1;
-        const at = idle.indexOf(connection);
-        if (at >= 0) idle.splice(at, 1);
-      });
-      return connection;
-    };
-
-    const send = (index: number): void => {
-      const connection = idle.pop() ?? open();
-      const body = options.body();
-      const request = Buffer.from(`POST ${options.path} HTTP/1.1\r\n${headerLines}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-      connection.current = index;
-      busy.add(connection);
-      if (connection.connected) connection.socket.write(request);
-      else connection.pending = request;
-    };
-
-    const tick = (): void => {
-      const now = performance.now() - start;
-      if (now - lastTick > kClientStallMs) clientStalls.push([lastTick, now - lastTick]);
-      lastTick = now;
-      const due = Math.min(total, Math.floor((now / 1000) * options.rate));
-      for (; scheduled < due; scheduled++) {
-        dueMs[scheduled] = (scheduled * 1000) / options.rate;
-        queue.push(scheduled);
-      }
-      // Hang up on requests past their deadline (checked every 10 ms: a deadline is seconds).
-      if (now - lastSweep >= 10) {
-        lastSweep = now;
-        for (const connection of busy) {
-          if (now - dueMs[connection.current]! < options.timeoutMs) continue;
-          finish(connection.current, kTimedOut);
-          release(connection, false);
-        }
-      }
-      while (queueHead < queue.length) {
-        const index = queue[queueHead]!;
-        if (now - dueMs[index]! >= options.timeoutMs) finish(index, kNeverSent);
-        else if (idle.length > 0 || busy.size < options.maxConnections) send(index);
-        else break;
-        queueHead++;
-      }
-      if (queueHead > 65_536) {
-        queue.splice(0, queueHead);
-        queueHead = 0;
-      }
-      if (finished < total) {
-        setTimeout(tick, 1);
-        return;
-      }
-      for (const connection of idle) connection.socket.destroy();
-      const cpu = process.cpuUsage(cpuBefore);
-      resolve({ dueMs, latencyMs, status, refusedInEnvelope, connectionsOpened: opened, clientCpuUsPerRequest: (cpu.user + cpu.system) / Math.max(1, total), clientStalls });
-    };
-    tick();
-  });
+function readResult(data: Buffer): OpenLoopResult {
+  let at = 0;
+  const int32 = (): number => {
+    const value = data.readInt32LE(at);
+    at += 4;
+    return value;
+  };
+  const copy = <T>(make: (buffer: ArrayBuffer) => T, bytes: number): T => {
+    const buffer = new ArrayBuffer(bytes);
+    new Uint8Array(buffer).set(data.subarray(at, at + bytes));
+    at += bytes;
+    return make(buffer);
+  };
+  const total = int32();
+  const dueMs = copy((b) => new Float64Array(b), total * 8);
+  const latencyMs = copy((b) => new Float64Array(b), total * 8);
+  const status = copy((b) => new Int16Array(b), total * 2);
+  const refusedInEnvelope = copy((b) => new Uint8Array(b), total);
+  const connectionsOpened = int32();
+  const clientCpuUsPerRequest = data.readDoubleLE(at);
+  at += 8;
+  const stallCount = int32();
+  const stalls = copy((b) => new Float64Array(b), stallCount * 16);
+  const clientStalls: Array<readonly [number, number]> = [];
+  for (let i = 0; i < stallCount; i++) clientStalls.push([stalls[2 * i]!, stalls[2 * i + 1]!]);
+  return { dueMs, latencyMs, status, refusedInEnvelope, connectionsOpened, clientCpuUsPerRequest, clientStalls };
 }
 
 /**

@@ -76,6 +76,7 @@ async function main(): Promise<void> {
     });
     const stalls = result.clientStalls;
     console.log(`the generator's own stalls over 10 ms (second: ms), answers then timed late: ${stalls.length === 0 ? 'none' : stalls.map(([at, length]) => `${(at / 1000).toFixed(1)}: ${length.toFixed(0)}`).join(', ')}`);
+    console.log(`the generator's CPU: ${result.clientCpuUsPerRequest.toFixed(1)} µs per request`);
   } finally {
     await server.stop();
   }
