@@ -10,7 +10,8 @@
 // Also prints the server's own histogram over the measured seconds (/metrics): the share of
 // answers within 1, 2, 5, 10, 25 and 50 ms of the moment the HTTP thread read the request — without
 // the time a request waits for that thread to read it, which the generator's figures include —
-// and the same shares for the two hops inside it (waiting for the rule workers, for the commit).
+// and the same shares for the two hops inside it (waiting for the rule workers, for the commit),
+// and the CPU per event of each of its threads at that rate.
 //   node dist/bench/http/latency.bench.js     (after npm run build)
 import { createWriteStream, readFileSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
@@ -19,6 +20,7 @@ import { join } from 'node:path';
 import { summariseScavenges } from '../_helpers/gc-trace.js';
 import { durationBuckets, stageBuckets, type Buckets } from '../_helpers/metrics.js';
 import { quantile, realisticLoad } from '../_helpers/open-loop.js';
+import { sampleProcess, usageByRole } from '../_helpers/proc.js';
 import { startFraudScorer } from '../_helpers/processes.js';
 
 const kRate = Number(process.env.BENCH_RATE ?? 1300);
@@ -43,7 +45,7 @@ function shares(before: Buckets, after: Buckets): string {
 }
 
 async function main(): Promise<void> {
-  const server = await startFraudScorer({}, kNodeArgs);
+  const server = await startFraudScorer({ FS_ANNOUNCE_THREADS: '1' }, kNodeArgs);
   const out = kNodeArgs.length > 0 ? server.child.stdout!.pipe(createWriteStream(kServerOut)) : null;
   if (out !== null) console.log(`server's standard output: ${kServerOut}`);
   try {
@@ -51,7 +53,9 @@ async function main(): Promise<void> {
     await load(10);
     const before = await durationBuckets(server.url, kRoute);
     const stagesBefore = await Promise.all(kStages.map((stage) => stageBuckets(server.url, stage)));
+    const cpuBefore = sampleProcess(server.child.pid!);
     const result = await load(kSeconds);
+    const usage = usageByRole(server.child.pid!, cpuBefore, sampleProcess(server.child.pid!), server.threads);
     const after = await durationBuckets(server.url, kRoute);
     const stagesAfter = await Promise.all(kStages.map((stage) => stageBuckets(server.url, stage)));
     const served: number[] = [];
@@ -64,6 +68,11 @@ async function main(): Promise<void> {
     served.sort((a, b) => a - b);
     const ms = (q: number): string => quantile(served, q).toFixed(1);
     console.log(`${kRate} events/s offered for ${kSeconds} s: ${served.length} of ${result.status.length} answered 2xx; ms p50 ${ms(0.5)}, p90 ${ms(0.9)}, p99 ${ms(0.99)}, p99.9 ${ms(0.999)}, max ${served.at(-1)?.toFixed(1)}`);
+    // CPU per event at this rate, by thread (as cpu.bench.ts counts it at capacity): a load paced
+    // below capacity gives each thread fewer events per wake-up, batch and commit.
+    const perEvent = [...usage].map(([role, { cpuUs }]) => `${role} ${(cpuUs / served.length).toFixed(1)}`).join(', ');
+    const totalUs = [...usage.values()].reduce((sum, { cpuUs }) => sum + cpuUs, 0) / served.length;
+    console.log(`CPU µs per event answered 2xx: ${perEvent}; total ${totalUs.toFixed(1)}; WAL written per event ${((usage.get('writer')?.wchar ?? 0) / served.length).toFixed(0)} B`);
     const slow = [...slowest].filter(([, latency]) => latency > kSlowMs);
     console.log(`${slow.length} of ${slowest.size} windows of ${kWindowMs} ms had an answer slower than ${kSlowMs} ms (second of the run: slowest ms):`);
     console.log(slow.map(([window, latency]) => `${((window * kWindowMs) / 1000).toFixed(1)}: ${latency.toFixed(0)}`).join(', '));

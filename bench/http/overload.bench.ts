@@ -6,11 +6,11 @@
 //      while the overload's last requests are still out: back to normal at the start of the first
 //      of three seconds in a row in which every request due was answered 2xx, with p99 within 2×
 //      the reference.
-// Steps 2–4 use the open-loop generator of _helpers/open-loop.ts (raw keep-alive sockets, at most
-// BENCH_OVERLOAD_CONNECTIONS = 1024 at once, every request hung up after BENCH_TIMEOUT_MS = 2000
-// ms counted from when it was due). Prints goodput (2xx/s) as a fraction of C, the 503s (in the
-// envelope with Retry-After?) and their latency, p99 of served requests, timeouts, and the
-// server's resident set at the end of the overload.
+// Steps 2–4 use the open-loop generator of _helpers/open-loop.ts (a loop in C: raw keep-alive
+// sockets, at most BENCH_OVERLOAD_CONNECTIONS = 1024 at once, every request hung up after
+// BENCH_TIMEOUT_MS = 2000 ms counted from when it was due). Prints goodput (2xx/s) as a fraction
+// of C, the 503s (in the envelope with Retry-After?) and their latency, p99 of served requests,
+// timeouts, and the server's resident set at the end of the overload.
 //   node dist/bench/http/overload.bench.js     (after npm run build)
 import { eventMix } from '../_helpers/event-mix.js';
 import { kConnectionError, kNeverSent, kTimedOut, quantile, runOpenLoop, type OpenLoopResult } from '../_helpers/open-loop.js';
