@@ -2,10 +2,13 @@
 //
 // One piscina task per event costs the main thread more than the rules themselves (tens of µs of
 // messaging against ~0.1 µs of rules), so events are batched: everything asked for during one turn
-// of the event loop goes out as one task (up to kMaxBatch events). Each task carries an abort
-// signal (its deadline, below), and piscina gives such a task only to an idle worker: a worker
-// holds one task at a time, the next ones wait in piscina's queue here. See bench/README.md for
-// the measurements behind the batch size (and step 36 for the pool tried without the signals).
+// of the event loop goes out as one task (up to kMaxBatch events). While every worker holds a
+// task, events asked for meanwhile wait here and go out as one task when a worker answers: they
+// would wait as long in piscina's queue, one task each, and after a stall the backlog then costs
+// one task instead of one per turn that added to it (bench/README.md, step 40). Each task carries
+// an abort signal (its deadline, below), and piscina gives such a task only to an idle worker: a
+// worker holds one task at a time. See bench/README.md for the measurements behind the batch size
+// (and step 36 for the pool tried without the signals).
 //
 // One event must never cost its neighbours their answer. A worker that dies (out of memory: each
 // worker has a heap limit) or that holds a task past its deadline (the task is aborted, which ends
@@ -66,6 +69,8 @@ export class RulesPool {
   readonly #taskTimeoutMs: number;
   #waiting: Waiting[] = [];
   #scheduled = false;
+  /** Batches of the main pool sent and not yet settled. */
+  #inFlight = 0;
   /** Events waiting to be evaluated alone, and whether one is being evaluated. */
   #alone: Waiting[] = [];
   #aloneRunning = false;
@@ -142,7 +147,7 @@ export class RulesPool {
     return new Promise((resolve) => {
       this.#waiting.push({ item, resolve });
       if (this.#waiting.length >= kMaxBatch) this.#flush();
-      else if (!this.#scheduled) {
+      else if (!this.#scheduled && this.#inFlight < this.#threads) {
         this.#scheduled = true;
         setImmediate(() => this.#flush());
       }
@@ -187,6 +192,7 @@ export class RulesPool {
     const sent: Sent = { batch, alone, settled, abort, limitMs, deadline: setTimeout(() => abort.abort(), limitMs) };
     sent.deadline.unref();
     this.#sent.set(number, sent);
+    if (!alone) this.#inFlight++;
     (alone ? this.#isolation : this.#pool).run(task, { signal: abort.signal }).then(
       (result: EvaluateTaskResult) => this.#answered(number, result),
       (error: unknown) => this.#failed(number, error),
@@ -195,8 +201,9 @@ export class RulesPool {
 
   /** The batch's task is done: each event gets its result. */
   #answered(number: number, result: EvaluateTaskResult): void {
-    const { batch, settled, deadline } = this.#taken(number);
+    const { batch, alone, settled, deadline } = this.#taken(number);
     clearTimeout(deadline);
+    if (!alone) this.#sendHeld();
     settled?.();
     this.#onTally?.(result.tally);
     for (let i = 0; i < batch.length; i++) {
@@ -215,6 +222,7 @@ export class RulesPool {
   #failed(number: number, error: unknown): void {
     const { batch, alone, settled, abort, limitMs, deadline } = this.#taken(number);
     clearTimeout(deadline);
+    if (!alone) this.#sendHeld();
     settled?.();
     this.workerFailures++;
     const reason = abort.signal.aborted ? `no answer within ${limitMs} ms` : describe(error);
@@ -234,6 +242,12 @@ export class RulesPool {
         message: `The rules could not be evaluated on this event (the rule worker ${abort.signal.aborted ? 'did not finish' : 'failed'}). Nothing was stored.`,
       });
     }
+  }
+
+  /** A task of the main pool settled: a worker is free for the events held meanwhile. */
+  #sendHeld(): void {
+    this.#inFlight--;
+    if (this.#waiting.length > 0 && !this.#scheduled) this.#flush();
   }
 
   #taken(number: number): Sent {

@@ -16,6 +16,7 @@ import { encodeResults, itemOf, taskSize, type EvaluateTask, type EvaluateTaskRe
 import { announceThread } from '../shared/threads.js';
 import { ListsClock } from '../lists/lists-clock.js';
 import { WorkerLists } from '../lists/worker-lists.js';
+import { FaultLatch } from '../shared/fault-latch.js';
 
 announceThread('rules');
 
@@ -27,13 +28,20 @@ const db = new Database(databasePath(setup.dataDir), { readonly: true, fileMustE
 db.pragma('busy_timeout = 5000');
 const rulesets = new LoadedRulesets(db);
 const lists = new WorkerLists(db, new ListsClock(setup.listsClock));
+const latch = setup.faults.includes('hold_points') ? new FaultLatch(setup.dataDir) : null;
 
 /**
  * FAULT_INJECTION rule_worker_oom / rule_worker_hang (tests only): an event whose body contains the
  * fault's name as a string exhausts this thread's heap, or never returns, as a runaway rule would
  * if the compiler's guards had a hole. Lets the tests show that only that event fails.
+ * FAULT_INJECTION hold_points: an event with `"rule_worker_hold": "<name>"` holds its batch in this
+ * thread at the hold point <name> until the test lets it go (shared/fault-latch.ts).
  */
 function simulateFault(payload: string): void {
+  if (latch !== null) {
+    const name = /"rule_worker_hold":"([a-z0-9_-]{1,64})"/.exec(payload)?.[1];
+    if (name !== undefined) latch.holdSync(name);
+  }
   if (setup.faults.includes('rule_worker_oom') && payload.includes('"rule_worker_oom"')) {
     const hoard: number[][] = [];
     for (;;) hoard.push(new Array<number>(1 << 20).fill(hoard.length));

@@ -30,6 +30,21 @@ export class FaultLatch {
     writeFileSync(join(this.#dir, `fault-reached-${name}`), '');
   }
 
+  /**
+   * hold() for a thread whose work is one synchronous call (a rule worker evaluating a batch): the
+   * thread sleeps in steps until the release.
+   */
+  holdSync(name: string): void {
+    if (this.#dir === null || !kName.test(name)) return;
+    const held = join(this.#dir, `fault-held-${name}`);
+    const release = join(this.#dir, `fault-release-${name}`);
+    writeFileSync(held, '');
+    const sleeper = new Int32Array(new SharedArrayBuffer(4));
+    while (!existsSync(release)) Atomics.wait(sleeper, 0, 0, kPollMs);
+    rmSync(held, { force: true });
+    rmSync(release, { force: true });
+  }
+
   async hold(name: string): Promise<void> {
     if (this.#dir === null || !kName.test(name)) return;
     const held = join(this.#dir, `fault-held-${name}`);
