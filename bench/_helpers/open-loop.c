@@ -1,8 +1,9 @@
 // The open-loop HTTP/1.1 load generator of _helpers/open-loop.ts, in C: request i is due at
 // start + i / rate whatever the server does, and its latency counts from then. Written in C
 // because the load generator shares the machine's two cores with the server: the same loop in
-// Node cost 50-165 us of CPU per request (wrk, a closed loop, costs ~23), which took from the
-// server under overload the cores that the capacity run with wrk had given it.
+// Node, on a 1-ms timer, cost 16-18 us of CPU per request at 2.5x capacity (11-12 here) and sent
+// each millisecond's requests in one bunch, which a population of clients does not
+// (bench/README.md, step 39).
 //
 //   open-loop <host-ipv4> <port> <rate> <seconds> <timeout-ms> <max-connections> <requests> <out>
 //

@@ -6,11 +6,12 @@
 //
 // The loop itself is C (open-loop.c, built here with the system's cc on first use): the generator
 // shares the machine's two cores with the server, and the same loop in Node (raw sockets, a 1-ms
-// timer) cost 50–165 µs of CPU per request — two to seven times wrk's ~23 — which took from the
-// server under load the CPU its capacity was measured with. Keep-alive connections, one request
-// at a time on each, at most `maxConnections`; a due request waits for a free connection. Every
-// request has a deadline (`timeoutMs` after it was due): past it, the client hangs up (the socket
-// is closed), as a payment backend with a timeout would.
+// timer) cost more CPU per request (16–18 µs at 2.5× capacity against 11–12) and sent each
+// millisecond's requests in one bunch, timing answers up to a tick late (bench/README.md, step
+// 39). Keep-alive connections, one request at a time on each, at most `maxConnections`; a due
+// request waits for a free connection. Every request has a deadline (`timeoutMs` after it was
+// due): past it, the client hangs up (the socket is closed), as a payment backend with a timeout
+// would.
 //
 // The bodies are made here, before the run: `body()` is called for up to kTemplates requests,
 // which the run sends in turn, each with an event id of its own (the template's `event_id`, 36
