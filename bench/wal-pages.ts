@@ -1,6 +1,7 @@
 // By hand (about half a minute): which B-trees the writer's WAL pages belong to, under sync load
 // (WAL_PAGES_ASYNC=1: async). One server, warmed up with wrk (events.lua, the realistic mix;
-// WAL_PAGES_HARSH=1: the harsh one) for 5 s, then driven for 12 s; 10 s in, the WAL and the
+// WAL_PAGES_HARSH=1: the harsh one) for WAL_PAGES_WARMUP_SECONDS (5; 60 shows the steady state,
+// once the mix's accounts hold their values and links), then driven for 12 s; 10 s in, the WAL and the
 // database file are copied (the WAL is read as it is: a reset would have emptied it after the load). Each frame of the WAL's current
 // cycle (the salts of its header) is mapped to the table or index that owns its page, through
 // SQLite's dbstat on the copy with its WAL applied. Prints frames per B-tree and
@@ -18,6 +19,7 @@ const kMixEnv: Record<string, string> = {
   ...(process.env.WAL_PAGES_HARSH === '1' ? { FS_HARSH: '1' } : {}),
   ...(process.env.WAL_PAGES_ASYNC === '1' ? { FS_ASYNC: '1' } : {}),
 };
+const kWarmupSeconds = Number(process.env.WAL_PAGES_WARMUP_SECONDS ?? 5);
 const kWalHeaderBytes = 32;
 const kFrameHeaderBytes = 24;
 
@@ -53,7 +55,7 @@ async function main(): Promise<void> {
   const copies = mkdtempSync(join(tmpdir(), 'fraud-scorer-wal-pages-'));
   try {
     const env = { ...kMixEnv, FS_KEY: server.liveKey };
-    await runWrk({ url: server.url, script: 'events.lua', env, connections: 64, seconds: 5 });
+    await runWrk({ url: server.url, script: 'events.lua', env, connections: 64, seconds: kWarmupSeconds });
     const copied = new Promise<void>((resolve) => setTimeout(resolve, 10_000)).then(() => {
       copyFileSync(join(server.dataDir, 'fraud-scorer.db-wal'), join(copies, 'copy.db-wal'));
       copyFileSync(join(server.dataDir, 'fraud-scorer.db'), join(copies, 'copy.db'));

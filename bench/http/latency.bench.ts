@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summariseScavenges } from '../_helpers/gc-trace.js';
 import { durationBuckets, stageBuckets, type Buckets } from '../_helpers/metrics.js';
-import { quantile, realisticLoad } from '../_helpers/open-loop.js';
+import { quantile, realisticLoad, type OpenLoopResult } from '../_helpers/open-loop.js';
 import { sampleProcess, usageByRole } from '../_helpers/proc.js';
 import { startFraudScorer } from '../_helpers/processes.js';
 
@@ -68,6 +68,7 @@ async function main(): Promise<void> {
     served.sort((a, b) => a - b);
     const ms = (q: number): string => quantile(served, q).toFixed(1);
     console.log(`${kRate} events/s offered for ${kSeconds} s: ${served.length} of ${result.status.length} answered 2xx; ms p50 ${ms(0.5)}, p90 ${ms(0.9)}, p99 ${ms(0.99)}, p99.9 ${ms(0.999)}, max ${served.at(-1)?.toFixed(1)}`);
+    if (served.length < result.status.length) console.log(`not 2xx, by status and second of the run (0: timed out, -1: never sent, -2: connection error): ${notServed(result)}`);
     // CPU per event at this rate, by thread (as cpu.bench.ts counts it at capacity): a load paced
     // below capacity gives each thread fewer events per wake-up, batch and commit.
     const perEvent = [...usage].map(([role, { cpuUs }]) => `${role} ${(cpuUs / served.length).toFixed(1)}`).join(', ');
@@ -106,3 +107,17 @@ main().catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });
+
+/** Answers other than 2xx, as "status: count (seconds in which they fell)". */
+function notServed(result: OpenLoopResult): string {
+  const byStatus = new Map<number, { count: number; seconds: Set<number> }>();
+  for (let i = 0; i < result.status.length; i++) {
+    const status = result.status[i]!;
+    if (status >= 200 && status < 300) continue;
+    const entry = byStatus.get(status) ?? { count: 0, seconds: new Set<number>() };
+    entry.count++;
+    entry.seconds.add(Math.floor(result.dueMs[i]! / 1000));
+    byStatus.set(status, entry);
+  }
+  return [...byStatus].map(([status, { count, seconds }]) => `${status}: ${count} (s ${[...seconds].join(', ')})`).join('; ');
+}
