@@ -197,7 +197,9 @@ export async function startService(config: Config, log: Logger, options: Service
   await backtests.recover();
   const ruleStats = new RuleStatsService(config.dataDir, readDb, now);
   const eventReader = new EventReader(readDb, logLoads.eventIds);
-  const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate, maxInFlight: config.maxEventsInFlight });
+  const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate,
+    door: { max: config.maxEventsInFlight, overloadAt: config.overloadEventsInFlight, afterMs: config.overloadAfterMs },
+  });
   const labels = new LabelsService({ readDb, writer, reader: eventReader, now, onAccountChanged: (accountId) => hotAccounts.refresh(accountId) });
   const pending = asyncScorer.loadPending();
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
@@ -275,6 +277,11 @@ export async function startService(config: Config, log: Logger, options: Service
     () => stateParts().map(([kind, , bytes]) => [{ kind }, bytes.held] as const));
   metrics.gauge('fraud_scorer_events_in_flight', 'POST /v1/events admitted and not yet answered.', () => events.admitted);
   metrics.gauge('fraud_scorer_events_in_flight_limit', 'MAX_EVENTS_IN_FLIGHT: past it, POST /v1/events answers 503.', () => config.maxEventsInFlight);
+  metrics.gauge(
+    'fraud_scorer_events_overloaded',
+    '1 while POST /v1/events answers 503 past OVERLOAD_EVENTS_IN_FLIGHT: in flight have stayed at or above it for OVERLOAD_AFTER_MS.',
+    () => (events.overloaded ? 1 : 0),
+  );
   metrics.counter('fraud_scorer_events_refused_total', 'POST /v1/events refused at the door with 503 (over MAX_EVENTS_IN_FLIGHT).', () => events.refused);
   metrics.counter('fraud_scorer_events_dropped_total', 'Sync events not scored because their client had gone.', () => scorer.dropped);
   metrics.labeledHistogram(

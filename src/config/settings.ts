@@ -65,8 +65,16 @@ export const kSettings = {
     description: 'Async events accepted but not yet scored; past it, async answers 503 ASYNC_UNAVAILABLE.',
   },
   maxEventsInFlight: {
-    flag: 'max-events-in-flight', env: 'MAX_EVENTS_IN_FLIGHT', type: 'integer', default: 128, minimum: 1, maximum: 1_000_000,
-    description: 'POST /v1/events being scored or stored at once; past it, 503 at once with Retry-After (overload is refused at the door).',
+    flag: 'max-events-in-flight', env: 'MAX_EVENTS_IN_FLIGHT', type: 'integer', default: 512, minimum: 1, maximum: 1_000_000,
+    description: 'POST /v1/events being scored or stored at once, at most; past it, 503 at once with Retry-After (overload is refused at the door).',
+  },
+  overloadEventsInFlight: {
+    flag: 'overload-events-in-flight', env: 'OVERLOAD_EVENTS_IN_FLIGHT', type: 'integer', default: 128, minimum: 1, maximum: 1_000_000,
+    description: 'POST /v1/events in flight that the server should not stay at: once as many have been in flight for OVERLOAD_AFTER_MS, past it 503 at once.',
+  },
+  overloadAfterMs: {
+    flag: 'overload-after-ms', env: 'OVERLOAD_AFTER_MS', type: 'integer', default: 50, minimum: 0, maximum: 60_000,
+    description: 'How long OVERLOAD_EVENTS_IN_FLIGHT may be passed before it refuses (and how long below it ends that); 0: at once.',
   },
   derivedFlushMs: {
     flag: 'derived-flush-ms', env: 'DERIVED_FLUSH_MS', type: 'integer', default: 1000, minimum: 10, maximum: 3_600_000,

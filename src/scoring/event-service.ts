@@ -18,6 +18,7 @@ import type { LiveRulesets } from '../rulesets/live-rulesets.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { AsyncScorer, PendingJob } from './async-scorer.js';
+import { EventDoor } from './event-door.js';
 import { EventReader, type StoredEvent } from './event-store.js';
 import { canonicalBodyHash } from './idempotency.js';
 import type { ScoreJob, Scorer } from './scorer.js';
@@ -59,11 +60,13 @@ export interface EventServiceDeps {
   readonly asyncScorer: AsyncScorer;
   readonly gate: AccountGate;
   /**
-   * Events being scored or stored at once (MAX_EVENTS_IN_FLIGHT). Past it, POST /v1/events answers
-   * 503 at once and stores nothing: under overload the server keeps serving what it admitted at
-   * full speed instead of queueing everything until every answer comes too late.
+   * The door's bounds (event-door.ts): events being scored or stored at once, never more than
+   * `max` (MAX_EVENTS_IN_FLIGHT), and more than `overloadAt` (OVERLOAD_EVENTS_IN_FLIGHT) only for
+   * `afterMs` (OVERLOAD_AFTER_MS). Past them POST /v1/events answers 503 at once and stores
+   * nothing: under overload the server keeps serving what it admitted at full speed instead of
+   * queueing everything until every answer comes too late.
    */
-  readonly maxInFlight: number;
+  readonly door: { readonly max: number; readonly overloadAt: number; readonly afterMs: number };
 }
 
 /** Seconds a refused client waits before retrying (Retry-After on 503s of POST /v1/events). */
@@ -84,22 +87,28 @@ const kAsyncAtCapacity: EventReply = Object.freeze({
 export class EventService {
   readonly #deps: EventServiceDeps;
   readonly #inFlight = new TransientMap<string, Promise<unknown>>();
-  #admitted = 0;
+  readonly #door: EventDoor;
   /** Refused at the door (overload), for /metrics. */
   refused = 0;
 
   constructor(deps: EventServiceDeps) {
     this.#deps = deps;
+    this.#door = new EventDoor(deps.door);
   }
 
   /** Events admitted and not yet answered (for /metrics). */
   get admitted(): number {
-    return this.#admitted;
+    return this.#door.admitted;
   }
 
-  /** True when a new event would be refused (MAX_EVENTS_IN_FLIGHT events are in flight). */
+  /** Whether the door refuses past OVERLOAD_EVENTS_IN_FLIGHT (for /metrics). */
+  get overloaded(): boolean {
+    return this.#door.overloaded;
+  }
+
+  /** True when a new event would be refused (event-door.ts). */
   get atCapacity(): boolean {
-    return this.#admitted >= this.#deps.maxInFlight;
+    return this.#door.refuses;
   }
 
   /** The refusal of an event at capacity (counted): 503, for an async event ASYNC_UNAVAILABLE. */
@@ -110,11 +119,11 @@ export class EventService {
 
   async submit(submission: Submission): Promise<EventReply> {
     if (this.atCapacity) return this.refuseAtCapacity(submission.event.async === true);
-    this.#admitted++;
+    this.#door.enter();
     try {
       return await this.#submit(submission);
     } finally {
-      this.#admitted--;
+      this.#door.leave();
     }
   }
 

@@ -52,6 +52,61 @@ test('past MAX_EVENTS_IN_FLIGHT, sync and async events get 503 with Retry-After 
   }
 });
 
+test('past OVERLOAD_EVENTS_IN_FLIGHT for less than OVERLOAD_AFTER_MS, events are served; past MAX_EVENTS_IN_FLIGHT they are refused', async (t) => {
+  // An hour: the count never stays past the overload bound long enough in this test.
+  const { server, key, tag } = await holdingServer({ OVERLOAD_EVENTS_IN_FLIGHT: '2', OVERLOAD_AFTER_MS: '60000', MAX_EVENTS_IN_FLIGHT: '4' });
+  try {
+    const held = [0, 1, 2, 3].map((i) => api(server, 'POST', '/v1/events', { key, body: minimalEvent({ extras: { fault_hold: `burst-${tag}-${i}` } }) }));
+    for (let i = 0; i < 4; i++) await heldAt(server, `burst-${tag}-${i}`);
+    t.is(await metric(server, 'fraud_scorer_events_in_flight'), 4, 'admitted past the overload bound');
+    t.is(await metric(server, 'fraud_scorer_events_overloaded'), 0);
+
+    const past = minimalEvent();
+    const refused = await api(server, 'POST', '/v1/events', { key, body: past });
+    t.is(refused.status, 503);
+    t.is(refused.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
+    t.is(refused.headers.get('retry-after'), '1');
+    t.is(await metric(server, 'fraud_scorer_events_refused_total'), 1);
+
+    for (let i = 0; i < 4; i++) release(server, `burst-${tag}-${i}`);
+    for (const answer of await Promise.all(held)) t.is(answer.status, 200, answer.text);
+    t.is((await api(server, 'GET', `/v1/scores/${past.event_id}`, { key })).status, 404, 'nothing was stored');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('once OVERLOAD_EVENTS_IN_FLIGHT have been in flight for OVERLOAD_AFTER_MS, events past it get 503 until the count has stayed below it', async (t) => {
+  const { server, key, tag } = await holdingServer({ OVERLOAD_EVENTS_IN_FLIGHT: '2', OVERLOAD_AFTER_MS: '1' });
+  try {
+    const held = [0, 1].map((i) => api(server, 'POST', '/v1/events', { key, body: minimalEvent({ extras: { fault_hold: `stay-${tag}-${i}` } }) }));
+    await heldAt(server, `stay-${tag}-0`);
+    await heldAt(server, `stay-${tag}-1`);
+    await waitFor(async () => (await metric(server, 'fraud_scorer_events_overloaded')) === 1, 'the door to call the server overloaded');
+
+    const sync = minimalEvent();
+    const refused = await api(server, 'POST', '/v1/events', { key, body: sync });
+    t.is(refused.status, 503);
+    t.is(refused.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
+    t.is(refused.headers.get('retry-after'), '1');
+    const asyncEvent = minimalEvent({ async: true });
+    const refusedAsync = await api(server, 'POST', '/v1/events', { key, body: asyncEvent });
+    t.is(refusedAsync.status, 503);
+    t.is(refusedAsync.body.errors[0]?.code, 'ASYNC_UNAVAILABLE');
+    t.is(await metric(server, 'fraud_scorer_events_refused_total'), 2);
+
+    release(server, `stay-${tag}-0`);
+    release(server, `stay-${tag}-1`);
+    for (const answer of await Promise.all(held)) t.is(answer.status, 200, answer.text);
+    for (const event of [sync, asyncEvent]) t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).status, 404, 'nothing was stored');
+    await waitFor(async () => (await metric(server, 'fraud_scorer_events_overloaded')) === 0, 'the overload to end');
+    t.is((await api(server, 'POST', '/v1/events', { key, body: sync })).status, 200);
+    t.is((await api(server, 'POST', '/v1/events', { key, body: asyncEvent })).status, 202);
+  } finally {
+    await server.stop();
+  }
+});
+
 test('at capacity a sync event is refused before its body is parsed or checked; one that may ask for async is read first', async (t) => {
   const { server, key, tag } = await holdingServer({ MAX_EVENTS_IN_FLIGHT: '1' });
   try {
