@@ -2,9 +2,9 @@
 // scored or stored, POST /v1/events answers 503 at once with Retry-After and stores nothing; an
 // event whose client has gone before its scoring starts is not scored. Driven with hold points
 // (FAULT_INJECTION=hold_points): events are held in flight, never timed.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
-import { api, startServer, waitFor } from '../_helpers/server.js';
+import { api, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { openSocket, requestHead } from '../_helpers/raw-http.js';
 import { heldAt, metric, release } from '../_helpers/faults.js';
@@ -17,6 +17,23 @@ async function holdingServer(env: Record<string, string> = {}): Promise<{ server
   return { server, key: server.bootstrap.keys.live_secret.key, tag: randomUUID().slice(0, 8) };
 }
 
+/** A sync and an async event sent now: each refused with 503 in the envelope and Retry-After. */
+async function refusedAtTheDoor(t: ExecutionContext, server: TestServer, key: string): Promise<[ReturnType<typeof minimalEvent>, ReturnType<typeof minimalEvent>]> {
+  const sync = minimalEvent();
+  const refused = await api(server, 'POST', '/v1/events', { key, body: sync });
+  t.is(refused.status, 503);
+  t.is(refused.body.status, 0);
+  t.is(refused.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
+  t.is(refused.headers.get('retry-after'), '1');
+  const asyncEvent = minimalEvent({ async: true });
+  const refusedAsync = await api(server, 'POST', '/v1/events', { key, body: asyncEvent });
+  t.is(refusedAsync.status, 503);
+  t.is(refusedAsync.body.errors[0]?.code, 'ASYNC_UNAVAILABLE');
+  t.is(refusedAsync.headers.get('retry-after'), '1');
+  t.is(await metric(server, 'fraud_scorer_events_refused_total'), 2);
+  return [sync, asyncEvent];
+}
+
 test('past MAX_EVENTS_IN_FLIGHT, sync and async events get 503 with Retry-After at once, and nothing is stored', async (t) => {
   const { server, key, tag } = await holdingServer({ MAX_EVENTS_IN_FLIGHT: '2' });
   try {
@@ -25,18 +42,7 @@ test('past MAX_EVENTS_IN_FLIGHT, sync and async events get 503 with Retry-After 
     await heldAt(server, `busy-${tag}-1`);
     t.is(await metric(server, 'fraud_scorer_events_in_flight'), 2);
 
-    const sync = minimalEvent();
-    const refused = await api(server, 'POST', '/v1/events', { key, body: sync });
-    t.is(refused.status, 503);
-    t.is(refused.body.status, 0);
-    t.is(refused.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
-    t.is(refused.headers.get('retry-after'), '1');
-    const asyncEvent = minimalEvent({ async: true });
-    const refusedAsync = await api(server, 'POST', '/v1/events', { key, body: asyncEvent });
-    t.is(refusedAsync.status, 503);
-    t.is(refusedAsync.body.errors[0]?.code, 'ASYNC_UNAVAILABLE');
-    t.is(refusedAsync.headers.get('retry-after'), '1');
-    t.is(await metric(server, 'fraud_scorer_events_refused_total'), 2);
+    const [sync, asyncEvent] = await refusedAtTheDoor(t, server, key);
 
     release(server, `busy-${tag}-0`);
     release(server, `busy-${tag}-1`);
@@ -84,16 +90,7 @@ test('once OVERLOAD_EVENTS_IN_FLIGHT have been in flight for OVERLOAD_AFTER_MS, 
     await heldAt(server, `stay-${tag}-1`);
     await waitFor(async () => (await metric(server, 'fraud_scorer_events_overloaded')) === 1, 'the door to call the server overloaded');
 
-    const sync = minimalEvent();
-    const refused = await api(server, 'POST', '/v1/events', { key, body: sync });
-    t.is(refused.status, 503);
-    t.is(refused.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
-    t.is(refused.headers.get('retry-after'), '1');
-    const asyncEvent = minimalEvent({ async: true });
-    const refusedAsync = await api(server, 'POST', '/v1/events', { key, body: asyncEvent });
-    t.is(refusedAsync.status, 503);
-    t.is(refusedAsync.body.errors[0]?.code, 'ASYNC_UNAVAILABLE');
-    t.is(await metric(server, 'fraud_scorer_events_refused_total'), 2);
+    const [sync, asyncEvent] = await refusedAtTheDoor(t, server, key);
 
     release(server, `stay-${tag}-0`);
     release(server, `stay-${tag}-1`);
