@@ -75,6 +75,10 @@ const kJson = 'application/json';
 const kCorsAllowHeaders = 'Authorization, Content-Type, x-request-id';
 const kCorsExposeHeaders = 'x-request-id, Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset';
 const kCorsMaxAgeSeconds = '600';
+// uWebSockets.js closes a connection idle for ~10 s (its HTTP_IDLE_TIMEOUT_S, swept every 4 s). A
+// client that sends on a connection as the server closes it loses that request to a reset; clients
+// that honour this hint (undici, Node's agent) drop idle connections before then.
+const kKeepAlive = 'timeout=5';
 const kNoHeaders: ExtraHeaders = [];
 // uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT: the module exports it at run time, but its type
 // declarations only name it inside an enum the module does not export.
@@ -542,6 +546,7 @@ export class HttpServer {
         res.writeStatus(statusLine(status));
         res.writeHeader('Content-Type', contentType);
         res.writeHeader('x-request-id', exchange.requestId);
+        if (!closeConnection) res.writeHeader('Keep-Alive', kKeepAlive);
         if (exchange.corsOrigin !== '') {
           res.writeHeader('Access-Control-Allow-Origin', exchange.corsOrigin);
           res.writeHeader('Access-Control-Expose-Headers', kCorsExposeHeaders);

@@ -30,11 +30,28 @@ const refusedFraming = test.macro(async (t, framing: (body: string) => { headers
   t.is(responses[0]!.status, 400);
   t.is(responses[0]!.headers['x-request-id'], 'framing-1');
   t.is(responses[0]!.headers.connection, 'close');
+  t.false('keep-alive' in responses[0]!.headers, 'no keep-alive hint on a connection that closes');
   const answer = JSON.parse(responses[0]!.body);
   t.is(answer.errors[0].code, 'VALIDATION_ERROR');
   t.is(answer.errors[0].parameter, parameter);
   t.true(closed, 'the connection is closed');
   t.is(storedEventCount(file.server.dataDir, eventId), 0);
+});
+
+test('an answer that leaves its connection open says Keep-Alive: timeout=5 (under the server\'s idle timeout)', async (t) => {
+  const { body } = eventBody();
+  const request = raw('POST /v1/events HTTP/1.1', [`Authorization: Bearer ${file.key}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`], body);
+  // A POST alone (a request pipelined behind one is not served: docs/operations.md), then two GETs.
+  for (const [data, count] of [[request, 1], [raw('GET /healthz HTTP/1.1', []) + raw('GET /healthz HTTP/1.1', []), 2]] as const) {
+    const { bytes, closed } = await exchangeRaw(file.server.port, data, count);
+    const responses = parseResponses(bytes);
+    t.is(responses.length, count, bytes.toString('latin1'));
+    for (const response of responses) {
+      t.is(response.status, 200);
+      t.is(response.headers['keep-alive'], 'timeout=5');
+    }
+    t.false(closed, 'the connection stays open');
+  }
 });
 
 test('two equal Content-Length headers: 400 on Content-Length', refusedFraming, (body) => ({ headers: [`Content-Length: ${Buffer.byteLength(body)}`, `Content-Length: ${Buffer.byteLength(body)}`], body }), 'Content-Length');
