@@ -197,9 +197,8 @@ export async function startService(config: Config, log: Logger, options: Service
   await backtests.recover();
   const ruleStats = new RuleStatsService(config.dataDir, readDb, now);
   const eventReader = new EventReader(readDb, logLoads.eventIds);
-  const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate,
-    door: { max: config.maxEventsInFlight, overloadAt: config.overloadEventsInFlight, afterMs: config.overloadAfterMs },
-  });
+  const door = { max: config.maxEventsInFlight, overloadAt: config.overloadEventsInFlight, afterMs: config.overloadAfterMs };
+  const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate, door });
   const labels = new LabelsService({ readDb, writer, reader: eventReader, now, onAccountChanged: (accountId) => hotAccounts.refresh(accountId) });
   const pending = asyncScorer.loadPending();
   void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
@@ -282,7 +281,7 @@ export async function startService(config: Config, log: Logger, options: Service
     '1 while POST /v1/events answers 503 past OVERLOAD_EVENTS_IN_FLIGHT: in flight have stayed at or above it for OVERLOAD_AFTER_MS.',
     () => (events.overloaded ? 1 : 0),
   );
-  metrics.counter('fraud_scorer_events_refused_total', 'POST /v1/events refused at the door with 503 (over MAX_EVENTS_IN_FLIGHT).', () => events.refused);
+  metrics.counter('fraud_scorer_events_refused_total', 'POST /v1/events refused at the door with 503 (past MAX_EVENTS_IN_FLIGHT, or past OVERLOAD_EVENTS_IN_FLIGHT while overloaded).', () => events.refused);
   metrics.counter('fraud_scorer_events_dropped_total', 'Sync events not scored because their client had gone.', () => scorer.dropped);
   metrics.labeledHistogram(
     'fraud_scorer_scoring_stage_seconds',

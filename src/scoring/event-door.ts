@@ -9,6 +9,12 @@
 // milliseconds: they are served a little late instead of refused, which a bound on the count alone
 // did at half capacity (bench/README.md, step 41). A load above capacity keeps the count there,
 // and past it is refused as before. With `afterMs` 0 the door refuses past `overloadAt` at once.
+export interface DoorBounds {
+  readonly max: number;
+  readonly overloadAt: number;
+  readonly afterMs: number;
+}
+
 export class EventDoor {
   readonly #max: number;
   readonly #overloadAt: number;
@@ -21,7 +27,7 @@ export class EventDoor {
   /** Whether the server was overloaded when the count last crossed `overloadAt`. */
   #overloadedAtCrossing = false;
 
-  constructor(bounds: { readonly max: number; readonly overloadAt: number; readonly afterMs: number }, now: () => number = () => performance.now()) {
+  constructor(bounds: DoorBounds, now: () => number = () => performance.now()) {
     this.#max = bounds.max;
     this.#overloadAt = bounds.overloadAt;
     this.#afterMs = bounds.afterMs;

@@ -18,7 +18,7 @@ import type { LiveRulesets } from '../rulesets/live-rulesets.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { AsyncScorer, PendingJob } from './async-scorer.js';
-import { EventDoor } from './event-door.js';
+import { EventDoor, type DoorBounds } from './event-door.js';
 import { EventReader, type StoredEvent } from './event-store.js';
 import { canonicalBodyHash } from './idempotency.js';
 import type { ScoreJob, Scorer } from './scorer.js';
@@ -66,7 +66,7 @@ export interface EventServiceDeps {
    * nothing: under overload the server keeps serving what it admitted at full speed instead of
    * queueing everything until every answer comes too late.
    */
-  readonly door: { readonly max: number; readonly overloadAt: number; readonly afterMs: number };
+  readonly door: DoorBounds;
 }
 
 /** Seconds a refused client waits before retrying (Retry-After on 503s of POST /v1/events). */
