@@ -11,7 +11,8 @@
 // answers within 1, 2, 5, 10, 25 and 50 ms of the moment the HTTP thread read the request — without
 // the time a request waits for that thread to read it, which the generator's figures include —
 // and the same shares for the two hops inside it (waiting for the rule workers, for the commit),
-// and the CPU per event of each of its threads at that rate.
+// the CPU per event of each of its threads at that rate, and the answers that were not 2xx by
+// status and second (a 503 at half capacity is the door refusing during a pause).
 //   node dist/bench/http/latency.bench.js     (after npm run build)
 import { createWriteStream, readFileSync } from 'node:fs';
 import { finished } from 'node:stream/promises';

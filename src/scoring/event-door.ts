@@ -44,7 +44,7 @@ export class EventDoor {
    * for as long). A state that lasts less than `afterMs` does not change it.
    */
   get overloaded(): boolean {
-    return this.#now() - this.#crossedAt >= this.#afterMs ? this.#above : this.#overloadedAtCrossing;
+    return this.#overloadedAt(this.#now());
   }
 
   /** True when a new event would be refused. */
@@ -61,12 +61,17 @@ export class EventDoor {
     this.#count(this.#admitted - 1);
   }
 
+  #overloadedAt(now: number): boolean {
+    return now - this.#crossedAt >= this.#afterMs ? this.#above : this.#overloadedAtCrossing;
+  }
+
   #count(admitted: number): void {
     const above = admitted >= this.#overloadAt;
+    // The clock is read when the count crosses the bound (and by `refuses` at or above it only):
+    // below the bound an event costs two integer compares.
     if (above !== this.#above) {
-      // The clock is read only when the count crosses the bound, not per event.
       const now = this.#now();
-      this.#overloadedAtCrossing = now - this.#crossedAt >= this.#afterMs ? this.#above : this.#overloadedAtCrossing;
+      this.#overloadedAtCrossing = this.#overloadedAt(now);
       this.#above = above;
       this.#crossedAt = now;
     }
