@@ -6,12 +6,15 @@
 // cycle (the salts of its header) is mapped to the table or index that owns its page, through
 // SQLite's dbstat on the copy with its WAL applied. Prints frames per B-tree and
 // per event-log frame (the log is the only append; every other page is an index or table at a
-// key the events scatter). bench/README.md, steps 8 and 12.
+// key the events scatter). bench/README.md, steps 8 and 12. WAL_PAGES_RATE=<events/s>: the
+// realistic mix offered open-loop at that rate instead of wrk's capacity, warm-up included — below
+// capacity each commit holds fewer events, and what every commit writes again shows (step 42).
 //   node dist/bench/wal-pages.js     (after npm run build)
 import Database from 'better-sqlite3';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { realisticLoad } from './_helpers/open-loop.js';
 import { startFraudScorer } from './_helpers/processes.js';
 import { runWrk } from './_helpers/wrk.js';
 
@@ -20,6 +23,8 @@ const kMixEnv: Record<string, string> = {
   ...(process.env.WAL_PAGES_ASYNC === '1' ? { FS_ASYNC: '1' } : {}),
 };
 const kWarmupSeconds = Number(process.env.WAL_PAGES_WARMUP_SECONDS ?? 5);
+const kRate = process.env.WAL_PAGES_RATE === undefined ? null : Number(process.env.WAL_PAGES_RATE);
+if (kRate !== null && Object.keys(kMixEnv).length > 0) throw new Error('WAL_PAGES_RATE drives the realistic sync mix only');
 const kWalHeaderBytes = 32;
 const kFrameHeaderBytes = 24;
 
@@ -55,19 +60,24 @@ async function main(): Promise<void> {
   const copies = mkdtempSync(join(tmpdir(), 'fraud-scorer-wal-pages-'));
   try {
     const env = { ...kMixEnv, FS_KEY: server.liveKey };
-    await runWrk({ url: server.url, script: 'events.lua', env, connections: 64, seconds: kWarmupSeconds });
+    const atRate = kRate === null ? null : realisticLoad(server, kRate);
+    const drive = async (seconds: number): Promise<void> => {
+      if (atRate === null) await runWrk({ url: server.url, script: 'events.lua', env, connections: 64, seconds });
+      else await atRate(seconds);
+    };
+    await drive(kWarmupSeconds);
     const copied = new Promise<void>((resolve) => setTimeout(resolve, 10_000)).then(() => {
       copyFileSync(join(server.dataDir, 'fraud-scorer.db-wal'), join(copies, 'copy.db-wal'));
       copyFileSync(join(server.dataDir, 'fraud-scorer.db'), join(copies, 'copy.db'));
     });
-    await Promise.all([runWrk({ url: server.url, script: 'events.lua', env, connections: 64, seconds: 12 }), copied]);
+    await Promise.all([drive(12), copied]);
     // Read before the copy is opened: opening recovers the WAL, closing checkpoints it away.
     const wal = readFileSync(join(copies, 'copy.db-wal'));
     const database = new Database(join(copies, 'copy.db'));
     const pages = walPages(wal, database);
     database.close();
     const logFrames = pages.byOwner.get('events') ?? 0;
-    console.log(`${process.env.WAL_PAGES_HARSH === '1' ? 'harsh' : 'realistic'} mix${process.env.WAL_PAGES_ASYNC === '1' ? ', async' : ''}: ${pages.frames} frames in the WAL's current cycle, ${pages.commits} commits (${(pages.frames / Math.max(1, pages.commits)).toFixed(1)} frames each)\n`);
+    console.log(`${process.env.WAL_PAGES_HARSH === '1' ? 'harsh' : 'realistic'} mix${process.env.WAL_PAGES_ASYNC === '1' ? ', async' : ''}${kRate === null ? '' : ` at ${kRate}/s`}: ${pages.frames} frames in the WAL's current cycle, ${pages.commits} commits (${(pages.frames / Math.max(1, pages.commits)).toFixed(1)} frames each)\n`);
     console.log('  frames   share   per log frame  B-tree');
     for (const [name, frames] of [...pages.byOwner].sort((a, b) => b[1] - a[1])) {
       const perLog = logFrames === 0 ? '–' : (frames / logFrames).toFixed(2);

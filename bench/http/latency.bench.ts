@@ -12,7 +12,8 @@
 // the time a request waits for that thread to read it, which the generator's figures include —
 // and the same shares for the two hops inside it (waiting for the rule workers, for the commit),
 // the CPU per event of each of its threads at that rate, and the answers that were not 2xx by
-// status and second (a 503 at half capacity is the door refusing during a pause).
+// status and second (a 503 at half capacity is the door refusing during a pause), and the
+// connections the generator opened (a pause makes it open more; bench/README.md, step 42).
 //   node dist/bench/http/latency.bench.js     (after npm run build)
 import { createWriteStream, readFileSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
@@ -87,7 +88,7 @@ async function main(): Promise<void> {
     });
     const stalls = result.clientStalls;
     console.log(`the generator's own stalls over 10 ms (second: ms), answers then timed late: ${stalls.length === 0 ? 'none' : stalls.map(([at, length]) => `${(at / 1000).toFixed(1)}: ${length.toFixed(0)}`).join(', ')}`);
-    console.log(`the generator's CPU: ${result.clientCpuUsPerRequest.toFixed(1)} µs per request`);
+    console.log(`the generator's CPU: ${result.clientCpuUsPerRequest.toFixed(1)} µs per request; ${result.connectionsOpened} connections opened`);
   } finally {
     await server.stop();
   }
