@@ -24,6 +24,7 @@ const kMixEnv: Record<string, string> = {
 };
 const kWarmupSeconds = Number(process.env.WAL_PAGES_WARMUP_SECONDS ?? 5);
 const kRate = process.env.WAL_PAGES_RATE === undefined ? null : Number(process.env.WAL_PAGES_RATE);
+if (kRate !== null && !(Number.isFinite(kRate) && kRate > 0)) throw new Error('WAL_PAGES_RATE: events per second, a positive number');
 if (kRate !== null && Object.keys(kMixEnv).length > 0) throw new Error('WAL_PAGES_RATE drives the realistic sync mix only');
 const kWalHeaderBytes = 32;
 const kFrameHeaderBytes = 24;
