@@ -69,3 +69,16 @@ test('time 0: refused past the overload count at once', (t) => {
   t.false(d.refuses);
   t.false(d.overloaded);
 });
+
+test('an overload count at or above max never comes into play: the door is max alone', (t) => {
+  const { door: d, clock } = door(4, 8, 50);
+  admit(d, 3);
+  clock.ms += 1_000;
+  t.false(d.refuses);
+  d.enter();
+  t.true(d.refuses, 'at max');
+  clock.ms += 1_000;
+  t.false(d.overloaded, 'the overload count was never reached');
+  d.leave();
+  t.false(d.refuses);
+});
