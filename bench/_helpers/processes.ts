@@ -8,6 +8,13 @@ import { kServerNodeFlags } from '../../src/cli/node-flags.js';
 
 const kCli = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
+/**
+ * BENCH_NODE_ARGS: flags for the server's node, for every bench that starts it. They come after
+ * npm start's (src/cli/node-flags.ts), and V8 takes the last of a flag given twice, so
+ * `--allocation-site-pretenuring` measures the server without one of them.
+ */
+export const kBenchNodeArgs: readonly string[] = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+
 export interface Started {
   readonly url: string;
   readonly port: number;
@@ -81,7 +88,7 @@ export async function startFraudScorer(env: Record<string, string> = {}, nodeArg
  */
 export async function startFraudScorerOn(dataDir: string, liveKey: string | null, env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<StartedServer> {
   // As npm start runs it (src/cli/node-flags.ts), then the bench's own flags.
-  const child = spawn(process.execPath, [...kServerNodeFlags, ...nodeArgs, kCli, 'serve', '--port', '0', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [...kServerNodeFlags, ...kBenchNodeArgs, ...nodeArgs, kCli, 'serve', '--port', '0', '--data-dir', dataDir], {
     env: { ...process.env, RATE_LIMIT_PER_ROUTE: '100000000', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

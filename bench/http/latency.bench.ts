@@ -23,7 +23,7 @@ import { summariseScavenges } from '../_helpers/gc-trace.js';
 import { durationBuckets, stageBuckets, type Buckets } from '../_helpers/metrics.js';
 import { quantile, realisticLoad, type OpenLoopResult } from '../_helpers/open-loop.js';
 import { sampleProcess, usageByRole } from '../_helpers/proc.js';
-import { startFraudScorer } from '../_helpers/processes.js';
+import { kBenchNodeArgs, startFraudScorer } from '../_helpers/processes.js';
 
 const kRate = Number(process.env.BENCH_RATE ?? 1300);
 const kSeconds = Number(process.env.BENCH_SECONDS ?? 30);
@@ -31,7 +31,7 @@ const kSlowMs = Number(process.env.BENCH_SLOW_MS ?? 20);
 const kWindowMs = 100;
 const kRoute = 'POST /v1/events';
 const kGc = process.env.BENCH_GC === '1';
-const kNodeArgs = [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''), ...(kGc ? ['--trace-gc-nvp'] : [])];
+const kNodeArgs = kGc ? ['--trace-gc-nvp'] : [];
 const kServerOut = process.env.BENCH_SERVER_OUT ?? join(tmpdir(), 'server-out.txt');
 
 const kStages = ['rules', 'commit'] as const;
@@ -48,7 +48,7 @@ function shares(before: Buckets, after: Buckets): string {
 
 async function main(): Promise<void> {
   const server = await startFraudScorer({ FS_ANNOUNCE_THREADS: '1' }, kNodeArgs);
-  const out = kNodeArgs.length > 0 ? server.child.stdout!.pipe(createWriteStream(kServerOut)) : null;
+  const out = kBenchNodeArgs.length + kNodeArgs.length > 0 ? server.child.stdout!.pipe(createWriteStream(kServerOut)) : null;
   if (out !== null) console.log(`server's standard output: ${kServerOut}`);
   try {
     const load = realisticLoad(server, kRate);

@@ -63,6 +63,7 @@ import { generate } from '../backtests/backtest.bench.js';
 import { phaseTimes, summariseCpuProfile } from '../_helpers/cpu-profile.js';
 import { dataSize } from '../_helpers/data-files.js';
 import { eventMix } from '../_helpers/event-mix.js';
+import { kBenchNodeArgs } from '../_helpers/processes.js';
 import { createBenchStore, type BenchStore } from '../_helpers/store.js';
 
 const kEvents = Number(process.env.START_EVENTS ?? 1_000_000);
@@ -264,7 +265,7 @@ async function timeStart(dataDir: string, liveKey: string, nodeArgs: string[] = 
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const spawned = performance.now();
-  const child = spawn(process.execPath, [...kServerNodeFlags, ...nodeArgs, kCli, 'serve', '--port', String(port), '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [...kServerNodeFlags, ...kBenchNodeArgs, ...nodeArgs, kCli, 'serve', '--port', String(port), '--data-dir', dataDir], {
     env: { ...process.env, RATE_LIMIT_PER_ROUTE: '100000000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
