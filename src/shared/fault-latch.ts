@@ -12,6 +12,17 @@ import { join } from 'node:path';
 const kName = /^[a-z0-9_-]{1,64}$/;
 const kPollMs = 5;
 
+interface HandshakeFiles {
+  readonly held: string;
+  readonly release: string;
+}
+
+/** Released: both files go, so the point can be held again. */
+function leave(files: HandshakeFiles): void {
+  rmSync(files.held, { force: true });
+  rmSync(files.release, { force: true });
+}
+
 export class FaultLatch {
   readonly #dir: string | null;
 
@@ -35,24 +46,26 @@ export class FaultLatch {
    * thread sleeps in steps until the release.
    */
   holdSync(name: string): void {
-    if (this.#dir === null || !kName.test(name)) return;
-    const held = join(this.#dir, `fault-held-${name}`);
-    const release = join(this.#dir, `fault-release-${name}`);
-    writeFileSync(held, '');
+    const files = this.#arrive(name);
+    if (files === null) return;
     const sleeper = new Int32Array(new SharedArrayBuffer(4));
-    while (!existsSync(release)) Atomics.wait(sleeper, 0, 0, kPollMs);
-    rmSync(held, { force: true });
-    rmSync(release, { force: true });
+    while (!existsSync(files.release)) Atomics.wait(sleeper, 0, 0, kPollMs);
+    leave(files);
   }
 
   async hold(name: string): Promise<void> {
-    if (this.#dir === null || !kName.test(name)) return;
-    const held = join(this.#dir, `fault-held-${name}`);
-    const release = join(this.#dir, `fault-release-${name}`);
-    writeFileSync(held, '');
+    const files = this.#arrive(name);
+    if (files === null) return;
     // Unref'd: a server stopped while held still exits (its stop does not wait for the release).
-    while (!existsSync(release)) await new Promise((resolve) => setTimeout(resolve, kPollMs).unref());
-    rmSync(held, { force: true });
-    rmSync(release, { force: true });
+    while (!existsSync(files.release)) await new Promise((resolve) => setTimeout(resolve, kPollMs).unref());
+    leave(files);
+  }
+
+  /** Says that the server is held at `name`; its handshake files, or null when latches are off. */
+  #arrive(name: string): HandshakeFiles | null {
+    if (this.#dir === null || !kName.test(name)) return null;
+    const files = { held: join(this.#dir, `fault-held-${name}`), release: join(this.#dir, `fault-release-${name}`) };
+    writeFileSync(files.held, '');
+    return files;
   }
 }
