@@ -14,7 +14,7 @@
  * on, the HTTP thread fell in about one run of ten into a mode, set in the first seconds of load and
  * kept for the run, in which every object of a request outlived the young generation (promotion
  * 41–44 instead of 6–7 MiB/s, scavenges 3.5–4.3 instead of 1.3–1.7 ms, p99 at half of capacity
- * 22–40 instead of 10–23 ms); without it, in no run of 17 (bench/README.md, steps 42 and 43).
+ * 22–40 instead of 10–23 ms); without it, in none of 25 runs (bench/README.md, steps 42 and 43).
  */
 const kNoPretenuring = '--no-allocation-site-pretenuring';
 
