@@ -9,16 +9,19 @@
  * writer); four more during a mark-compact took the cores from them. p99 at 0.4 of capacity
  * 16–19 → 10–11 ms, p99.9 46–54 → 19–22 ms, with no more CPU per event (bench/README.md, step 25).
  */
+const kOneBackgroundThread = '--v8-pool-size=1';
+
 /**
  * V8's allocation-site pretenuring off: objects are always made in the young generation. With it
- * on, the HTTP thread fell in about one run of ten into a mode, set in the first seconds of load and
- * kept for the run, in which every object of a request outlived the young generation (promotion
- * 41–44 instead of 6–7 MiB/s, scavenges 3.5–4.3 instead of 1.3–1.7 ms, p99 at half of capacity
- * 22–40 instead of 10–23 ms); without it, in none of 25 runs (bench/README.md, steps 42 and 43).
+ * on, the HTTP thread fell in some runs (4 of about 40 in step 42, 3 of 8 in step 43) into a mode,
+ * set in the first seconds of load and kept for the run, in which every object of a request
+ * outlived the young generation (promotion 41–44 instead of 6–7 MiB/s, scavenges 3.5–4.3 instead
+ * of 1.3–1.7 ms, p99 at half of capacity 22–40 instead of 10–23 ms); without it, in none of 25
+ * runs (bench/README.md, steps 42 and 43).
  */
 const kNoPretenuring = '--no-allocation-site-pretenuring';
 
-export const kServerNodeFlags: readonly string[] = ['--v8-pool-size=1', kNoPretenuring];
+export const kServerNodeFlags: readonly string[] = [kOneBackgroundThread, kNoPretenuring];
 
 /** A flag's option, whatever its value or spelling: `--no-x`, `--x=…` and `--x_y` name the same. */
 function optionOf(arg: string): string {
