@@ -7,6 +7,7 @@ import { hasFault, kFaults, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
 import { DerivedFlusher, kBacklogPartRows } from './accounts/derived-flush.js';
 import { KeyedHashCache } from './signals/keyed-hash-cache.js';
+import { VelocityWindows } from './signals/velocity.js';
 import { HotAccounts, StateLoadError } from './accounts/hot-accounts.js';
 import { createReadScoreHandler, createSubmitEventAdmission, createSubmitEventHandler } from './http/handlers/events.js';
 import { createEraseHandler, createLinksHandler } from './http/handlers/accounts.js';
@@ -65,6 +66,7 @@ import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/provision.js';
 
 export const kBootstrapKeysFile = 'bootstrap-keys.json';
 const kDrainTimeoutMs = 10_000;
+/** How often each velocity key is checked for a day without events (a part of the keys at a time). */
 const kVelocitySweepIntervalMs = 10 * 60_000;
 /** How often the last use of keys, counted in memory, is written (and at every stop). */
 const kKeyUseFlushIntervalMs = 60_000;
@@ -177,7 +179,8 @@ export async function startService(config: Config, log: Logger, options: Service
     throw error;
   }
   const velocity = logLoads.velocity;
-  const velocitySweep = setInterval(() => velocity.sweep(now()), kVelocitySweepIntervalMs);
+  // A part of the keys at a time, each key every kVelocitySweepIntervalMs (VelocityWindows.sweepNext).
+  const velocitySweep = setInterval(() => velocity.sweepNext(now()), kVelocitySweepIntervalMs / VelocityWindows.sweepSteps);
   velocitySweep.unref();
   const hotAccounts = loaded.accounts;
   // The rows that follow from scored events, written in bulk; those the replay made go first.

@@ -19,7 +19,12 @@ import { newSnapshotToken, sealSnapshot } from '../store/snapshot-seal.js';
 import type { EventIdsParts } from './event-ids.js';
 
 const kFileName = 'start-snapshot';
-const kFormat = 1;
+/**
+ * The layout of the parts in the file. 2: velocity amount slots hold the day's 24 hourly sums only
+ * (36 numbers before), and a slot names its amount slot plus one (0: none; -1 before). A start
+ * meets another format after an upgrade, and loads from the tables.
+ */
+const kFormat = 2;
 
 /** What the snapshot holds (each part as its owner's parts() gives it). */
 export interface StartSnapshotParts {

@@ -8,14 +8,16 @@
 //   fine:   12 buckets of 5 minutes  → the 1h window slides in 5-minute steps (55–60 min)
 //   coarse: 24 buckets of 1 hour     → the 24h window slides in 1-hour steps (23–24 h)
 //
-// The rings of all keys live in a few large typed arrays (an arena of slots, grown by doubling,
-// freed slots reused), not in one object per key: about 250 bytes per key instead of ~1 KB, which
-// matters with hundreds of thousands of IPs a day. Keys idle for 24 hours are swept. The store is
+// The rings of all keys live in a few large typed arrays (an arena of slots, freed slots reused),
+// not in one object per key: about 250 bytes per key instead of ~1 KB, which matters with hundreds
+// of thousands of IPs a day. The arrays are columns that double in place (state/slots.ts): a copy
+// of them stalled the HTTP thread for ~1.3 ms per MiB, 50–60 ms at 300,000 keys. Card and account keys also sum amounts, over
+// the day only (the signals have no hourly amount): a ring of 24 hourly sums. Keys idle for 24 hours are swept. The store is
 // the source of truth: after a restart the windows are rebuilt from the last 24 hours of stored
 // events (see scoring/velocity-rebuild.ts). Pure: time is always passed in.
 import { KeyDomain, type KeyHasher } from '../state/keys.js';
-import { SlotIndex, type SlotIndexParts } from '../state/slot-index.js';
-import type { Bytes } from '../state/slots.js';
+import { kMaxSlot, SlotIndex, type SlotIndexParts } from '../state/slot-index.js';
+import { column, columnBytes, grown, sumBytes, type Bytes } from '../state/slots.js';
 
 export interface VelocitySignals {
   card_1h?: number;
@@ -46,16 +48,20 @@ const kCoarseMs = 60 * 60_000;
 const kCoarseCount = 24;
 /** Numbers in one ring pair: fine buckets, then coarse buckets. */
 const kRingWidth = kFineCount + kCoarseCount;
+/** Numbers in one amount slot: the coarse buckets only. */
+const kAmountWidth = kCoarseCount;
 const kDayMs = 24 * 60 * 60_000;
 const kInitialSlots = 1024;
+/** The slots a column reserves address space for (state/slots.ts caps a reservation at 4 GiB). */
+const kMaxSlots = kMaxSlot + 1;
 
 type Kind = 'card' | 'ip' | 'account' | 'email' | 'fp';
 
 interface ArenaParts {
   readonly counts: Uint32Array;
-  readonly heads: Int32Array;
+  readonly heads: Uint32Array;
   readonly lastAt: Float64Array;
-  readonly amountSlot: Int32Array;
+  readonly amountSlot: Uint32Array;
   readonly amounts: Float64Array;
   readonly slots: number;
   readonly amountSlots: number;
@@ -72,16 +78,16 @@ export interface VelocityParts {
 
 /**
  * Slots of ring pairs in typed arrays. A slot has event counts (Uint32) and, for keys that sum
- * amounts, an amount slot (Float64) of the same shape in a second arena.
+ * amounts, an amount slot (Float64) in a second arena: the coarse ring's shape, its heads shared.
  */
 class Arena {
-  counts: Uint32Array = new Uint32Array(kInitialSlots * kRingWidth);
+  counts: Uint32Array = column(Uint32Array, kInitialSlots * kRingWidth, kMaxSlots * kRingWidth);
   /** Per slot: index (time / bucket length) of the newest fine and coarse bucket. */
-  heads: Int32Array = new Int32Array(kInitialSlots * 2);
-  lastAt: Float64Array = new Float64Array(kInitialSlots);
-  /** Per slot: its amount slot, or -1. */
-  amountSlot: Int32Array = new Int32Array(kInitialSlots).fill(-1);
-  amounts: Float64Array = new Float64Array(kInitialSlots * kRingWidth);
+  heads: Uint32Array = column(Uint32Array, kInitialSlots * 2, kMaxSlots * 2);
+  lastAt: Float64Array = column(Float64Array, kInitialSlots, kMaxSlots);
+  /** Per slot: its amount slot + 1, or 0 (no amounts): zero, as a grown column is, means none. */
+  amountSlot: Uint32Array = column(Uint32Array, kInitialSlots, kMaxSlots);
+  amounts: Float64Array = column(Float64Array, kInitialSlots * kAmountWidth, kMaxSlots * kAmountWidth);
   #slots = 0;
   #amountSlots = 0;
   #free: number[] = [];
@@ -92,9 +98,12 @@ class Arena {
     return this.#slots;
   }
 
-  /** The bytes of its arrays (room to grow included). */
-  get heldBytes(): number {
-    return this.counts.byteLength + this.heads.byteLength + this.lastAt.byteLength + this.amountSlot.byteLength + this.amounts.byteLength;
+  /** The bytes of its arrays: held (room to grow included), and used by the slots handed out. */
+  get bytes(): Bytes {
+    return sumBytes(
+      columnBytes(this.#slots * kRingWidth, this.counts), columnBytes(this.#slots * 2, this.heads), columnBytes(this.#slots, this.lastAt, this.amountSlot),
+      columnBytes(this.#amountSlots * kAmountWidth, this.amounts),
+    );
   }
 
   parts(): ArenaParts {
@@ -127,28 +136,26 @@ class Arena {
     this.lastAt[slot] = 0;
     if (withAmounts) {
       const amountSlot = this.#freeAmounts.pop() ?? this.#amountSlots++;
-      if ((amountSlot + 1) * kRingWidth > this.amounts.length) this.amounts = grown(this.amounts);
-      this.amounts.fill(0, amountSlot * kRingWidth, (amountSlot + 1) * kRingWidth);
-      this.amountSlot[slot] = amountSlot;
+      if ((amountSlot + 1) * kAmountWidth > this.amounts.length) this.amounts = grown(this.amounts, this.amounts.length * 2);
+      this.amounts.fill(0, amountSlot * kAmountWidth, (amountSlot + 1) * kAmountWidth);
+      this.amountSlot[slot] = amountSlot + 1;
     } else {
-      this.amountSlot[slot] = -1;
+      this.amountSlot[slot] = 0;
     }
     return slot;
   }
 
   release(slot: number): void {
-    const amountSlot = this.amountSlot[slot]!;
+    const amountSlot = this.amountSlot[slot]! - 1;
     if (amountSlot >= 0) this.#freeAmounts.push(amountSlot);
     this.#free.push(slot);
   }
 
   #grow(): void {
-    this.counts = grown(this.counts);
-    this.heads = grown(this.heads);
-    this.lastAt = grown(this.lastAt);
-    const amountSlot = new Int32Array(this.amountSlot.length * 2).fill(-1);
-    amountSlot.set(this.amountSlot);
-    this.amountSlot = amountSlot;
+    this.counts = grown(this.counts, this.counts.length * 2);
+    this.heads = grown(this.heads, this.heads.length * 2);
+    this.lastAt = grown(this.lastAt, this.lastAt.length * 2);
+    this.amountSlot = grown(this.amountSlot, this.amountSlot.length * 2);
   }
 
   /** Moves the slot's rings forward to `at`, clearing buckets that fell out of the windows. */
@@ -158,15 +165,14 @@ class Arena {
     const fineHead = this.heads[slot * 2]!;
     const coarseHead = this.heads[slot * 2 + 1]!;
     const base = slot * kRingWidth;
-    const amountSlot = this.amountSlot[slot]!;
-    const amountBase = amountSlot * kRingWidth;
+    const amountSlot = this.amountSlot[slot]! - 1;
+    const amountBase = amountSlot * kAmountWidth;
     for (let index = Math.max(fineHead + 1, fine - kFineCount + 1); index <= fine; index++) {
       this.counts[base + (index % kFineCount)] = 0;
-      if (amountSlot >= 0) this.amounts[amountBase + (index % kFineCount)] = 0;
     }
     for (let index = Math.max(coarseHead + 1, coarse - kCoarseCount + 1); index <= coarse; index++) {
       this.counts[base + kFineCount + (index % kCoarseCount)] = 0;
-      if (amountSlot >= 0) this.amounts[amountBase + kFineCount + (index % kCoarseCount)] = 0;
+      if (amountSlot >= 0) this.amounts[amountBase + (index % kCoarseCount)] = 0;
     }
     if (fine > fineHead) this.heads[slot * 2] = fine;
     if (coarse > coarseHead) this.heads[slot * 2 + 1] = coarse;
@@ -177,16 +183,12 @@ class Arena {
     const fine = Math.floor(at / kFineMs);
     const coarse = Math.floor(at / kCoarseMs);
     const base = slot * kRingWidth;
-    const amountSlot = this.amountSlot[slot]!;
-    const amountBase = amountSlot * kRingWidth;
+    const amountSlot = this.amountSlot[slot]! - 1;
     // An event older than a ring (a late async event, a rebuild) counts only where it still fits.
-    if (fine > this.heads[slot * 2]! - kFineCount) {
-      this.counts[base + (fine % kFineCount)]! += 1;
-      if (amountSlot >= 0) this.amounts[amountBase + (fine % kFineCount)]! += amount;
-    }
+    if (fine > this.heads[slot * 2]! - kFineCount) this.counts[base + (fine % kFineCount)]! += 1;
     if (coarse > this.heads[slot * 2 + 1]! - kCoarseCount) {
       this.counts[base + kFineCount + (coarse % kCoarseCount)]! += 1;
-      if (amountSlot >= 0) this.amounts[amountBase + kFineCount + (coarse % kCoarseCount)]! += amount;
+      if (amountSlot >= 0) this.amounts[amountSlot * kAmountWidth + (coarse % kCoarseCount)]! += amount;
     }
     if (at > this.lastAt[slot]!) this.lastAt[slot] = at;
   }
@@ -199,19 +201,13 @@ class Arena {
     for (let i = 0; i < kFineCount; i++) hour += this.counts[base + i]!;
     for (let i = kFineCount; i < kRingWidth; i++) day += this.counts[base + i]!;
     let amount = 0;
-    const amountSlot = this.amountSlot[slot]!;
+    const amountSlot = this.amountSlot[slot]! - 1;
     if (amountSlot >= 0) {
-      const amountBase = amountSlot * kRingWidth;
-      for (let i = kFineCount; i < kRingWidth; i++) amount += this.amounts[amountBase + i]!;
+      const amountBase = amountSlot * kAmountWidth;
+      for (let i = 0; i < kAmountWidth; i++) amount += this.amounts[amountBase + i]!;
     }
     return [hour, day, amount];
   }
-}
-
-function grown<T extends Uint32Array | Int32Array | Float64Array>(array: T): T {
-  const next = new (array.constructor as new (length: number) => T)(array.length * 2);
-  next.set(array);
-  return next;
 }
 
 /** A kind's place in VelocityHashes. */
@@ -252,6 +248,8 @@ export class VelocityWindows {
   readonly #projects = new Map<string, number>();
   #arena = new Arena();
   readonly #probe = new Uint32Array(kKeyWords);
+  /** The segment sweepNext() sweeps next. */
+  #sweepCursor = 0;
 
   constructor(hasher: KeyHasher) {
     this.#hasher = hasher;
@@ -261,10 +259,9 @@ export class VelocityWindows {
     return this.#index.size;
   }
 
-  /** Bytes held: the key index and the arena of counts (for /metrics). */
+  /** Bytes of the key index and the arena of counts (for /metrics). */
   get bytes(): Bytes {
-    const held = this.#index.bytes(this.#arena.slots).held + this.#arena.heldBytes;
-    return { held, used: held };
+    return sumBytes(this.#index.bytes(this.#arena.slots), this.#arena.bytes);
   }
 
   /** Its state as plain data, to hand to another thread; these windows are not used after. */
@@ -390,8 +387,29 @@ export class VelocityWindows {
 
   /** Drops keys with no event in the last 24 hours; returns how many. */
   sweep(now: number): number {
+    let dropped = 0;
+    for (let segment = 0; segment < SlotIndex.segments; segment++) dropped += this.#sweepSegment(now, segment);
+    return dropped;
+  }
+
+  /** The calls of sweepNext() that make one sweep(). */
+  static readonly sweepSteps = SlotIndex.segments;
+
+  /**
+   * sweep() of the next part of the keys in turn (a segment of the index: ~1/256 of them); returns
+   * how many it dropped. The server calls this often rather than sweep() now and then: a day's keys
+   * going idle together (a burst of new IPs a day earlier) would stop the HTTP thread in one sweep
+   * for ~0.9 µs per key dropped (0.6 s for 675,000: bench/state/velocity-memory.bench.ts).
+   */
+  sweepNext(now: number): number {
+    const segment = this.#sweepCursor;
+    this.#sweepCursor = (segment + 1) % SlotIndex.segments;
+    return this.#sweepSegment(now, segment);
+  }
+
+  #sweepSegment(now: number, segment: number): number {
     const idle: number[] = [];
-    this.#index.forEach((slot) => {
+    this.#index.forEachIn(segment, (slot) => {
       if (this.#arena.lastAt[slot]! < now - kDayMs) idle.push(slot);
     });
     for (const slot of idle) this.#drop(slot);

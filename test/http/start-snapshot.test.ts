@@ -144,6 +144,20 @@ test('a snapshot taken at another schema version is not used, even under the rig
   t.false(existsSync(path));
 });
 
+test('a snapshot in another layout (an earlier build) is not used, even under the right seal', async (t) => {
+  const { dataDir } = await stoppedWithEvents(t, 2);
+  // The same file and token, as the build before format 2 (velocity amounts of 36 numbers) wrote it.
+  const path = join(dataDir, kSnapshot);
+  const { meta, tree } = readPartsFile(path) as { meta: { format: number }; tree: unknown };
+  t.is(meta.format, 2);
+  writePartsFile(path, { ...meta, format: 1 }, tree);
+  t.is(sealCount(dataDir), 1);
+  const server = await restart(t, dataDir);
+  t.regex(server.output(), /start snapshot is not used.*of another format \(1\)/);
+  t.regex(server.output(), /"event_ids":2,.*"from_snapshot":false/);
+  t.false(existsSync(path));
+});
+
 test('no snapshot when rows of scored events are not all in the tables: the next start loads them and replays the log', async (t) => {
   // Every bulk write of derived rows fails: the stop cannot leave the tables holding the state.
   const server = await startServer({ env: { FAULT_INJECTION: 'derived_rows_fail', DERIVED_FLUSH_MS: '10' }, keepDataDir: true });

@@ -24,6 +24,20 @@ test('events count in the hour and the day; amounts in the day', (t) => {
   t.deepEqual([nextDay.card_1h, nextDay.card_24h, nextDay.card_amount_24h], [0, 0, 0]);
 });
 
+test('amounts leave the day in 1-hour steps; a late amount counts only where its hour is still in the day', (t) => {
+  const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
+  windows.record('p', keys('tok', { accountId: 'acc' }), 100, start);
+  windows.record('p', keys('tok', { accountId: 'acc' }), 50, start + 30 * kMinute);
+  const lastMinute = windows.read('p', keys('tok', { accountId: 'acc' }), start + 24 * kHour - kMinute);
+  t.deepEqual([lastMinute.card_amount_24h, lastMinute.account_amount_24h, lastMinute.card_1h], [150, 150, 0]);
+  const dayLater = windows.read('p', keys('tok', { accountId: 'acc' }), start + 24 * kHour);
+  t.deepEqual([dayLater.card_24h, dayLater.card_amount_24h, dayLater.account_amount_24h], [0, 0, 0]);
+  windows.record('p', keys('tok'), 7, start + 2 * kHour);
+  windows.record('p', keys('tok'), 9, start + 30 * kMinute);
+  const late = windows.read('p', keys('tok'), start + 24 * kHour);
+  t.deepEqual([late.card_24h, late.card_amount_24h], [1, 7]);
+});
+
 test('absent keys give no field; keys of other projects and kinds do not mix', (t) => {
   const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
   windows.record('p', keys('same', { email: 'same' }), 1, start);
@@ -54,6 +68,21 @@ test('sweeping drops keys idle for a day; a reused slot starts empty', (t) => {
   t.is(windows.read('p', keys('tok42'), start + 25 * kHour).card_24h, 0);
 });
 
+test('sweepNext sweeps a part of the keys per call, and sweepSteps calls sweep them all', (t) => {
+  const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
+  for (let i = 0; i < 5000; i++) windows.record('p', keys(`tok${i}`, { accountId: `acc${i}` }), i, start);
+  windows.record('p', keys('fresh'), 7, start + 23 * kHour);
+  const dropped: number[] = [];
+  for (let step = 0; step < VelocityWindows.sweepSteps; step++) dropped.push(windows.sweepNext(start + 25 * kHour));
+  t.is(dropped.reduce((sum, n) => sum + n, 0), 10_000);
+  t.true(Math.max(...dropped) < 200, `at most ${Math.max(...dropped)} in one call`);
+  t.is(windows.size, 1);
+  t.is(windows.read('p', keys('fresh'), start + 25 * kHour).card_24h, 1);
+  t.is(windows.read('p', keys('tok42'), start + 25 * kHour).card_24h, 0);
+  // The turn goes on where it stopped: the next round finds nothing more to drop.
+  t.is(windows.sweepNext(start + 25 * kHour), 0);
+});
+
 test('thousands of keys beyond the first arena stay apart', (t) => {
   const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
   for (let i = 0; i < 3000; i++) for (let n = 0; n <= i % 7; n++) windows.record('p', keys(`tok${i}`), 10, start + n);
@@ -62,6 +91,21 @@ test('thousands of keys beyond the first arena stay apart', (t) => {
     t.is(read.card_24h, (i % 7) + 1);
     t.is(read.card_amount_24h, ((i % 7) + 1) * 10);
   }
+});
+
+test('the arena grows in place: its columns keep their buffers past several doublings', (t) => {
+  const hasher = new KeyHasher(randomBytes(32));
+  const before = new VelocityWindows(hasher);
+  before.record('p', keys('tok0', { accountId: 'acc0' }), 1, start);
+  const parts = before.parts();
+  const windows = VelocityWindows.fromParts(hasher, parts);
+  for (let i = 1; i < 5000; i++) windows.record('p', keys(`tok${i}`, { accountId: `acc${i}` }), 1, start);
+  const after = windows.parts();
+  for (const column of ['counts', 'heads', 'lastAt', 'amountSlot', 'amounts'] as const) {
+    t.is(after.arena[column].buffer, parts.arena[column].buffer, column);
+  }
+  t.is(after.arena.slots, 10_000);
+  t.is(VelocityWindows.fromParts(hasher, after).read('p', keys('tok4999'), start).card_amount_24h, 1);
 });
 
 test('forget drops the keys of an erased account', (t) => {
