@@ -400,7 +400,7 @@ export class VelocityWindows {
    * sweep() of the next part of the keys in turn (a segment of the index: ~1/256 of them); returns
    * how many it dropped. The server calls this often rather than sweep() now and then: a day's keys
    * going idle together (a burst of new IPs a day earlier) would stop the HTTP thread in one sweep
-   * for ~0.9 µs per key dropped (0.6 s for 675,000: bench/state/velocity-memory.bench.ts).
+   * for 0.3–0.6 s with 675,000 keys dropped (bench/README.md, step 45).
    */
   sweepNext(now: number): number {
     const segment = this.#sweepCursor;

@@ -181,15 +181,13 @@ export class SlotIndex {
     return true;
   }
 
-  /** Calls fn(slot) for every indexed slot (in table order). */
-  forEach(fn: (slot: number) => void): void {
-    for (let segment = 0; segment < kSegments; segment++) this.forEachIn(segment, fn);
-  }
-
   /** The segments forEachIn() takes: each holds about 1/256 of the entries. */
   static readonly segments = kSegments;
 
-  /** Calls fn(slot) for every slot indexed in `segment` (0 ≤ segment < SlotIndex.segments). */
+  /**
+   * Calls fn(slot) for every slot indexed in `segment` (0 ≤ segment < SlotIndex.segments), in
+   * table order: a walk a segment at a time never holds the owning thread for the whole index.
+   */
   forEachIn(segment: number, fn: (slot: number) => void): void {
     const table = this.#tables[segment]!;
     for (let position = 0; position < table.length; position++) {

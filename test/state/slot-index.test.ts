@@ -37,9 +37,11 @@ for (const words of [2, 4] as const) {
         if (index.size !== model.size) return false;
         for (let slot = 0; slot <= 3000; slot++) if (index.find(probeOf(words, slot), 0) !== (model.has(slot) ? slot : -1)) return false;
         let seen = 0;
-        index.forEach((slot) => {
-          if (model.has(slot)) seen++;
-        });
+        for (let segment = 0; segment < SlotIndex.segments; segment++) {
+          index.forEachIn(segment, (slot) => {
+            if (model.has(slot)) seen++;
+          });
+        }
         return seen === model.size;
       }),
       { seed: 42, numRuns: 100 },
