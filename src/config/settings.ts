@@ -77,7 +77,7 @@ export const kSettings = {
     description: 'How long OVERLOAD_EVENTS_IN_FLIGHT may be passed before it refuses (and how long below it ends that); 0: at once.',
   },
   derivedFlushMs: {
-    flag: 'derived-flush-ms', env: 'DERIVED_FLUSH_MS', type: 'integer', default: 1000, minimum: 10, maximum: 3_600_000,
+    flag: 'derived-flush-ms', env: 'DERIVED_FLUSH_MS', type: 'integer', default: 5000, minimum: 10, maximum: 3_600_000,
     description: 'How often the rows that follow from scored events (account counts and event seqs, signals, links) are written, in bulk; a crash loses none (they are rebuilt from the events at start).',
   },
   webhookRetryBaseMs: {

@@ -12,7 +12,8 @@ let server: TestServer;
 let key: string;
 
 test.before(async () => {
-  server = await startServer();
+  // Rows written in bulk every 100 ms (the default is seconds), so that countedEvents waits little.
+  server = await startServer({ env: { DERIVED_FLUSH_MS: '100' } });
   key = server.bootstrap.keys.live_secret.key;
 });
 
