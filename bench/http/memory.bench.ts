@@ -49,7 +49,7 @@ function walBytes(dataDir: string): number {
 async function main(): Promise<void> {
   if (kRate === 0 && !hasWrk()) throw new Error('this benchmark needs wrk (apt-get install wrk)');
   const server = await startFraudScorer();
-  let wrkOutput = '';
+  let loadSummary = '';
   let loadEnded: Promise<unknown>;
   if (kRate > 0) {
     // Each run makes the next bodies of the mix's sequence; between runs (making them, starting the
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
           else lost++;
         }
       }
-      wrkOutput = `open loop at ${kRate}/s in runs of ${kRunSeconds} s: ${requests} requests, ${ok} answered 2xx, ${other} other answers, ` +
+      loadSummary = `open loop at ${kRate}/s in runs of ${kRunSeconds} s: ${requests} requests, ${ok} answered 2xx, ${other} other answers, ` +
         `${lost} timed out or not sent; ${((Date.now() - loadStarted - offeredMs) / 1000).toFixed(1)} s between runs in all`;
     })();
   } else {
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       env: { ...process.env, FS_KEY: server.liveKey },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    load.stdout.on('data', (chunk: Buffer) => (wrkOutput += chunk.toString()));
+    load.stdout.on('data', (chunk: Buffer) => (loadSummary += chunk.toString()));
     loadEnded = new Promise((resolve) => load.once('exit', resolve));
   }
   const samples: Array<{ second: number; rssMiB: number; events: number }> = [];
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
   const peak = Math.max(...afterWarmup.map((sample) => sample.rssMiB));
   const last = afterWarmup.at(-1)!;
   console.log(`\nafter warm-up: first ${first.rssMiB} MiB, last ${last.rssMiB} MiB, peak ${peak} MiB: growth ${(((peak - first.rssMiB) / first.rssMiB) * 100).toFixed(1)}% over ${last.events - first.events} writes`);
-  console.log(kRate > 0 ? wrkOutput : wrkOutput.split('\n').filter((line) => /Requests\/sec|requests in/.test(line)).join('\n'));
+  console.log(kRate > 0 ? loadSummary : loadSummary.split('\n').filter((line) => /Requests\/sec|requests in/.test(line)).join('\n'));
 }
 
 main().catch((error: unknown) => {
