@@ -25,6 +25,7 @@ const kWarmupSeconds = Number(process.env.BENCH_MEMORY_WARMUP_SECONDS ?? 60);
 const kSampleMs = 10_000;
 const kRate = Number(process.env.BENCH_MEMORY_RATE ?? 0);
 const kRunSeconds = Number(process.env.BENCH_MEMORY_RUN_SECONDS ?? 20);
+if (!(Number.isFinite(kRunSeconds) && kRunSeconds > 0)) throw new Error('BENCH_MEMORY_RUN_SECONDS: seconds per run, a positive number');
 
 function mib(bytes: number): string {
   return `${Math.round(bytes / 1048576)} MiB`.padStart(8);
