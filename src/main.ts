@@ -13,6 +13,7 @@ import { createReadScoreHandler, createSubmitEventAdmission, createSubmitEventHa
 import { createEraseHandler, createLinksHandler } from './http/handlers/accounts.js';
 import { AccountsService } from './accounts/accounts-service.js';
 import { CasesService } from './cases/cases-service.js';
+import { UnfoldedCases } from './cases/unfolded-cases.js';
 import { createChangeCaseHandler, createListCasesHandler, createReadCaseHandler } from './http/handlers/cases.js';
 import { createHealthHandler, createMetricsHandler } from './http/handlers/operations.js';
 import { RulesPool } from './pool/rules-pool.js';
@@ -184,15 +185,17 @@ export async function startService(config: Config, log: Logger, options: Service
   velocitySweep.unref();
   const hotAccounts = loaded.accounts;
   // The rows that follow from scored events, written in bulk; those the replay made go first.
-  const derived = new DerivedFlusher(hotAccounts, writer, log, config.derivedFlushMs, hasFault(config, 'derived_rows_fail'));
-  if (loaded.counts.replayed > 0) await derived.flush(kBacklogPartRows);
+  const unfoldedCases = new UnfoldedCases();
+  const derived = new DerivedFlusher(hotAccounts, unfoldedCases, writer, log, config.derivedFlushMs, hasFault(config, 'derived_rows_fail'));
+  // And every case event a crash left unfolded, so that no case needs events from before the start on top.
+  await derived.flush(kBacklogPartRows, true);
   derived.start();
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
-  const scorer = new Scorer({ pool, writer, accounts: hotAccounts, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: () => deliverer.poke() });
+  const scorer = new Scorer({ pool, writer, accounts: hotAccounts, unfoldedCases, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: () => deliverer.poke() });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb));
   const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorer });
-  const cases = new CasesService(readDb, writer, now, (accountId) => hotAccounts.refresh(accountId));
+  const cases = new CasesService(readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
   const lists = new ListsService({ readDb, writer, compiler: rulesCompiler, clock: listsClock, now });
@@ -256,7 +259,9 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.counter('fraud_scorer_writer_lock_waits_total', 'Writer transactions that found the write lock held (the checkpointer starting the WAL over, the command line) and waited.', () => writer.lockWaits);
   metrics.gauge('fraud_scorer_derived_rows_waiting', 'Rows that follow from scored events (counts, signals, links) not yet written in bulk.', () => hotAccounts.waitingRows);
   metrics.counter('fraud_scorer_derived_batches_total', 'Writes (one transaction each, at most 250 rows) of rows that follow from scored events.', () => derived.batches);
-  metrics.counter('fraud_scorer_derived_batch_failures_total', 'Such writes that failed (their rows are tried again at the next flush).', () => derived.failures);
+  metrics.counter('fraud_scorer_derived_batch_failures_total', 'Such writes that failed, and folds of case events that failed (tried again at the next flush).', () => derived.failures);
+  metrics.gauge('fraud_scorer_cases_unfolded', 'Open cases with events committed but not yet folded into the case\'s row (GET /v1/cases shows them already).', () => unfoldedCases.size);
+  metrics.counter('fraud_scorer_case_folds_total', 'Writes (one transaction each, at most 250 cases) folding events into their open cases.', () => derived.caseFolds);
   metrics.gauge('fraud_scorer_async_queue_depth', 'Async events accepted and not yet scored.', () => asyncScorer.depth);
   metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', () => asyncScorer.scored);
   metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);

@@ -4,9 +4,12 @@
 // part wait for it, so parts stay small enough to cost a few milliseconds (the rows of 250 ms in
 // one transaction showed in the p99 at half capacity; bench/README.md, step 9). The rows of a
 // replay, before the server listens, go in larger parts. A part that fails goes back, with the
-// parts after it, and is tried again at the next flush.
+// parts after it, and is tried again at the next flush. Then the events that joined open cases
+// are folded into the cases' rows, kFoldCases cases per writer command.
 import { mergeBatches, splitBatch } from './derived-rows.js';
 import type { HotAccounts } from './hot-accounts.js';
+import type { UnfoldedCases } from '../cases/unfolded-cases.js';
+import { kFoldCases } from '../scoring/event-store.js';
 import type { Logger } from '../shared/log.js';
 import type { AppWriter } from '../write-commands.js';
 
@@ -17,6 +20,7 @@ export const kBacklogPartRows = 10_000;
 
 export class DerivedFlusher {
   readonly #accounts: HotAccounts;
+  readonly #cases: UnfoldedCases;
   readonly #writer: AppWriter;
   readonly #log: Logger;
   readonly #intervalMs: number;
@@ -26,10 +30,13 @@ export class DerivedFlusher {
   #chain: Promise<void> = Promise.resolve();
   /** Parts written (for /metrics). */
   batches = 0;
+  /** Writes of case events folded into their cases (for /metrics). */
+  caseFolds = 0;
   failures = 0;
 
-  constructor(accounts: HotAccounts, writer: AppWriter, log: Logger, intervalMs: number, failWrites = false) {
+  constructor(accounts: HotAccounts, cases: UnfoldedCases, writer: AppWriter, log: Logger, intervalMs: number, failWrites = false) {
     this.#accounts = accounts;
+    this.#cases = cases;
     this.#writer = writer;
     this.#log = log;
     this.#intervalMs = intervalMs;
@@ -41,16 +48,34 @@ export class DerivedFlusher {
     this.#timer.unref();
   }
 
-  /** Resolves once every row waiting when it was called has been written (or failed to be). */
-  flush(partRows = kPartRows): Promise<void> {
-    this.#chain = this.#chain.then(() => this.#writeAll(partRows));
+  /**
+   * Resolves once every row waiting when it was called has been written (or failed to be), and the
+   * case events waiting folded in, all of them if `allCases`, else until less than a command's worth wait.
+   */
+  flush(partRows = kPartRows, allCases = false): Promise<void> {
+    this.#chain = this.#chain.then(() => this.#writeAll(partRows)).then(() => this.#foldCases(allCases));
     return this.#chain;
   }
 
   /** The last batch, at a clean stop (after the last event was scored). */
   async stop(): Promise<void> {
     if (this.#timer !== null) clearInterval(this.#timer);
-    await this.flush();
+    await this.flush(kPartRows, true);
+  }
+
+  /** Case events folded into their cases' rows; those the fold could not write wait for the next flush. */
+  async #foldCases(all: boolean): Promise<void> {
+    try {
+      for (;;) {
+        const folds = await this.#writer.call('foldCaseEvents', kFoldCases);
+        this.#cases.folded(folds.folded);
+        if (folds.folded.length > 0) this.caseFolds++;
+        if (folds.waiting === 0 || (!all && folds.waiting < kFoldCases)) return;
+      }
+    } catch (error) {
+      this.failures++;
+      this.#log.warn('the events of open cases could not be folded into the cases; they are tried again with the next batch', { error });
+    }
   }
 
   /**

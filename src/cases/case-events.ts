@@ -1,5 +1,6 @@
 // The events of a case (migration 18): seqs on the case's row (cases.event_seqs) and, once those
-// filled kOpenSeqsBytes, in rows of case_event_seqs; each seq is the event's row in the log.
+// filled kOpenSeqsBytes, in rows of case_event_seqs; each seq is the event's row in the log. A
+// crash can leave a seq listed twice (loadUnfoldedCaseEvents, scoring/event-store.ts): it counts once.
 import type { Statement } from 'better-sqlite3';
 import { decodeSeqs } from '../accounts/event-seqs.js';
 import type { Db } from '../store/database.js';
@@ -25,15 +26,18 @@ function statements(db: Db): Statements {
   return prepared;
 }
 
-/** The ids of the case's events in the order they were added to it (then by id). */
-export function caseEventIds(db: Db, caseId: string): string[] {
+/**
+ * The ids of the case's events in the order they were added to it (then by id): those its rows
+ * list and `unfolded`, the seqs of events not folded into its row yet (unfolded-cases.ts).
+ */
+export function caseEventIds(db: Db, caseId: string, unfolded: readonly number[] = []): string[] {
   const s = statements(db);
   const seqs: number[] = [];
   for (const chunk of s.chunks.all(caseId)) decodeSeqs(chunk, seqs);
   const open = s.open.get(caseId);
   if (open !== undefined) decodeSeqs(open, seqs);
   const events: Array<{ event_id: string; scored_at: number }> = [];
-  for (const seq of seqs) {
+  for (const seq of new Set([...seqs, ...unfolded])) {
     const event = s.event.get(seq);
     if (event !== undefined) events.push(event);
   }

@@ -7,8 +7,10 @@ import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
 import { recordAudit } from '../audit/audit-store.js';
 import { labelCaseEvents } from '../labels/labels-store.js';
+import { foldEventsOfCase } from '../scoring/event-store.js';
 import { caseEventIds } from './case-events.js';
 import { encodeCursor, type CaseChange, type CaseListQuery } from './cases-query.js';
+import type { UnfoldedCases } from './unfolded-cases.js';
 
 export interface CaseNote {
   readonly note_id: string;
@@ -56,16 +58,21 @@ export type CaseAnswer = { ok: true; body: object } | { ok: false; error: ApiErr
 export class CasesService {
   readonly #readDb: Db;
   readonly #writer: AppWriter;
+  readonly #unfolded: UnfoldedCases;
   readonly #now: () => number;
   readonly #onAccountChanged: (accountId: string) => void;
   readonly #one: Statement<[string, string], CaseRow>;
   readonly #notes: Statement<[string], { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number }>;
   readonly #accountByExternalId: Statement<[string, string, string], { account_id: string }>;
 
-  /** `onAccountChanged`: a case of this account (acc_ id) changed; its fraud mark and fraud labels are read again. */
-  constructor(readDb: Db, writer: AppWriter, now: () => number, onAccountChanged: (accountId: string) => void) {
+  /**
+   * `unfolded`: events on their way into their cases' rows, read on top of them.
+   * `onAccountChanged`: a case of this account (acc_ id) changed; its fraud mark and fraud labels are read again.
+   */
+  constructor(readDb: Db, writer: AppWriter, unfolded: UnfoldedCases, now: () => number, onAccountChanged: (accountId: string) => void) {
     this.#readDb = readDb;
     this.#writer = writer;
+    this.#unfolded = unfolded;
     this.#now = now;
     this.#onAccountChanged = onAccountChanged;
     this.#one = readDb.prepare(`SELECT ${kCaseColumns} WHERE c.project_id = ? AND c.case_id = ?`);
@@ -120,6 +127,8 @@ export class CasesService {
     } catch (error) {
       return { ok: false, error: apiError('INTERNAL_ERROR', `The case could not be changed: ${(error as Error).message}`) };
     }
+    // changeCase folded the case's waiting events in first, refused or not.
+    this.#unfolded.forget(caseId);
     if (refusal !== null) return { ok: false, error: refusal };
     const row = this.#one.get(projectId, caseId);
     if (row === undefined) return { ok: false, error: notFound() };
@@ -128,6 +137,7 @@ export class CasesService {
   }
 
   #record(row: CaseRow): CaseRecord {
+    const unfolded = this.#unfolded.get(row.case_id);
     return {
       case_id: row.case_id,
       project_id: row.project_id,
@@ -135,13 +145,13 @@ export class CasesService {
       resolution: row.resolution,
       account_public_id: row.account_id,
       external_account_id: row.external_account_id,
-      event_ids: caseEventIds(this.#readDb, row.case_id),
+      event_ids: caseEventIds(this.#readDb, row.case_id, unfolded?.seqs),
       decision: row.decision,
-      risk_score: row.risk_score,
+      risk_score: unfolded === undefined ? row.risk_score : Math.max(row.risk_score, unfolded.riskScore),
       assignee: row.assignee,
       notes: this.#notes.all(row.case_id).map((note) => ({ ...note, created_at: new Date(note.created_at).toISOString() })),
       created_at: new Date(row.created_at).toISOString(),
-      updated_at: new Date(row.updated_at).toISOString(),
+      updated_at: new Date(unfolded === undefined ? row.updated_at : Math.max(row.updated_at, unfolded.updatedAt)).toISOString(),
     };
   }
 }
@@ -162,6 +172,8 @@ export function changeCase(db: Db, projectId: string, caseId: string, change: Ca
     | { status: 'open' | 'closed'; resolution: 'fraud' | 'legitimate' | null; account_id: string | null; assignee: string | null }
     | undefined;
   if (current === undefined) return notFound();
+  // Every event of the case on its row first: labels go to all of them, and the row is written anyway.
+  foldEventsOfCase(db, caseId);
   const resolutionGiven = change.resolution !== undefined;
   const status = change.status ?? (resolutionGiven && change.resolution !== null ? 'closed' : current.status);
   const resolution = resolutionGiven ? change.resolution! : status === 'open' ? null : current.resolution;

@@ -4,9 +4,10 @@
 // Reads run on the read-only connection. Writes are work functions for the group-commit Writer:
 // synchronous, run inside the batch's transaction, and written not to throw for expected outcomes.
 import type { Statement } from 'better-sqlite3';
-import { encodeSeqs, kOpenSeqsBytes } from '../accounts/event-seqs.js';
+import { decodeSeqs, encodeSeqs, kOpenSeqsBytes } from '../accounts/event-seqs.js';
 import { newId, newSortableId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
+import { undoOnRollback } from '../store/transaction-undo.js';
 import { EventIdRunWriter } from './event-id-runs.js';
 import type { EventIds } from './event-ids.js';
 import { LoadedRulesets } from './loaded-rulesets.js';
@@ -121,9 +122,13 @@ export type PersistOutcome =
   /**
    * Stored at row `seq`, the `order`-th event scored (events.scored_order); accountId is the
    * account the event was linked to (the stored one, if two new ids raced); webhookQueued: a
-   * decision webhook message went into the outbox with it.
+   * decision webhook message went into the outbox with it; extendedCase: the account's open case
+   * the event joined, which lists it once the writer folds it in (foldCaseEvents).
    */
-  | { readonly kind: 'stored'; readonly seq: number; readonly order: number; readonly accountId: string | null; readonly webhookQueued: boolean }
+  | {
+    readonly kind: 'stored'; readonly seq: number; readonly order: number; readonly accountId: string | null; readonly webhookQueued: boolean;
+    readonly extendedCase: string | null;
+  }
   /** An async event that something else scored first: nothing written. */
   | { readonly kind: 'already_scored' };
 
@@ -145,6 +150,22 @@ export interface DerivedRowBatch {
   readonly links: ReadonlyArray<readonly [string, string, string, string, string, string, number, number]>;
   /** account_id, signal_type, other_account_id, other_projects: the other account's projects changed */
   readonly linkProjects: ReadonlyArray<readonly [string, string, string, string]>;
+}
+
+/** A case and the seqs of its events folded into its row (foldCaseEvents). */
+export type FoldedCase = readonly [caseId: string, seqs: readonly number[]];
+
+/** What foldCaseEvents did: the cases folded, and how many still wait. */
+export interface CaseFolds {
+  readonly folded: readonly FoldedCase[];
+  readonly waiting: number;
+}
+
+/** The events that joined an open case since its row was last written, with their highest score and latest time. */
+interface CaseEventsToFold {
+  riskScore: number;
+  updatedAt: number;
+  readonly seqs: number[];
 }
 
 /** The length in bytes of an account's open list of seqs after an append. */
@@ -171,7 +192,8 @@ interface Statements {
   accountProject: Statement;
   openCase: Statement<[string, string], { case_id: string }>;
   insertCase: Statement;
-  extendCase: Statement<unknown[], SeqsLength>;
+  caseSeqs: Statement<[string], Buffer>;
+  foldCase: Statement<unknown[], SeqsLength>;
   moveCaseSeqs: Statement<[string]>;
   clearCaseSeqs: Statement<[string]>;
   hasWebhook: Statement<[string], { present: number }>;
@@ -186,7 +208,13 @@ interface Statements {
   firstPending: Statement<[], number | null>;
   lastSeq: Statement<[], number | null>;
   writeStamp: Statement;
+  writeFromSeq: Statement;
   order: ScoringOrder;
+  /**
+   * By case id, in the order they first waited: the events that joined an open case and are not
+   * on its row yet (foldCaseEvents writes them in bulk). Rolled back with their transaction.
+   */
+  readonly unfolded: Map<string, CaseEventsToFold>;
   /** The runs of event ids beside the log (null: no install secret, so no event is stored yet). */
   runs: EventIdRunWriter | null;
 }
@@ -225,8 +253,9 @@ function statements(db: Db): Statements {
       `INSERT INTO cases (case_id, project_id, status, resolution, account_id, decision, risk_score, assignee, created_at, updated_at, event_seqs)
        VALUES (?, ?, 'open', NULL, ?, ?, ?, NULL, ?, ?, ?)`,
     ),
-    extendCase: db.prepare(
-      `UPDATE cases SET risk_score = max(risk_score, ?), updated_at = ?, event_seqs = CAST(event_seqs || ? AS BLOB)
+    caseSeqs: db.prepare('SELECT event_seqs FROM cases WHERE case_id = ?').pluck() as Statement<[string], Buffer>,
+    foldCase: db.prepare(
+      `UPDATE cases SET risk_score = max(risk_score, ?), updated_at = max(updated_at, ?), event_seqs = CAST(event_seqs || ? AS BLOB)
        WHERE case_id = ? RETURNING length(event_seqs) AS length`,
     ),
     moveCaseSeqs: db.prepare('INSERT INTO case_event_seqs (case_id, chunk, seqs) SELECT case_id, seq_chunks, event_seqs FROM cases WHERE case_id = ?'),
@@ -257,7 +286,9 @@ function statements(db: Db): Statements {
     firstPending: db.prepare(`SELECT min(seq) FROM events WHERE state = 'pending'`).pluck() as unknown as Statement<[], number | null>,
     lastSeq: db.prepare('SELECT max(seq) FROM events').pluck() as unknown as Statement<[], number | null>,
     writeStamp: db.prepare('UPDATE derived_stamp SET scored_order = ?, from_seq = ? WHERE id = 1'),
+    writeFromSeq: db.prepare('UPDATE derived_stamp SET from_seq = ? WHERE id = 1'),
     order: loadScoringOrder(db),
+    unfolded: loadUnfoldedCaseEvents(db),
     runs: EventIdRunWriter.forDatabase(db),
   };
   kStatements.set(db, prepared);
@@ -278,6 +309,32 @@ function loadScoringOrder(db: Db): ScoringOrder {
   // Every event scored after the stamp has seq ≥ from_seq: the end of the log holds the last one.
   const last = db.prepare('SELECT max(scored_order) FROM events WHERE seq >= ?').pluck().get(stamp.from_seq) as number | null;
   return { last: Math.max(stamp.scored_order, last ?? 0), sinceStamp: new Map() };
+}
+
+/**
+ * The case events a stop left unfolded: every event with a case from the stamp's from_seq on
+ * (which stays at or below the oldest unfolded one). Those already on their case's row are
+ * skipped when folded; one whose row's list has since moved to case_event_seqs (a crash between
+ * the fold and the next stamp) may be listed twice, which readers take once (case-events.ts).
+ */
+function loadUnfoldedCaseEvents(db: Db): Map<string, CaseEventsToFold> {
+  const fromSeq = db.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get() as number;
+  const rows = db.prepare('SELECT case_id, seq, risk_score, scored_at FROM events WHERE seq >= ? AND case_id IS NOT NULL ORDER BY seq').raw().all(fromSeq) as Array<
+    [string, number, number, number]
+  >;
+  const unfolded = new Map<string, CaseEventsToFold>();
+  for (const [caseId, seq, riskScore, scoredAt] of rows) addCaseEvent(unfolded, caseId, riskScore, scoredAt, seq);
+  return unfolded;
+}
+
+function addCaseEvent(unfolded: Map<string, CaseEventsToFold>, caseId: string, riskScore: number, at: number, seq: number): void {
+  const waiting = unfolded.get(caseId);
+  if (waiting === undefined) unfolded.set(caseId, { riskScore, updatedAt: at, seqs: [seq] });
+  else {
+    waiting.riskScore = Math.max(waiting.riskScore, riskScore);
+    waiting.updatedAt = Math.max(waiting.updatedAt, at);
+    waiting.seqs.push(seq);
+  }
 }
 
 /**
@@ -319,10 +376,15 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     }
     if (account.isNew || account.newProject) s.accountProject.run(accountId, record.projectId, record.scoredAt);
   }
-  if (record.decision === 'review') s.setEventCase.run(openOrExtendCase(s, record, accountId, seq), seq);
+  let extendedCase: string | null = null;
+  if (record.decision === 'review') {
+    const eventCase = openOrExtendCase(s, record, accountId, seq);
+    s.setEventCase.run(eventCase.caseId, seq);
+    if (eventCase.extended) extendedCase = eventCase.caseId;
+  }
   const webhookQueued = record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined;
   if (webhookQueued) s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
-  return { kind: 'stored', seq, order, accountId, webhookQueued };
+  return { kind: 'stored', seq, order, accountId, webhookQueued, extendedCase };
 }
 
 /**
@@ -344,32 +406,104 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   for (const row of batch.signals) s.upsertSignal.run(...row);
   for (const row of batch.links) s.upsertLink.run(...row);
   for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);
-  // from_seq: the lowest seq an event scored after the stamp can have — one scored already and
-  // not yet in the rows, a pending one, or the next appended.
+  for (const order of s.order.sinceStamp.keys()) if (order <= batch.order) s.order.sinceStamp.delete(order);
+  s.writeStamp.run(batch.order, fromSeqNow(s));
+}
+
+/**
+ * The stamp's from_seq: the lowest seq a start must read the log from — an event scored after
+ * the stamp and not yet in the rows, a pending one, an event not yet folded into its case, or
+ * the next appended.
+ */
+function fromSeqNow(s: Statements): number {
   let fromSeq = (s.lastSeq.get() ?? 0) + 1;
   const pending = s.firstPending.get() ?? null;
   if (pending !== null && pending < fromSeq) fromSeq = pending;
-  for (const [order, seq] of s.order.sinceStamp) {
-    if (order <= batch.order) s.order.sinceStamp.delete(order);
-    else if (seq < fromSeq) fromSeq = seq;
+  for (const seq of s.order.sinceStamp.values()) if (seq < fromSeq) fromSeq = seq;
+  for (const waiting of s.unfolded.values()) for (const seq of waiting.seqs) if (seq < fromSeq) fromSeq = seq;
+  return fromSeq;
+}
+
+/** Cases folded per foldCaseEvents while serving: a few milliseconds of the writer, as a part of derived rows. */
+export const kFoldCases = 250;
+
+/**
+ * Write command: the events that joined open cases since their rows were last written, folded in
+ * (at most `limit` cases, those waiting longest, written in key order so that neighbours share
+ * pages): one write of a case's row for all of its new events, where each event rewrote the row
+ * at its random key (docs/pipeline.md, "Cases"). The stamp's from_seq moves up past them.
+ */
+export function foldCaseEvents(db: Db, limit: number): CaseFolds {
+  const s = statements(db);
+  const caseIds: string[] = [];
+  for (const caseId of s.unfolded.keys()) {
+    if (caseIds.length === limit) break;
+    caseIds.push(caseId);
   }
-  s.writeStamp.run(batch.order, fromSeq);
+  caseIds.sort();
+  const folded: FoldedCase[] = [];
+  for (const caseId of caseIds) folded.push([caseId, foldCase(s, caseId)]);
+  if (folded.length > 0) s.writeFromSeq.run(fromSeqNow(s));
+  return { folded, waiting: s.unfolded.size };
+}
+
+/**
+ * The case's events not yet on its row, folded in now (a change to the case must see all of them:
+ * labels, changeCase in cases/cases-service.ts). Returns the seqs folded.
+ */
+export function foldEventsOfCase(db: Db, caseId: string): readonly number[] {
+  const s = statements(db);
+  return s.unfolded.has(caseId) ? foldCase(s, caseId) : [];
+}
+
+function foldCase(s: Statements, caseId: string): readonly number[] {
+  const waiting = s.unfolded.get(caseId)!;
+  s.unfolded.delete(caseId);
+  undoOnRollback(() => s.unfolded.set(caseId, waiting));
+  const listed = s.caseSeqs.get(caseId);
+  if (listed === undefined) return waiting.seqs;
+  // An event already listed (loaded again at start from the log) is not listed twice.
+  const already = new Set(decodeSeqs(listed));
+  const seqs = waiting.seqs.filter((seq) => !already.has(seq));
+  if (seqs.length === 0) return waiting.seqs;
+  const stored = s.foldCase.get(waiting.riskScore, waiting.updatedAt, encodeSeqs(seqs), caseId)!;
+  // A full list leaves the case's row for a row of its own.
+  if (stored.length > kOpenSeqsBytes) {
+    s.moveCaseSeqs.run(caseId);
+    s.clearCaseSeqs.run(caseId);
+  }
+  return waiting.seqs;
 }
 
 
-/** The case the review decision `record` (stored at row `seq`) goes to: its account's open case, or a new one. */
-function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null, seq: number): string {
+/**
+ * The case the review decision `record` (stored at row `seq`) goes to: its account's open case,
+ * or a new one. A new case is written at once (GET /v1/cases lists it); an open case's row is
+ * not: the event waits to be folded into it (foldCaseEvents), and the event's case_id says where.
+ */
+function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null, seq: number): { caseId: string; extended: boolean } {
   const open = accountId === null ? undefined : s.openCase.get(record.projectId, accountId);
   if (open === undefined) {
     const caseId = newSortableId('case');
     s.insertCase.run(caseId, record.projectId, accountId, record.decision, record.riskScore, record.scoredAt, record.scoredAt, encodeSeqs([seq]));
-    return caseId;
+    return { caseId, extended: false };
   }
-  const stored = s.extendCase.get(record.riskScore, record.scoredAt, encodeSeqs([seq]), open.case_id)!;
-  if (stored.length > kOpenSeqsBytes) {
-    s.moveCaseSeqs.run(open.case_id);
-    s.clearCaseSeqs.run(open.case_id);
+  const caseId = open.case_id;
+  const waiting = s.unfolded.get(caseId);
+  if (waiting === undefined) {
+    s.unfolded.set(caseId, { riskScore: record.riskScore, updatedAt: record.scoredAt, seqs: [seq] });
+    undoOnRollback(() => s.unfolded.delete(caseId));
+  } else {
+    const { riskScore, updatedAt } = waiting;
+    waiting.riskScore = Math.max(riskScore, record.riskScore);
+    waiting.updatedAt = Math.max(updatedAt, record.scoredAt);
+    waiting.seqs.push(seq);
+    undoOnRollback(() => {
+      waiting.riskScore = riskScore;
+      waiting.updatedAt = updatedAt;
+      waiting.seqs.pop();
+    });
   }
-  return open.case_id;
+  return { caseId, extended: true };
 }
 

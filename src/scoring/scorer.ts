@@ -8,6 +8,7 @@ import { AccountGate } from '../accounts/account-gate.js';
 import type { Environment } from '../auth/api-keys.js';
 import type { FaultLatch } from '../shared/fault-latch.js';
 import type { HotAccounts } from '../accounts/hot-accounts.js';
+import type { UnfoldedCases } from '../cases/unfolded-cases.js';
 import type { EvaluateItem } from '../pool/protocol.js';
 import type { RulesPool } from '../pool/rules-pool.js';
 import { apiError, causedBy, type ApiError } from '../shared/errors.js';
@@ -53,6 +54,8 @@ export interface ScorerDeps {
   readonly pool: RulesPool;
   readonly writer: AppWriter;
   readonly accounts: HotAccounts;
+  /** Events that joined an open case, until the writer folds them into its row. */
+  readonly unfoldedCases: UnfoldedCases;
   /** Signal values are stored and found by their keyed hashes (under the install secret). */
   readonly hashes: KeyedHashCache;
   readonly log: Logger;
@@ -176,6 +179,8 @@ export class Scorer {
       this.stageTimes.commit.record((performance.now() - handedToWriter) / 1000);
     }
     if (persisted.kind === 'already_scored') return { ok: true, result: null };
+    // Before anything else waits: the fold's reply (a later message) must find it here.
+    if (persisted.extendedCase !== null) this.#deps.unfoldedCases.added(persisted.extendedCase, evaluated.riskScore, now, persisted.seq);
     if (persisted.accountId !== null) {
       const failure = accounts.recorded(
         space, job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!, identifiers, persisted.order, persisted.seq, slot < 0,

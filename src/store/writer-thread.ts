@@ -4,6 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { kStandaloneCommands, kWriteCommands } from '../write-commands.js';
 import { openDatabase, type Db } from './database.js';
 import { pauseBeforeRetry } from './lock-wait.js';
+import { transactionEnded } from './transaction-undo.js';
 import type { CommandCall, CommandOutcome, WriterSetup } from './writer.js';
 import { announceThread } from '../shared/threads.js';
 
@@ -65,14 +66,17 @@ function runBatch(batch: CommandCall[]): CommandOutcome[] {
     for (let i = 0; i < batch.length; i++) values[i] = execute(batch[i]!);
   } catch {
     db.exec('ROLLBACK');
+    transactionEnded(false);
     return batch.map((call) => runAlone(call));
   }
   try {
     db.exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
+    transactionEnded(false);
     return batch.map((call) => failure(call.id, error));
   }
+  transactionEnded(true);
   return batch.map((call, i) => ({ id: call.id, ok: true, value: values[i] }));
 }
 
@@ -81,9 +85,11 @@ function runAlone(call: CommandCall): CommandOutcome {
     beginImmediate();
     const value = execute(call);
     db.exec('COMMIT');
+    transactionEnded(true);
     return { id: call.id, ok: true, value };
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
+    transactionEnded(false);
     return failure(call.id, error);
   }
 }
@@ -96,6 +102,7 @@ function runStandalone(call: CommandCall): CommandOutcome {
   } catch (error) {
     return failure(call.id, error);
   } finally {
+    transactionEnded(true);
     db.pragma('busy_timeout = 0');
   }
 }

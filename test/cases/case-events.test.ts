@@ -1,36 +1,67 @@
 // A case's events as the writer lists them (migration 18): seqs on the case's row, moved to rows of
-// case_event_seqs as they fill, read back in the order they were added.
+// case_event_seqs as they fill, read back in the order they were added; events that join an open
+// case wait in the writer's memory and are folded into its row in bulk (foldCaseEvents), exactly
+// once, and not at all if their transaction rolled back.
 import test from 'ava';
 import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { caseEventIds } from '../../src/cases/case-events.js';
-import { persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
+import { foldCaseEvents, foldEventsOfCase, persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
 import { migrate } from '../../src/store/migrate.js';
+import { transactionEnded } from '../../src/store/transaction-undo.js';
 import { provisionTenant } from '../../src/tenancy/provision.js';
 
-test('review events extend their account\'s open case, each listed once and in order, however many', (t) => {
-  const db = new Database(':memory:');
-  t.teardown(() => db.close());
+/** A database with a project, and a review event of `account` (null: none) scored at `at` as the writer stores it. */
+interface ReviewStore {
+  readonly db: Database.Database;
+  readonly record: (eventId: string, at: number, account: string | null) => ScoredEventRecord;
+  /** Stored and committed; returns the event's case. */
+  readonly review: (eventId: string, at: number, account: string | null) => string;
+}
+
+function reviewStore(file = ':memory:'): ReviewStore {
+  const db = new Database(file);
   migrate(db);
   const { tenant, live } = provisionTenant(db, 'shop', 1_000);
+  const record = (eventId: string, at: number, account: string | null): ScoredEventRecord => ({
+    projectId: live.project_id, tenantId: tenant.tenant_id, environment: 'live', eventId, eventType: 'payment', receivedAt: at, payload: '{}',
+    account: account === null ? null : { accountId: account, externalId: account, isNew: at === 1, newProject: at === 1 },
+    rulesetVersion: 1, decision: 'review', riskScore: at % 90, result: '{}', shadow: '[]', signals: '[]', scoredAt: at, webhookPayload: null,
+  });
   const review = (eventId: string, at: number, account: string | null): string => {
-    const record: ScoredEventRecord = {
-      projectId: live.project_id, tenantId: tenant.tenant_id, environment: 'live', eventId, eventType: 'payment', receivedAt: at, payload: '{}',
-      account: account === null ? null : { accountId: account, externalId: account, isNew: at === 1, newProject: at === 1 },
-      rulesetVersion: 1, decision: 'review', riskScore: at % 90, result: '{}', shadow: '[]', signals: '[]', scoredAt: at, webhookPayload: null,
-    };
-    const stored = db.transaction(() => persistScoredEvent(db, record, null))();
+    const stored = db.transaction(() => persistScoredEvent(db, record(eventId, at, account), null))();
+    transactionEnded(true);
     if (stored.kind !== 'stored') throw new Error('not stored');
     return db.prepare('SELECT case_id FROM events WHERE seq = ?').pluck().get(stored.seq) as string;
   };
+  return { db, record, review };
+}
+
+test('review events extend their account\'s open case, each listed once and in order, however many', (t) => {
+  const { db, review } = reviewStore();
+  t.teardown(() => db.close());
   const ids: string[] = [];
   let caseId = '';
   // 200 events: one-byte seqs, then two-byte ones; the 64 bytes on the case's row fill three times.
+  // Folded every 7 events: one seq or several at a time.
   for (let i = 1; i <= 200; i++) {
     ids.push(`evt-${i}`);
     const eventCase = review(`evt-${i}`, i, 'acc_one');
     if (i === 1) caseId = eventCase;
     t.is(eventCase, caseId, `event ${i} in the account's open case`);
+    if (i % 7 === 0) {
+      t.is(caseEventIds(db, caseId).length, i === 7 ? 1 : i - 7, 'listed: the first event, and those of the last fold');
+      db.transaction(() => foldCaseEvents(db, 250))();
+      transactionEnded(true);
+      t.deepEqual(caseEventIds(db, caseId), ids, `folded after event ${i}`);
+    }
   }
+  t.is(caseEventIds(db, caseId).length, 196, 'the last 4 wait');
+  const folds = db.transaction(() => foldCaseEvents(db, 250))();
+  transactionEnded(true);
+  t.deepEqual(folds, { folded: [[caseId, [197, 198, 199, 200]]], waiting: 0 });
   const alone = review('evt-anonymous', 500, null);
   t.not(alone, caseId, 'an event without an account: a case of its own');
 
@@ -40,4 +71,45 @@ test('review events extend their account\'s open case, each listed once and in o
   t.true(chunks >= 3, `${chunks} chunk rows`);
   t.is(db.prepare('SELECT count(*) FROM case_event_seqs WHERE case_id = ?').pluck().get(caseId), chunks);
   t.is(db.prepare('SELECT risk_score FROM cases WHERE case_id = ?').pluck().get(caseId), 89, 'the highest score of its events');
+});
+
+test('a rolled-back event or fold leaves nothing behind; a case being changed is folded first; a restart folds what the log holds, once', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'case-folds-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'cases.db');
+  const { db, record, review } = reviewStore(file);
+  const caseId = review('evt-1', 1, 'acc_one');
+  // An event whose transaction rolls back: its seq (2) goes to the next event, which joins the case too.
+  db.exec('BEGIN');
+  const lost = persistScoredEvent(db, record('evt-lost', 2, 'acc_one'), null);
+  t.like(lost, { kind: 'stored', seq: 2, extendedCase: caseId });
+  db.exec('ROLLBACK');
+  transactionEnded(false);
+  t.is(review('evt-2', 3, 'acc_one'), caseId);
+  // A fold rolled back: the events wait again.
+  db.exec('BEGIN');
+  t.is(foldCaseEvents(db, 250).folded.length, 1);
+  db.exec('ROLLBACK');
+  transactionEnded(false);
+  t.deepEqual(caseEventIds(db, caseId), ['evt-1']);
+  // A change to the case folds it first (changeCase calls this).
+  t.deepEqual(db.transaction(() => foldEventsOfCase(db, caseId))(), [2]);
+  transactionEnded(true);
+  t.deepEqual(caseEventIds(db, caseId), ['evt-1', 'evt-2']);
+  t.deepEqual(db.transaction(() => foldCaseEvents(db, 250))(), { folded: [], waiting: 0 });
+  // Two more, not folded, then the process stops without a word; the stamp says to read the log
+  // from its start, so the start finds evt-1 and evt-2 (listed) and evt-3, evt-4 (not).
+  review('evt-3', 4, 'acc_one');
+  review('evt-4', 5, 'acc_one');
+  db.prepare('UPDATE derived_stamp SET from_seq = 1 WHERE id = 1').run();
+  db.close();
+  const again = new Database(file);
+  t.teardown(() => again.close());
+  const folds = again.transaction(() => foldCaseEvents(again, 250))();
+  transactionEnded(true);
+  t.deepEqual(folds, { folded: [[caseId, [1, 2, 3, 4]]], waiting: 0 });
+  t.deepEqual(caseEventIds(again, caseId), ['evt-1', 'evt-2', 'evt-3', 'evt-4']);
+  t.is((again.prepare('SELECT event_seqs FROM cases WHERE case_id = ?').pluck().get(caseId) as Buffer).length, 4, 'each seq once on the row');
+  t.is(again.prepare('SELECT risk_score FROM cases WHERE case_id = ?').pluck().get(caseId), 5);
+  t.is(again.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get(), 5, 'the stamp moved past the events folded');
 });

@@ -1,0 +1,123 @@
+// Events that join an open case are folded into the case's row in bulk (docs/pipeline.md, "Cases"):
+// over real HTTP, a case lists them, with their score and time, as soon as they are committed;
+// a change to the case sees all of them (labels); a clean stop and a SIGKILL lose none and list
+// none twice. The servers here never write in bulk on their own (DERIVED_FLUSH_MS of an hour).
+import test from 'ava';
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { decodeSeqs } from '../../src/accounts/event-seqs.js';
+import { api, startServer, type TestServer } from '../_helpers/server.js';
+import { minimalEvent } from '../_helpers/events.js';
+
+const kNoBulkWrites = { DERIVED_FLUSH_MS: '3600000' };
+
+/** With the default preset: disposable email 15 + billing/IP country 15 + user/IP country 10 = 40, review (more with a device). */
+function reviewEvent(account: string, fields: Record<string, unknown> = {}): Record<string, unknown> {
+  return minimalEvent({
+    external_account_id: account,
+    user: { email: `someone.${randomUUID().slice(0, 6)}@mailinator.com`, country: 'FR' },
+    context: { country: 'DE' },
+    payment: { amount_cents: 1000, currency: 'EUR', billing_country: 'US' },
+    ...fields,
+  });
+}
+
+async function score(server: TestServer, body: Record<string, unknown>): Promise<any> {
+  const response = await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body });
+  if (response.status !== 200) throw new Error(response.text);
+  if (response.body.data.decision !== 'review') throw new Error(`expected a review: ${response.text}`);
+  return response.body.data;
+}
+
+async function readCase(server: TestServer, caseId: string): Promise<any> {
+  const response = await api(server, 'GET', `/v1/cases/${caseId}?project_id=${server.bootstrap.live_project_id}`, { key: server.bootstrap.keys.live_secret.key });
+  if (response.status !== 200) throw new Error(response.text);
+  return response.body.data;
+}
+
+async function caseIdOf(server: TestServer, eventId: string): Promise<string> {
+  const event = await api(server, 'GET', `/v1/events/${eventId}`, { key: server.bootstrap.keys.live_secret.key });
+  return event.body.data.case_ids[0];
+}
+
+/** What the case's stored rows list (its row and case_event_seqs), as event ids, in the order listed. */
+function storedCaseEvents(dataDir: string, caseId: string): string[] {
+  const db = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
+  try {
+    const seqs: number[] = [];
+    for (const chunk of db.prepare('SELECT seqs FROM case_event_seqs WHERE case_id = ? ORDER BY chunk').pluck().all(caseId) as Buffer[]) decodeSeqs(chunk, seqs);
+    decodeSeqs(db.prepare('SELECT event_seqs FROM cases WHERE case_id = ?').pluck().get(caseId) as Buffer, seqs);
+    return seqs.map((seq) => db.prepare('SELECT event_id FROM events WHERE seq = ?').pluck().get(seq) as string);
+  } finally {
+    db.close();
+  }
+}
+
+async function metric(server: TestServer, name: string): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const line = text.split('\n').find((entry) => entry.startsWith(`${name} `));
+  if (line === undefined) throw new Error(`no ${name} in /metrics`);
+  return Number(line.split(' ')[1]);
+}
+
+test('a case lists its events, highest score and latest time as soon as they are committed; resolving it labels every one', async (t) => {
+  const server = await startServer({ env: kNoBulkWrites });
+  t.teardown(() => server.stop());
+  const account = `folds-${randomUUID().slice(0, 8)}`;
+  const first = await score(server, reviewEvent(account));
+  const caseId = await caseIdOf(server, first.event_id);
+  // The second comes from a new device: +10 (new_device_for_account), a higher score.
+  const second = await score(server, reviewEvent(account, { context: { country: 'DE', fp_id: `fp_${account}` } }));
+  const third = await score(server, reviewEvent(account));
+  t.true(second.risk_score > first.risk_score, `${second.risk_score} > ${first.risk_score}`);
+
+  const read = await readCase(server, caseId);
+  t.deepEqual(read.event_ids, [first.event_id, second.event_id, third.event_id]);
+  t.is(read.risk_score, Math.max(first.risk_score, second.risk_score, third.risk_score));
+  t.true(Date.parse(read.updated_at) >= Date.parse(read.created_at));
+  t.deepEqual(storedCaseEvents(server.dataDir, caseId), [first.event_id], 'the row lists the event that opened it; the others wait');
+  t.is(await metric(server, 'fraud_scorer_cases_unfolded'), 1);
+  const listed = await api(server, 'GET', `/v1/cases?project_id=${server.bootstrap.live_project_id}&account=${account}`, { key: server.bootstrap.keys.live_secret.key });
+  t.deepEqual(listed.body.data.cases.map((entry: any) => [entry.case_id, entry.event_ids, entry.risk_score]), [[caseId, read.event_ids, read.risk_score]]);
+
+  const resolved = await api(server, 'PATCH', `/v1/cases/${caseId}?project_id=${server.bootstrap.live_project_id}`, {
+    key: server.bootstrap.keys.live_secret.key, body: { resolution: 'fraud' },
+  });
+  t.is(resolved.status, 200, resolved.text);
+  t.deepEqual(resolved.body.data.event_ids, read.event_ids);
+  t.is(resolved.body.data.risk_score, read.risk_score);
+  t.deepEqual(storedCaseEvents(server.dataDir, caseId), read.event_ids, 'the change folded them in first');
+  t.is(await metric(server, 'fraud_scorer_cases_unfolded'), 0);
+  for (const event of [first, second, third]) {
+    const label = (await api(server, 'GET', `/v1/events/${event.event_id}`, { key: server.bootstrap.keys.live_secret.key })).body.data.label;
+    t.like(label, { label: 'fraud', source: `case:${caseId}` }, event.event_id);
+  }
+});
+
+test('a clean stop folds every waiting event into its case; after a SIGKILL the start does, each listed once', async (t) => {
+  const first = await startServer({ env: kNoBulkWrites, keepDataDir: true });
+  t.teardown(() => first.kill());
+  const dataDir = first.dataDir;
+  const account = `stop-${randomUUID().slice(0, 8)}`;
+  const events = [await score(first, reviewEvent(account)), await score(first, reviewEvent(account)), await score(first, reviewEvent(account))];
+  const caseId = await caseIdOf(first, events[0].event_id);
+  t.deepEqual(storedCaseEvents(dataDir, caseId), [events[0].event_id]);
+  t.like(await first.stop(), { code: 0 });
+  const ids = events.map((event) => event.event_id);
+  t.deepEqual(storedCaseEvents(dataDir, caseId), ids, 'folded at the stop');
+
+  const second = await startServer({ dataDir, env: kNoBulkWrites, keepDataDir: true });
+  t.teardown(() => second.kill());
+  events.push(await score(second, reviewEvent(account)), await score(second, reviewEvent(account)));
+  ids.push(events[3].event_id, events[4].event_id);
+  t.deepEqual((await readCase(second, caseId)).event_ids, ids);
+  t.deepEqual(storedCaseEvents(dataDir, caseId), ids.slice(0, 3));
+  await second.kill();
+
+  const third = await startServer({ dataDir, env: kNoBulkWrites });
+  t.teardown(() => third.stop());
+  t.deepEqual(storedCaseEvents(dataDir, caseId), ids, 'folded by the start, before it listened');
+  t.deepEqual((await readCase(third, caseId)).event_ids, ids);
+  t.is(await metric(third, 'fraud_scorer_cases_unfolded'), 0);
+});
