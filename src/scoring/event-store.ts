@@ -11,6 +11,7 @@ import { undoOnRollback } from '../store/transaction-undo.js';
 import { EventIdRunWriter } from './event-id-runs.js';
 import type { EventIds } from './event-ids.js';
 import { LoadedRulesets } from './loaded-rulesets.js';
+import { ScoredSinceStamp } from './scored-since-stamp.js';
 import type { Decision } from './score-result.js';
 
 export interface StoredEvent {
@@ -179,7 +180,7 @@ interface SeqsLength {
  */
 interface ScoringOrder {
   last: number;
-  readonly sinceStamp: Map<number, number>;
+  readonly sinceStamp: ScoredSinceStamp;
 }
 
 interface Statements {
@@ -308,7 +309,7 @@ function loadScoringOrder(db: Db): ScoringOrder {
   const stamp = db.prepare('SELECT scored_order, from_seq FROM derived_stamp WHERE id = 1').get() as { scored_order: number; from_seq: number };
   // Every event scored after the stamp has seq ≥ from_seq: the end of the log holds the last one.
   const last = db.prepare('SELECT max(scored_order) FROM events WHERE seq >= ?').pluck().get(stamp.from_seq) as number | null;
-  return { last: Math.max(stamp.scored_order, last ?? 0), sinceStamp: new Map() };
+  return { last: Math.max(stamp.scored_order, last ?? 0), sinceStamp: new ScoredSinceStamp() };
 }
 
 /**
@@ -366,7 +367,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     s.runs?.stored(seq);
   }
   s.order.last = order;
-  s.order.sinceStamp.set(order, seq);
+  s.order.sinceStamp.scored(order, seq);
   let accountId: string | null = null;
   if (account !== null) {
     accountId = account.accountId;
@@ -406,7 +407,7 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   for (const row of batch.signals) s.upsertSignal.run(...row);
   for (const row of batch.links) s.upsertLink.run(...row);
   for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);
-  for (const order of s.order.sinceStamp.keys()) if (order <= batch.order) s.order.sinceStamp.delete(order);
+  s.order.sinceStamp.stamped(batch.order);
   s.writeStamp.run(batch.order, fromSeqNow(s));
 }
 
@@ -419,7 +420,8 @@ function fromSeqNow(s: Statements): number {
   let fromSeq = (s.lastSeq.get() ?? 0) + 1;
   const pending = s.firstPending.get() ?? null;
   if (pending !== null && pending < fromSeq) fromSeq = pending;
-  for (const seq of s.order.sinceStamp.values()) if (seq < fromSeq) fromSeq = seq;
+  const scored = s.order.sinceStamp.lowestSeq;
+  if (scored !== null && scored < fromSeq) fromSeq = scored;
   for (const waiting of s.unfolded.values()) for (const seq of waiting.seqs) if (seq < fromSeq) fromSeq = seq;
   return fromSeq;
 }
