@@ -194,7 +194,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: hotAccounts, unfoldedCases, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: () => deliverer.poke() });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb));
-  const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorer });
+  const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorer, unfoldedCases });
   const cases = new CasesService(readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
@@ -260,8 +260,8 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.gauge('fraud_scorer_derived_rows_waiting', 'Rows that follow from scored events (counts, signals, links) not yet written in bulk.', () => hotAccounts.waitingRows);
   metrics.counter('fraud_scorer_derived_batches_total', 'Writes (one transaction each, at most 250 rows) of rows that follow from scored events.', () => derived.batches);
   metrics.counter('fraud_scorer_derived_batch_failures_total', 'Such writes that failed, and folds of case events that failed (tried again at the next flush).', () => derived.failures);
-  metrics.gauge('fraud_scorer_cases_unfolded', 'Open cases with events committed but not yet folded into the case\'s row (GET /v1/cases shows them already).', () => unfoldedCases.size);
-  metrics.counter('fraud_scorer_case_folds_total', 'Writes (one transaction each, at most 250 cases) folding events into their open cases.', () => derived.caseFolds);
+  metrics.gauge('fraud_scorer_cases_unfolded', 'Cases opened, or with events that joined them, committed but not yet written into the case\'s row (GET /v1/cases shows them already).', () => unfoldedCases.size);
+  metrics.counter('fraud_scorer_case_folds_total', 'Writes (one transaction each, at most 250 cases) of new cases and of events into their open cases.', () => derived.caseFolds);
   metrics.gauge('fraud_scorer_async_queue_depth', 'Async events accepted and not yet scored.', () => asyncScorer.depth);
   metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', () => asyncScorer.scored);
   metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);

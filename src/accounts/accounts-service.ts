@@ -22,6 +22,8 @@ import { recordAudit } from '../audit/audit-store.js';
 import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
 import type { ListsClock } from '../lists/lists-clock.js';
 import type { AsyncScorer } from '../scoring/async-scorer.js';
+import { writeOpenedCasesOf } from '../scoring/event-store.js';
+import type { UnfoldedCases } from '../cases/unfolded-cases.js';
 
 /** One entry of the links route (built by SQLite as account_links.entry; see migrations/004). */
 export interface AccountLink {
@@ -71,6 +73,8 @@ export interface AccountsServiceDeps {
   readonly listsClock: ListsClock;
   /** The account's erased pending events leave the background scorer's queue (and memory). */
   readonly asyncScorer: Pick<AsyncScorer, 'drop'>;
+  /** Cases not written yet: the erasure writes the account's, to unlink them. */
+  readonly unfoldedCases: Pick<UnfoldedCases, 'forget'>;
 }
 
 /** The key's view: accounts are per tenant and environment; a project sees the accounts it used. */
@@ -156,6 +160,7 @@ export class AccountsService {
       this.#deps.listsClock.advance(outcome.listsSeq);
       this.#deps.hotAccounts.erased(scope.tenantId, scope.environment, externalId);
       this.#deps.asyncScorer.drop(outcome.pendingSeqs);
+      for (const caseId of outcome.casesWritten) this.#deps.unfoldedCases.forget(caseId);
       for (const { projectId, keys } of outcome.velocityKeys) this.#deps.velocity.forget(projectId, keys);
       if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
       return { ok: true, body: outcome.summary };
@@ -237,6 +242,8 @@ export type ErasureOutcome =
       readonly listsSeq: number;
       /** The rows of the account's pending async events, erased before they were scored. */
       readonly pendingSeqs: number[];
+      /** The account's cases opened and not written yet, written (and unlinked) by the erasure. */
+      readonly casesWritten: string[];
     };
 
 interface ErasedEventRow {
@@ -292,6 +299,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   }
   let links = 0;
   let cases = 0;
+  let casesWritten: string[] = [];
   let labels = 0;
   if (accountId !== null) {
     // Labels stay (what the events turned out to be); they no longer say whose they were.
@@ -301,6 +309,8 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     for (const link of own) reverse.run(link.other_account_id, link.signal_type, accountId);
     links = own.length;
     db.prepare('DELETE FROM account_links WHERE account_id = ?').run(accountId);
+    // Its cases not written yet are written first, and unlinked with the others.
+    casesWritten = writeOpenedCasesOf(db, accountId);
     cases = db.prepare('UPDATE cases SET account_id = NULL, updated_at = ? WHERE account_id = ?').run(now, accountId).changes;
     db.prepare('DELETE FROM account_projects WHERE account_id = ?').run(accountId);
     db.prepare('DELETE FROM account_event_seqs WHERE account_id = ?').run(accountId);
@@ -327,7 +337,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   db.prepare('INSERT OR REPLACE INTO erasures (tenant_id, environment, account_id, external_id_hash, project_id, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
     tenantId, environment, accountId ?? `pending:${request.externalIdHash}`, request.externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined }),
   );
-  return { kind: 'erased', summary, velocityKeys, listsSeq: lists.seq, pendingSeqs: pending.map((event) => event.seq) };
+  return { kind: 'erased', summary, velocityKeys, listsSeq: lists.seq, pendingSeqs: pending.map((event) => event.seq), casesWritten };
 }
 
 /**

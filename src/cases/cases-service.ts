@@ -7,10 +7,10 @@ import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
 import { recordAudit } from '../audit/audit-store.js';
 import { labelCaseEvents } from '../labels/labels-store.js';
-import { foldEventsOfCase } from '../scoring/event-store.js';
+import { foldEventsOfCase, writeOpenedCasesOf } from '../scoring/event-store.js';
 import { caseEventIds } from './case-events.js';
 import { encodeCursor, type CaseChange, type CaseListQuery } from './cases-query.js';
-import type { UnfoldedCases } from './unfolded-cases.js';
+import type { OpenedCase, UnfoldedCases } from './unfolded-cases.js';
 
 export interface CaseNote {
   readonly note_id: string;
@@ -55,6 +55,12 @@ const kCaseColumns = `c.case_id, c.project_id, c.status, c.resolution, c.account
 
 export type CaseAnswer = { ok: true; body: object } | { ok: false; error: ApiError };
 
+/** What changeCase did: its refusal, if any, and the cases whose rows it wrote with all their events. */
+export interface CaseChangeOutcome {
+  readonly refusal: ApiError | null;
+  readonly written: readonly string[];
+}
+
 export class CasesService {
   readonly #readDb: Db;
   readonly #writer: AppWriter;
@@ -83,13 +89,15 @@ export class CasesService {
   list(tenantId: string, environment: string, query: CaseListQuery): CaseAnswer {
     const where = ['c.project_id = ?'];
     const args: Array<string | number> = [query.projectId];
+    let accountId: string | null = null;
     if (query.status !== null) {
       where.push('c.status = ?');
       args.push(query.status);
     }
     if (query.account !== null) {
-      const accountId = query.account.startsWith('acc_') ? query.account : this.#accountByExternalId.get(tenantId, environment, query.account)?.account_id;
-      if (accountId === undefined) return { ok: true, body: { cases: [], next_cursor: null } };
+      const found = query.account.startsWith('acc_') ? query.account : this.#accountByExternalId.get(tenantId, environment, query.account)?.account_id;
+      if (found === undefined) return { ok: true, body: { cases: [], next_cursor: null } };
+      accountId = found;
       where.push('c.account_id = ?');
       args.push(accountId);
     }
@@ -109,6 +117,20 @@ export class CasesService {
     const rows = this.#readDb
       .prepare(`SELECT ${kCaseColumns} WHERE ${where.join(' AND ')} ORDER BY c.created_at DESC, c.case_id DESC LIMIT ?`)
       .all(...args, query.limit + 1) as CaseRow[];
+    // Cases opened and not written yet, where the query would find their rows.
+    const listed = new Set(rows.map((row) => row.case_id));
+    for (const [caseId, waiting] of this.#unfolded.openedCases()) {
+      const opened = waiting.opened;
+      if (listed.has(caseId) || opened.projectId !== query.projectId || query.status === 'closed') continue;
+      if (query.account !== null && opened.accountId !== accountId) continue;
+      if (query.createdAfter !== null && !(opened.createdAt > query.createdAfter)) continue;
+      if (query.createdBefore !== null && !(opened.createdAt < query.createdBefore)) continue;
+      const cursor = query.cursor;
+      if (cursor !== null && !(opened.createdAt < cursor.createdAt || (opened.createdAt === cursor.createdAt && caseId < cursor.caseId))) continue;
+      rows.push(openedRow(caseId, opened, waiting.riskScore, waiting.updatedAt));
+    }
+    rows.sort((a, b) => b.created_at - a.created_at || (a.case_id < b.case_id ? 1 : a.case_id > b.case_id ? -1 : 0));
+    rows.length = Math.min(rows.length, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     const nextCursor = rows.length > query.limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, caseId: last.case_id }) : null;
@@ -116,20 +138,27 @@ export class CasesService {
   }
 
   get(projectId: string, caseId: string): CaseAnswer {
-    const row = this.#one.get(projectId, caseId);
+    const row = this.#one.get(projectId, caseId) ?? this.#openedRow(projectId, caseId);
     return row === undefined ? { ok: false, error: notFound() } : { ok: true, body: this.#record(row) };
   }
 
+  /** A case opened and not written yet, as its row will be. */
+  #openedRow(projectId: string, caseId: string): CaseRow | undefined {
+    const waiting = this.#unfolded.get(caseId);
+    if (waiting?.opened == null || waiting.opened.projectId !== projectId) return undefined;
+    return openedRow(caseId, waiting.opened, waiting.riskScore, waiting.updatedAt);
+  }
+
   async change(projectId: string, caseId: string, change: CaseChange, authorKeyId: string): Promise<CaseAnswer> {
-    let refusal: ApiError | null;
+    let outcome: CaseChangeOutcome;
     try {
-      refusal = await this.#writer.call('changeCase', projectId, caseId, change, authorKeyId, this.#now());
+      outcome = await this.#writer.call('changeCase', projectId, caseId, change, authorKeyId, this.#now());
     } catch (error) {
       return { ok: false, error: apiError('INTERNAL_ERROR', `The case could not be changed: ${(error as Error).message}`) };
     }
-    // changeCase folded the case's waiting events in first, refused or not.
-    this.#unfolded.forget(caseId);
-    if (refusal !== null) return { ok: false, error: refusal };
+    // changeCase wrote the case (and, reopening one, the account's new open case) first, refused or not.
+    for (const written of outcome.written) this.#unfolded.forget(written);
+    if (outcome.refusal !== null) return { ok: false, error: outcome.refusal };
     const row = this.#one.get(projectId, caseId);
     if (row === undefined) return { ok: false, error: notFound() };
     if (row.account_id !== null) this.#onAccountChanged(row.account_id);
@@ -160,20 +189,33 @@ function notFound(): ApiError {
   return apiError('NOT_FOUND', 'No such case in this project.', 'case_id');
 }
 
+function openedRow(caseId: string, opened: OpenedCase, riskScore: number, updatedAt: number): CaseRow {
+  return {
+    case_id: caseId, project_id: opened.projectId, status: 'open', resolution: null, account_id: opened.accountId, external_account_id: opened.externalAccountId,
+    decision: 'review', risk_score: riskScore, assignee: null, created_at: opened.createdAt, updated_at: updatedAt,
+  };
+}
+
 /**
  * Write command: checks the change against the current case, applies it, writes a change note per
  * changed field and the analyst's note, keeps the account's fraud mark in step with its cases
  * (fraud_confirmed while any of its cases is resolved as fraud) and the labels of its events with
  * its resolution (labels/labels-store.ts), and records the change in the audit trail. Returns the
- * refusal, if any.
+ * refusal, if any, and the cases whose rows it wrote (new ones, or with events not folded in yet).
  */
-export function changeCase(db: Db, projectId: string, caseId: string, change: CaseChange, authorKeyId: string, now: number): ApiError | null {
+export function changeCase(db: Db, projectId: string, caseId: string, change: CaseChange, authorKeyId: string, now: number): CaseChangeOutcome {
+  // The case's row first, with every event of it: labels go to all of them, and the row is written anyway.
+  const written = foldEventsOfCase(db, caseId) ? [caseId] : [];
+  const refusal = applyCaseChange(db, projectId, caseId, change, authorKeyId, now, written);
+  return { refusal, written };
+}
+
+/** changeCase's checks and writes, its row written; `written` gets the cases it writes besides. */
+function applyCaseChange(db: Db, projectId: string, caseId: string, change: CaseChange, authorKeyId: string, now: number, written: string[]): ApiError | null {
   const current = db.prepare('SELECT status, resolution, account_id, assignee FROM cases WHERE project_id = ? AND case_id = ?').get(projectId, caseId) as
     | { status: 'open' | 'closed'; resolution: 'fraud' | 'legitimate' | null; account_id: string | null; assignee: string | null }
     | undefined;
   if (current === undefined) return notFound();
-  // Every event of the case on its row first: labels go to all of them, and the row is written anyway.
-  foldEventsOfCase(db, caseId);
   const resolutionGiven = change.resolution !== undefined;
   const status = change.status ?? (resolutionGiven && change.resolution !== null ? 'closed' : current.status);
   const resolution = resolutionGiven ? change.resolution! : status === 'open' ? null : current.resolution;
@@ -181,6 +223,8 @@ export function changeCase(db: Db, projectId: string, caseId: string, change: Ca
     return apiError('VALIDATION_ERROR', 'An open case has no resolution: close it, or set resolution to null.', 'resolution');
   }
   if (status === 'open' && current.status === 'closed' && current.account_id !== null) {
+    // A case the account opened since, not written yet, counts.
+    written.push(...writeOpenedCasesOf(db, current.account_id));
     const other = db.prepare("SELECT case_id FROM cases WHERE project_id = ? AND account_id = ? AND status = 'open'").get(projectId, current.account_id) as { case_id: string } | undefined;
     if (other !== undefined) return apiError('VALIDATION_ERROR', `The account already has an open case, ${other.case_id}.`, 'status');
   }

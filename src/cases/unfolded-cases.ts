@@ -1,31 +1,49 @@
-// The events that joined open cases and are not on the cases' rows yet (the writer folds them in
-// bulk: foldCaseEvents in scoring/event-store.ts), as the HTTP thread learns of them from each
-// commit (Scorer) and forgets them once folded (DerivedFlusher, CasesService.change): GET
-// /v1/cases reads a case's row with these on top, so a case lists an event as soon as it is
-// committed. Pure.
+// The cases opened and the events that joined open cases, not on the cases' rows yet (the writer
+// folds them in bulk: foldCaseEvents in scoring/event-store.ts), as the HTTP thread learns of them
+// from each commit (Scorer) and forgets them once written (DerivedFlusher, CasesService.change,
+// AccountsService.erase): GET /v1/cases reads the rows with these on top, so a case and its
+// events are there as soon as they are committed. Pure.
 import type { FoldedCase } from '../scoring/event-store.js';
 import { TransientMap } from '../state/transient-map.js';
+
+/** A case whose row is not written yet: what it opened with. */
+export interface OpenedCase {
+  readonly projectId: string;
+  readonly accountId: string | null;
+  readonly externalAccountId: string | null;
+  readonly createdAt: number;
+}
 
 export interface UnfoldedCase {
   /** The highest score and latest time of these events (the row keeps the maxima). */
   riskScore: number;
   updatedAt: number;
   readonly seqs: number[];
+  /** Not null while the case's row is not written. */
+  opened: OpenedCase | null;
 }
 
 export class UnfoldedCases {
-  /** An entry lives a few seconds, one per case extended meanwhile: a TransientMap (src/state/transient-map.ts says why). */
+  /** An entry lives a few seconds, one per case opened or extended meanwhile: a TransientMap (src/state/transient-map.ts says why). */
   readonly #cases = new TransientMap<string, UnfoldedCase>();
+  /** Ids of the cases not written yet (for listing), in the order they opened. */
+  readonly #opened = new Set<string>();
 
-  /** Cases with events waiting (for /metrics). */
+  /** Cases with something waiting (for /metrics). */
   get size(): number {
     return this.#cases.size;
+  }
+
+  /** The event at row `seq`, scored `riskScore` at `at`, opened the case (committed). */
+  opened(caseId: string, opened: OpenedCase, riskScore: number, seq: number): void {
+    this.#cases.set(caseId, { riskScore, updatedAt: opened.createdAt, seqs: [seq], opened });
+    this.#opened.add(caseId);
   }
 
   /** The event at row `seq`, scored `riskScore` at `at`, joined the open case (committed). */
   added(caseId: string, riskScore: number, at: number, seq: number): void {
     const waiting = this.#cases.get(caseId);
-    if (waiting === undefined) this.#cases.set(caseId, { riskScore, updatedAt: at, seqs: [seq] });
+    if (waiting === undefined) this.#cases.set(caseId, { riskScore, updatedAt: at, seqs: [seq], opened: null });
     else {
       waiting.riskScore = Math.max(waiting.riskScore, riskScore);
       waiting.updatedAt = Math.max(waiting.updatedAt, at);
@@ -33,11 +51,13 @@ export class UnfoldedCases {
     }
   }
 
-  /** The writer folded these (committed): their rows list them now. */
+  /** The writer folded these (committed): their rows exist and list these events. */
   folded(cases: readonly FoldedCase[]): void {
     for (const [caseId, seqs] of cases) {
       const waiting = this.#cases.get(caseId);
       if (waiting === undefined) continue;
+      waiting.opened = null;
+      this.#opened.delete(caseId);
       const done = new Set(seqs);
       const left = waiting.seqs.filter((seq) => !done.has(seq));
       if (left.length === 0) this.#cases.delete(caseId);
@@ -45,12 +65,18 @@ export class UnfoldedCases {
     }
   }
 
-  /** Every event of the case known here was folded in (by a change to the case, committed). */
+  /** The case's row was written with every event of it known here (by a change to the case or an erasure, committed). */
   forget(caseId: string): void {
     this.#cases.delete(caseId);
+    this.#opened.delete(caseId);
   }
 
   get(caseId: string): UnfoldedCase | undefined {
     return this.#cases.get(caseId);
+  }
+
+  /** The cases not written yet, with what they opened with. */
+  *openedCases(): IterableIterator<[string, UnfoldedCase & { opened: OpenedCase }]> {
+    for (const caseId of this.#opened) yield [caseId, this.#cases.get(caseId) as UnfoldedCase & { opened: OpenedCase }];
   }
 }

@@ -123,12 +123,13 @@ export type PersistOutcome =
   /**
    * Stored at row `seq`, the `order`-th event scored (events.scored_order); accountId is the
    * account the event was linked to (the stored one, if two new ids raced); webhookQueued: a
-   * decision webhook message went into the outbox with it; extendedCase: the account's open case
-   * the event joined, which lists it once the writer folds it in (foldCaseEvents).
+   * decision webhook message went into the outbox with it; openedCase: the case the event opened,
+   * extendedCase: the account's open case it joined — written or listed when the writer folds
+   * them in (foldCaseEvents).
    */
   | {
     readonly kind: 'stored'; readonly seq: number; readonly order: number; readonly accountId: string | null; readonly webhookQueued: boolean;
-    readonly extendedCase: string | null;
+    readonly openedCase: string | null; readonly extendedCase: string | null;
   }
   /** An async event that something else scored first: nothing written. */
   | { readonly kind: 'already_scored' };
@@ -153,7 +154,7 @@ export interface DerivedRowBatch {
   readonly linkProjects: ReadonlyArray<readonly [string, string, string, string]>;
 }
 
-/** A case and the seqs of its events folded into its row (foldCaseEvents). */
+/** A case and the seqs of its events folded into its row, written now if it was new (foldCaseEvents). */
 export type FoldedCase = readonly [caseId: string, seqs: readonly number[]];
 
 /** What foldCaseEvents did: the cases folded, and how many still wait. */
@@ -162,11 +163,21 @@ export interface CaseFolds {
   readonly waiting: number;
 }
 
-/** The events that joined an open case since its row was last written, with their highest score and latest time. */
+/**
+ * The events that joined an open case since its row was last written, with their highest score
+ * and latest time; `opened`: the case's row is not written yet (the first event opened it).
+ */
 interface CaseEventsToFold {
   riskScore: number;
   updatedAt: number;
   readonly seqs: number[];
+  opened: OpenedCase | null;
+}
+
+interface OpenedCase {
+  readonly projectId: string;
+  readonly accountId: string | null;
+  readonly createdAt: number;
 }
 
 /** The length in bytes of an account's open list of seqs after an append. */
@@ -212,10 +223,14 @@ interface Statements {
   writeFromSeq: Statement;
   order: ScoringOrder;
   /**
-   * By case id, in the order they first waited: the events that joined an open case and are not
-   * on its row yet (foldCaseEvents writes them in bulk). Rolled back with their transaction.
+   * By case id, in the order they first waited: the cases opened and the events that joined an
+   * open case, not on its row yet (foldCaseEvents writes them in bulk). Rolled back with their
+   * transaction.
    */
   readonly unfolded: Map<string, CaseEventsToFold>;
+  /** The open case of (project, account) whose row is not written yet (openCase finds the others). */
+  readonly openedByAccount: Map<string, string>;
+  caseExists: Statement<[string], number>;
   /** The runs of event ids beside the log (null: no install secret, so no event is stored yet). */
   runs: EventIdRunWriter | null;
 }
@@ -289,7 +304,8 @@ function statements(db: Db): Statements {
     writeStamp: db.prepare('UPDATE derived_stamp SET scored_order = ?, from_seq = ? WHERE id = 1'),
     writeFromSeq: db.prepare('UPDATE derived_stamp SET from_seq = ? WHERE id = 1'),
     order: loadScoringOrder(db),
-    unfolded: loadUnfoldedCaseEvents(db),
+    ...loadUnfoldedCaseEvents(db),
+    caseExists: db.prepare('SELECT 1 FROM cases WHERE case_id = ?').pluck() as Statement<[string], number>,
     runs: EventIdRunWriter.forDatabase(db),
   };
   kStatements.set(db, prepared);
@@ -313,29 +329,38 @@ function loadScoringOrder(db: Db): ScoringOrder {
 }
 
 /**
- * The case events a stop left unfolded: every event with a case from the stamp's from_seq on
- * (which stays at or below the oldest unfolded one). Those already on their case's row are
- * skipped when folded; one whose row's list has since moved to case_event_seqs (a crash between
- * the fold and the next stamp) may be listed twice, which readers take once (case-events.ts).
+ * The cases and case events a stop left unfolded: every event with a case from the stamp's
+ * from_seq on (which stays at or below the oldest unfolded one). A case with no row is written
+ * from its events (opened by the first, with its project and account); events already on their
+ * case's row are skipped when folded; one whose row's list has since moved to case_event_seqs (a
+ * crash between the fold and the next stamp) may be listed twice, which readers take once
+ * (case-events.ts).
  */
-function loadUnfoldedCaseEvents(db: Db): Map<string, CaseEventsToFold> {
+function loadUnfoldedCaseEvents(db: Db): { unfolded: Map<string, CaseEventsToFold>; openedByAccount: Map<string, string> } {
   const fromSeq = db.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get() as number;
-  const rows = db.prepare('SELECT case_id, seq, risk_score, scored_at FROM events WHERE seq >= ? AND case_id IS NOT NULL ORDER BY seq').raw().all(fromSeq) as Array<
-    [string, number, number, number]
-  >;
+  const rows = db.prepare(
+    'SELECT case_id, seq, risk_score, scored_at, project_id, account_id FROM events WHERE seq >= ? AND case_id IS NOT NULL ORDER BY seq',
+  ).raw().all(fromSeq) as Array<[string, number, number, number, string, string | null]>;
+  const caseExists = db.prepare('SELECT 1 FROM cases WHERE case_id = ?').pluck();
   const unfolded = new Map<string, CaseEventsToFold>();
-  for (const [caseId, seq, riskScore, scoredAt] of rows) addCaseEvent(unfolded, caseId, riskScore, scoredAt, seq);
-  return unfolded;
+  const openedByAccount = new Map<string, string>();
+  for (const [caseId, seq, riskScore, scoredAt, projectId, accountId] of rows) {
+    const waiting = unfolded.get(caseId);
+    if (waiting !== undefined) {
+      waiting.riskScore = Math.max(waiting.riskScore, riskScore);
+      waiting.updatedAt = Math.max(waiting.updatedAt, scoredAt);
+      waiting.seqs.push(seq);
+      continue;
+    }
+    const written = caseExists.get(caseId) !== undefined;
+    unfolded.set(caseId, { riskScore, updatedAt: scoredAt, seqs: [seq], opened: written ? null : { projectId, accountId, createdAt: scoredAt } });
+    if (!written && accountId !== null) openedByAccount.set(openKey(projectId, accountId), caseId);
+  }
+  return { unfolded, openedByAccount };
 }
 
-function addCaseEvent(unfolded: Map<string, CaseEventsToFold>, caseId: string, riskScore: number, at: number, seq: number): void {
-  const waiting = unfolded.get(caseId);
-  if (waiting === undefined) unfolded.set(caseId, { riskScore, updatedAt: at, seqs: [seq] });
-  else {
-    waiting.riskScore = Math.max(waiting.riskScore, riskScore);
-    waiting.updatedAt = Math.max(waiting.updatedAt, at);
-    waiting.seqs.push(seq);
-  }
+function openKey(projectId: string, accountId: string): string {
+  return `${projectId}\u0000${accountId}`;
 }
 
 /**
@@ -377,15 +402,17 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     }
     if (account.isNew || account.newProject) s.accountProject.run(accountId, record.projectId, record.scoredAt);
   }
+  let openedCase: string | null = null;
   let extendedCase: string | null = null;
   if (record.decision === 'review') {
     const eventCase = openOrExtendCase(s, record, accountId, seq);
     s.setEventCase.run(eventCase.caseId, seq);
-    if (eventCase.extended) extendedCase = eventCase.caseId;
+    if (eventCase.opened) openedCase = eventCase.caseId;
+    else extendedCase = eventCase.caseId;
   }
   const webhookQueued = record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined;
   if (webhookQueued) s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
-  return { kind: 'stored', seq, order, accountId, webhookQueued, extendedCase };
+  return { kind: 'stored', seq, order, accountId, webhookQueued, openedCase, extendedCase };
 }
 
 /**
@@ -430,10 +457,12 @@ function fromSeqNow(s: Statements): number {
 export const kFoldCases = 250;
 
 /**
- * Write command: the events that joined open cases since their rows were last written, folded in
- * (at most `limit` cases, those waiting longest, written in key order so that neighbours share
- * pages): one write of a case's row for all of its new events, where each event rewrote the row
- * at its random key (docs/pipeline.md, "Cases"). The stamp's from_seq moves up past them.
+ * Write command: the cases opened and the events that joined open cases since their rows were
+ * last written, folded in (at most `limit` cases, those waiting longest, written in key order so
+ * that neighbours share pages): one write of a case's row for all of its new events, where each
+ * event rewrote the row at its random key, and new cases appended together, where each commit
+ * rewrote the last pages of cases and cases_by_project (docs/pipeline.md, "Cases"). The stamp's
+ * from_seq moves up past them.
  */
 export function foldCaseEvents(db: Db, limit: number): CaseFolds {
   const s = statements(db);
@@ -450,18 +479,48 @@ export function foldCaseEvents(db: Db, limit: number): CaseFolds {
 }
 
 /**
- * The case's events not yet on its row, folded in now (a change to the case must see all of them:
- * labels, changeCase in cases/cases-service.ts). Returns the seqs folded.
+ * The case written now if new, and its events not yet on its row folded in (a change to the case
+ * must see all of them: labels, changeCase in cases/cases-service.ts). Returns whether anything
+ * was waiting.
  */
-export function foldEventsOfCase(db: Db, caseId: string): readonly number[] {
+export function foldEventsOfCase(db: Db, caseId: string): boolean {
   const s = statements(db);
-  return s.unfolded.has(caseId) ? foldCase(s, caseId) : [];
+  if (!s.unfolded.has(caseId)) return false;
+  foldCase(s, caseId);
+  return true;
+}
+
+/**
+ * The open cases of the account whose rows are not written yet, written now (a reopened case must
+ * find them; an erasure unlinks them). Returns their ids.
+ */
+export function writeOpenedCasesOf(db: Db, accountId: string): string[] {
+  const s = statements(db);
+  const written: string[] = [];
+  for (const [caseId, waiting] of s.unfolded) if (waiting.opened?.accountId === accountId) written.push(caseId);
+  for (const caseId of written) foldCase(s, caseId);
+  return written;
 }
 
 function foldCase(s: Statements, caseId: string): readonly number[] {
   const waiting = s.unfolded.get(caseId)!;
   s.unfolded.delete(caseId);
+  const opened = waiting.opened;
+  const key = opened === null || opened.accountId === null ? null : openKey(opened.projectId, opened.accountId);
+  if (key !== null && s.openedByAccount.get(key) === caseId) {
+    s.openedByAccount.delete(key);
+    undoOnRollback(() => s.openedByAccount.set(key, caseId));
+  }
   undoOnRollback(() => s.unfolded.set(caseId, waiting));
+  if (opened !== null && s.caseExists.get(caseId) === undefined) {
+    const seqs = encodeSeqs(waiting.seqs);
+    s.insertCase.run(caseId, opened.projectId, opened.accountId, 'review', waiting.riskScore, opened.createdAt, waiting.updatedAt, seqs);
+    if (seqs.length > kOpenSeqsBytes) {
+      s.moveCaseSeqs.run(caseId);
+      s.clearCaseSeqs.run(caseId);
+    }
+    return waiting.seqs;
+  }
   const listed = s.caseSeqs.get(caseId);
   if (listed === undefined) return waiting.seqs;
   // An event already listed (loaded again at start from the log) is not listed twice.
@@ -480,20 +539,27 @@ function foldCase(s: Statements, caseId: string): readonly number[] {
 
 /**
  * The case the review decision `record` (stored at row `seq`) goes to: its account's open case,
- * or a new one. A new case is written at once (GET /v1/cases lists it); an open case's row is
- * not: the event waits to be folded into it (foldCaseEvents), and the event's case_id says where.
+ * or a new one. Neither case's row is written now: the event waits to be folded in
+ * (foldCaseEvents) — a new case with it — and the event's case_id says where it goes.
  */
-function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null, seq: number): { caseId: string; extended: boolean } {
-  const open = accountId === null ? undefined : s.openCase.get(record.projectId, accountId);
-  if (open === undefined) {
-    const caseId = newSortableId('case');
-    s.insertCase.run(caseId, record.projectId, accountId, record.decision, record.riskScore, record.scoredAt, record.scoredAt, encodeSeqs([seq]));
-    return { caseId, extended: false };
+function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: string | null, seq: number): { caseId: string; opened: boolean } {
+  const key = accountId === null ? null : openKey(record.projectId, accountId);
+  const caseId = key === null ? undefined : s.openedByAccount.get(key) ?? s.openCase.get(record.projectId, accountId!)?.case_id;
+  if (caseId === undefined) {
+    const newCaseId = newSortableId('case');
+    s.unfolded.set(newCaseId, {
+      riskScore: record.riskScore, updatedAt: record.scoredAt, seqs: [seq], opened: { projectId: record.projectId, accountId, createdAt: record.scoredAt },
+    });
+    if (key !== null) s.openedByAccount.set(key, newCaseId);
+    undoOnRollback(() => {
+      s.unfolded.delete(newCaseId);
+      if (key !== null) s.openedByAccount.delete(key);
+    });
+    return { caseId: newCaseId, opened: true };
   }
-  const caseId = open.case_id;
   const waiting = s.unfolded.get(caseId);
   if (waiting === undefined) {
-    s.unfolded.set(caseId, { riskScore: record.riskScore, updatedAt: record.scoredAt, seqs: [seq] });
+    s.unfolded.set(caseId, { riskScore: record.riskScore, updatedAt: record.scoredAt, seqs: [seq], opened: null });
     undoOnRollback(() => s.unfolded.delete(caseId));
   } else {
     const { riskScore, updatedAt } = waiting;
@@ -506,6 +572,6 @@ function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: s
       waiting.seqs.pop();
     });
   }
-  return { caseId, extended: true };
+  return { caseId, opened: false };
 }
 

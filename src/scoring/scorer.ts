@@ -180,6 +180,10 @@ export class Scorer {
     }
     if (persisted.kind === 'already_scored') return { ok: true, result: null };
     // Before anything else waits: the fold's reply (a later message) must find it here.
+    if (persisted.openedCase !== null) {
+      const opened = { projectId: job.projectId, accountId: persisted.accountId, externalAccountId: persisted.accountId === null ? null : externalId!, createdAt: now };
+      this.#deps.unfoldedCases.opened(persisted.openedCase, opened, evaluated.riskScore, persisted.seq);
+    }
     if (persisted.extendedCase !== null) this.#deps.unfoldedCases.added(persisted.extendedCase, evaluated.riskScore, now, persisted.seq);
     if (persisted.accountId !== null) {
       const failure = accounts.recorded(

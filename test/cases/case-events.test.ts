@@ -1,6 +1,6 @@
 // A case's events as the writer lists them (migration 18): seqs on the case's row, moved to rows of
-// case_event_seqs as they fill, read back in the order they were added; events that join an open
-// case wait in the writer's memory and are folded into its row in bulk (foldCaseEvents), exactly
+// case_event_seqs as they fill, read back in the order they were added; new cases and events that
+// join an open case wait in the writer's memory and are written in bulk (foldCaseEvents), exactly
 // once, and not at all if their transaction rolled back.
 import test from 'ava';
 import Database from 'better-sqlite3';
@@ -52,18 +52,19 @@ test('review events extend their account\'s open case, each listed once and in o
     if (i === 1) caseId = eventCase;
     t.is(eventCase, caseId, `event ${i} in the account's open case`);
     if (i % 7 === 0) {
-      t.is(caseEventIds(db, caseId).length, i === 7 ? 1 : i - 7, 'listed: the first event, and those of the last fold');
+      t.is(caseEventIds(db, caseId).length, i - 7, 'listed: the events of the last fold (none before the first: no row yet)');
       db.transaction(() => foldCaseEvents(db, 250))();
       transactionEnded(true);
       t.deepEqual(caseEventIds(db, caseId), ids, `folded after event ${i}`);
     }
   }
   t.is(caseEventIds(db, caseId).length, 196, 'the last 4 wait');
-  const folds = db.transaction(() => foldCaseEvents(db, 250))();
-  transactionEnded(true);
-  t.deepEqual(folds, { folded: [[caseId, [197, 198, 199, 200]]], waiting: 0 });
   const alone = review('evt-anonymous', 500, null);
   t.not(alone, caseId, 'an event without an account: a case of its own');
+  t.is(db.prepare('SELECT count(*) FROM cases WHERE case_id = ?').pluck().get(alone), 0, 'not written yet');
+  const folds = db.transaction(() => foldCaseEvents(db, 250))();
+  transactionEnded(true);
+  t.deepEqual(folds, { folded: [[caseId, [197, 198, 199, 200]], [alone, [201]]], waiting: 0 }, 'in key order');
 
   t.deepEqual(caseEventIds(db, caseId), ids);
   t.deepEqual(caseEventIds(db, alone), ['evt-anonymous']);
@@ -73,7 +74,7 @@ test('review events extend their account\'s open case, each listed once and in o
   t.is(db.prepare('SELECT risk_score FROM cases WHERE case_id = ?').pluck().get(caseId), 89, 'the highest score of its events');
 });
 
-test('a rolled-back event or fold leaves nothing behind; a case being changed is folded first; a restart folds what the log holds, once', (t) => {
+test('a rolled-back event or fold leaves nothing behind; a case being changed is written first; a restart writes what the log holds, once', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'case-folds-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'cases.db');
@@ -91,25 +92,37 @@ test('a rolled-back event or fold leaves nothing behind; a case being changed is
   t.is(foldCaseEvents(db, 250).folded.length, 1);
   db.exec('ROLLBACK');
   transactionEnded(false);
-  t.deepEqual(caseEventIds(db, caseId), ['evt-1']);
-  // A change to the case folds it first (changeCase calls this).
-  t.deepEqual(db.transaction(() => foldEventsOfCase(db, caseId))(), [2]);
+  t.deepEqual(caseEventIds(db, caseId), [], 'no row yet');
+  // A change to the case writes it first (changeCase calls this).
+  t.true(db.transaction(() => foldEventsOfCase(db, caseId))());
   transactionEnded(true);
   t.deepEqual(caseEventIds(db, caseId), ['evt-1', 'evt-2']);
   t.deepEqual(db.transaction(() => foldCaseEvents(db, 250))(), { folded: [], waiting: 0 });
-  // Two more, not folded, then the process stops without a word; the stamp says to read the log
-  // from its start, so the start finds evt-1 and evt-2 (listed) and evt-3, evt-4 (not).
-  review('evt-3', 4, 'acc_one');
-  review('evt-4', 5, 'acc_one');
+  // An event that would open a case, rolled back: no case; the account's next review opens one.
+  db.exec('BEGIN');
+  const unopened = persistScoredEvent(db, record('evt-unopened', 4, 'acc_two'), null);
+  db.exec('ROLLBACK');
+  transactionEnded(false);
+  const secondCase = review('evt-5', 5, 'acc_two');
+  t.not(secondCase, (unopened as { openedCase: string }).openedCase);
+  // evt-3 joins the first case, evt-6 the second (not written), then the process stops without a
+  // word; the stamp says to read the log from its start, so the start finds evt-1 and evt-2
+  // (listed), evt-3 (not) and the second case (no row: written from the log).
+  review('evt-3', 6, 'acc_one');
+  review('evt-6', 7, 'acc_two');
+  t.deepEqual(db.prepare('SELECT count(*) FROM cases').pluck().get(), 1);
   db.prepare('UPDATE derived_stamp SET from_seq = 1 WHERE id = 1').run();
   db.close();
   const again = new Database(file);
   t.teardown(() => again.close());
   const folds = again.transaction(() => foldCaseEvents(again, 250))();
   transactionEnded(true);
-  t.deepEqual(folds, { folded: [[caseId, [1, 2, 3, 4]]], waiting: 0 });
-  t.deepEqual(caseEventIds(again, caseId), ['evt-1', 'evt-2', 'evt-3', 'evt-4']);
-  t.is((again.prepare('SELECT event_seqs FROM cases WHERE case_id = ?').pluck().get(caseId) as Buffer).length, 4, 'each seq once on the row');
-  t.is(again.prepare('SELECT risk_score FROM cases WHERE case_id = ?').pluck().get(caseId), 5);
-  t.is(again.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get(), 5, 'the stamp moved past the events folded');
+  t.deepEqual(folds, { folded: [[caseId, [1, 2, 4]], [secondCase, [3, 5]]], waiting: 0 });
+  t.deepEqual(caseEventIds(again, caseId), ['evt-1', 'evt-2', 'evt-3']);
+  t.deepEqual(caseEventIds(again, secondCase), ['evt-5', 'evt-6']);
+  t.is((again.prepare('SELECT event_seqs FROM cases WHERE case_id = ?').pluck().get(caseId) as Buffer).length, 3, 'each seq once on the row');
+  t.like(again.prepare('SELECT status, account_id, risk_score, created_at, updated_at FROM cases WHERE case_id = ?').get(secondCase), {
+    status: 'open', account_id: 'acc_two', risk_score: 7, created_at: 5, updated_at: 7,
+  });
+  t.is(again.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get(), 6, 'the stamp moved past the events folded');
 });

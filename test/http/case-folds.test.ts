@@ -1,6 +1,7 @@
-// Events that join an open case are folded into the case's row in bulk (docs/pipeline.md, "Cases"):
-// over real HTTP, a case lists them, with their score and time, as soon as they are committed;
-// a change to the case sees all of them (labels); a clean stop and a SIGKILL lose none and list
+// New cases and the events that join an open case are written in bulk (docs/pipeline.md, "Cases"):
+// over real HTTP, a case is listed, read and filtered, with its events, score and time, as soon
+// as they are committed; a change to the case sees all of them (labels), reopening a case sees
+// the account's new one, an erasure unlinks it; a clean stop and a SIGKILL lose none and list
 // none twice. The servers here never write in bulk on their own (DERIVED_FLUSH_MS of an hour).
 import test from 'ava';
 import Database from 'better-sqlite3';
@@ -41,13 +42,15 @@ async function caseIdOf(server: TestServer, eventId: string): Promise<string> {
   return event.body.data.case_ids[0];
 }
 
-/** What the case's stored rows list (its row and case_event_seqs), as event ids, in the order listed. */
-function storedCaseEvents(dataDir: string, caseId: string): string[] {
+/** What the case's stored rows list (its row and case_event_seqs), as event ids, in the order listed; null: no row. */
+function storedCaseEvents(dataDir: string, caseId: string): string[] | null {
   const db = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
   try {
+    const open = db.prepare('SELECT event_seqs FROM cases WHERE case_id = ?').pluck().get(caseId) as Buffer | undefined;
+    if (open === undefined) return null;
     const seqs: number[] = [];
     for (const chunk of db.prepare('SELECT seqs FROM case_event_seqs WHERE case_id = ? ORDER BY chunk').pluck().all(caseId) as Buffer[]) decodeSeqs(chunk, seqs);
-    decodeSeqs(db.prepare('SELECT event_seqs FROM cases WHERE case_id = ?').pluck().get(caseId) as Buffer, seqs);
+    decodeSeqs(open, seqs);
     return seqs.map((seq) => db.prepare('SELECT event_id FROM events WHERE seq = ?').pluck().get(seq) as string);
   } finally {
     db.close();
@@ -76,10 +79,23 @@ test('a case lists its events, highest score and latest time as soon as they are
   t.deepEqual(read.event_ids, [first.event_id, second.event_id, third.event_id]);
   t.is(read.risk_score, Math.max(first.risk_score, second.risk_score, third.risk_score));
   t.true(Date.parse(read.updated_at) >= Date.parse(read.created_at));
-  t.deepEqual(storedCaseEvents(server.dataDir, caseId), [first.event_id], 'the row lists the event that opened it; the others wait');
+  t.like(read, { status: 'open', resolution: null, external_account_id: account, decision: 'review', assignee: null, notes: [] });
+  t.is(read.created_at, new Date(Date.parse(read.created_at)).toISOString());
+  t.is(storedCaseEvents(server.dataDir, caseId), null, 'no row yet: the case and its events wait');
   t.is(await metric(server, 'fraud_scorer_cases_unfolded'), 1);
-  const listed = await api(server, 'GET', `/v1/cases?project_id=${server.bootstrap.live_project_id}&account=${account}`, { key: server.bootstrap.keys.live_secret.key });
-  t.deepEqual(listed.body.data.cases.map((entry: any) => [entry.case_id, entry.event_ids, entry.risk_score]), [[caseId, read.event_ids, read.risk_score]]);
+  const list = async (query: string): Promise<Array<[string, string[], number]>> => {
+    const listed = await api(server, 'GET', `/v1/cases?project_id=${server.bootstrap.live_project_id}&${query}`, { key: server.bootstrap.keys.live_secret.key });
+    t.is(listed.status, 200, listed.text);
+    return listed.body.data.cases.map((entry: any) => [entry.case_id, entry.event_ids, entry.risk_score]);
+  };
+  const listedAs = [[caseId, read.event_ids, read.risk_score]];
+  t.deepEqual(await list(`account=${account}`), listedAs);
+  t.deepEqual(await list(`account=${first.account_public_id}&status=open`), listedAs);
+  t.deepEqual(await list(`account=${account}&status=closed`), []);
+  t.deepEqual(await list(`account=${account}&created_after=${read.created_at}`), [], 'created_after is exclusive');
+  t.deepEqual(await list(`account=${account}&created_before=${new Date(Date.parse(read.created_at) + 1).toISOString()}`), listedAs);
+  const newest = await list('limit=1');
+  t.deepEqual(newest, listedAs, 'the newest case first');
 
   const resolved = await api(server, 'PATCH', `/v1/cases/${caseId}?project_id=${server.bootstrap.live_project_id}`, {
     key: server.bootstrap.keys.live_secret.key, body: { resolution: 'fraud' },
@@ -87,7 +103,8 @@ test('a case lists its events, highest score and latest time as soon as they are
   t.is(resolved.status, 200, resolved.text);
   t.deepEqual(resolved.body.data.event_ids, read.event_ids);
   t.is(resolved.body.data.risk_score, read.risk_score);
-  t.deepEqual(storedCaseEvents(server.dataDir, caseId), read.event_ids, 'the change folded them in first');
+  t.is(resolved.body.data.created_at, read.created_at);
+  t.deepEqual(storedCaseEvents(server.dataDir, caseId), read.event_ids, 'the change wrote the case with its events first');
   t.is(await metric(server, 'fraud_scorer_cases_unfolded'), 0);
   for (const event of [first, second, third]) {
     const label = (await api(server, 'GET', `/v1/events/${event.event_id}`, { key: server.bootstrap.keys.live_secret.key })).body.data.label;
@@ -95,14 +112,47 @@ test('a case lists its events, highest score and latest time as soon as they are
   }
 });
 
-test('a clean stop folds every waiting event into its case; after a SIGKILL the start does, each listed once', async (t) => {
+test('reopening a closed case sees the account\'s new case; an erasure unlinks a case not written yet', async (t) => {
+  const server = await startServer({ env: kNoBulkWrites });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const project = server.bootstrap.live_project_id;
+  const account = `reopen-${randomUUID().slice(0, 8)}`;
+  const first = await score(server, reviewEvent(account));
+  const firstCase = await caseIdOf(server, first.event_id);
+  t.is((await api(server, 'PATCH', `/v1/cases/${firstCase}?project_id=${project}`, { key, body: { resolution: 'legitimate' } })).status, 200);
+  const second = await score(server, reviewEvent(account));
+  const secondCase = await caseIdOf(server, second.event_id);
+  t.not(secondCase, firstCase);
+  t.is(storedCaseEvents(server.dataDir, secondCase), null);
+  const reopen = await api(server, 'PATCH', `/v1/cases/${firstCase}?project_id=${project}`, { key, body: { status: 'open', resolution: null } });
+  t.is(reopen.status, 400, reopen.text);
+  t.is(reopen.body.errors[0]?.code, 'VALIDATION_ERROR');
+  t.is(reopen.body.errors[0]?.parameter, 'status');
+  t.is((await readCase(server, firstCase)).status, 'closed', 'nothing changed');
+  t.deepEqual(storedCaseEvents(server.dataDir, secondCase), [second.event_id], 'written to be found');
+  const listed = await api(server, 'GET', `/v1/cases?project_id=${project}&account=${account}`, { key });
+  t.deepEqual(listed.body.data.cases.map((entry: any) => entry.case_id), [secondCase, firstCase], 'each case once');
+
+  const erased = `erased-${randomUUID().slice(0, 8)}`;
+  const opening = await score(server, reviewEvent(erased));
+  const erasedCase = await caseIdOf(server, opening.event_id);
+  t.is(storedCaseEvents(server.dataDir, erasedCase), null);
+  const erasure = await api(server, 'DELETE', `/v1/accounts/${erased}`, { key });
+  t.is(erasure.status, 200, erasure.text);
+  t.is(erasure.body.data.erased.cases_unlinked, 1);
+  t.like(await readCase(server, erasedCase), { account_public_id: null, external_account_id: null, event_ids: [opening.event_id] });
+  t.deepEqual(storedCaseEvents(server.dataDir, erasedCase), [opening.event_id]);
+});
+
+test('a clean stop writes every waiting case and event; after a SIGKILL the start does, each listed once', async (t) => {
   const first = await startServer({ env: kNoBulkWrites, keepDataDir: true });
   t.teardown(() => first.kill());
   const dataDir = first.dataDir;
   const account = `stop-${randomUUID().slice(0, 8)}`;
   const events = [await score(first, reviewEvent(account)), await score(first, reviewEvent(account)), await score(first, reviewEvent(account))];
   const caseId = await caseIdOf(first, events[0].event_id);
-  t.deepEqual(storedCaseEvents(dataDir, caseId), [events[0].event_id]);
+  t.is(storedCaseEvents(dataDir, caseId), null);
   t.like(await first.stop(), { code: 0 });
   const ids = events.map((event) => event.event_id);
   t.deepEqual(storedCaseEvents(dataDir, caseId), ids, 'folded at the stop');
@@ -113,11 +163,18 @@ test('a clean stop folds every waiting event into its case; after a SIGKILL the 
   ids.push(events[3].event_id, events[4].event_id);
   t.deepEqual((await readCase(second, caseId)).event_ids, ids);
   t.deepEqual(storedCaseEvents(dataDir, caseId), ids.slice(0, 3));
+  // A case opened just before the crash: committed, so answered, and nowhere but in the log.
+  const fresh = await score(second, reviewEvent(`fresh-${randomUUID().slice(0, 8)}`));
+  const freshCase = await caseIdOf(second, fresh.event_id);
+  const freshRead = await readCase(second, freshCase);
+  t.is(storedCaseEvents(dataDir, freshCase), null);
   await second.kill();
 
   const third = await startServer({ dataDir, env: kNoBulkWrites });
   t.teardown(() => third.stop());
-  t.deepEqual(storedCaseEvents(dataDir, caseId), ids, 'folded by the start, before it listened');
+  t.deepEqual(storedCaseEvents(dataDir, caseId), ids, 'written by the start, before it listened');
   t.deepEqual((await readCase(third, caseId)).event_ids, ids);
+  t.deepEqual(storedCaseEvents(dataDir, freshCase), [fresh.event_id]);
+  t.deepEqual(await readCase(third, freshCase), freshRead, 'the same case as answered before the crash');
   t.is(await metric(third, 'fraud_scorer_cases_unfolded'), 0);
 });
