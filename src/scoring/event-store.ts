@@ -536,7 +536,6 @@ function foldCase(s: Statements, caseId: string): readonly number[] {
   return waiting.seqs;
 }
 
-
 /**
  * The case the review decision `record` (stored at row `seq`) goes to: its account's open case,
  * or a new one. Neither case's row is written now: the event waits to be folded in
