@@ -4,8 +4,8 @@
 // part wait for it, so parts stay small enough to cost a few milliseconds (the rows of 250 ms in
 // one transaction showed in the p99 at half capacity; bench/README.md, step 9). The rows of a
 // replay, before the server listens, go in larger parts. A part that fails goes back, with the
-// parts after it, and is tried again at the next flush. Then the events that joined open cases
-// are folded into the cases' rows, kFoldCases cases per writer command.
+// parts after it, and is tried again at the next flush. Then new cases and the events that joined
+// open cases are written into the cases' rows, kFoldCases cases per writer command.
 import { mergeBatches, splitBatch } from './derived-rows.js';
 import type { HotAccounts } from './hot-accounts.js';
 import type { UnfoldedCases } from '../cases/unfolded-cases.js';
@@ -63,7 +63,7 @@ export class DerivedFlusher {
     await this.flush(kPartRows, true);
   }
 
-  /** Case events folded into their cases' rows; those the fold could not write wait for the next flush. */
+  /** New cases and case events written into the cases' rows; those the fold could not write wait for the next flush. */
   async #foldCases(all: boolean): Promise<void> {
     try {
       for (;;) {

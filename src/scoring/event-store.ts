@@ -240,6 +240,7 @@ const kStatements = new WeakMap<Db, Statements>();
 function statements(db: Db): Statements {
   let prepared = kStatements.get(db);
   if (prepared !== undefined) return prepared;
+  const caseExists = db.prepare('SELECT 1 FROM cases WHERE case_id = ?').pluck() as Statement<[string], number>;
   prepared = {
     insertPending: db.prepare(
       `INSERT INTO events (project_id, event_id, event_type, received_at, state, payload) VALUES (?, ?, ?, ?, 'pending', ?)`,
@@ -304,8 +305,8 @@ function statements(db: Db): Statements {
     writeStamp: db.prepare('UPDATE derived_stamp SET scored_order = ?, from_seq = ? WHERE id = 1'),
     writeFromSeq: db.prepare('UPDATE derived_stamp SET from_seq = ? WHERE id = 1'),
     order: loadScoringOrder(db),
-    ...loadUnfoldedCaseEvents(db),
-    caseExists: db.prepare('SELECT 1 FROM cases WHERE case_id = ?').pluck() as Statement<[string], number>,
+    ...loadUnfoldedCaseEvents(db, caseExists),
+    caseExists,
     runs: EventIdRunWriter.forDatabase(db),
   };
   kStatements.set(db, prepared);
@@ -336,12 +337,11 @@ function loadScoringOrder(db: Db): ScoringOrder {
  * crash between the fold and the next stamp) may be listed twice, which readers take once
  * (case-events.ts).
  */
-function loadUnfoldedCaseEvents(db: Db): { unfolded: Map<string, CaseEventsToFold>; openedByAccount: Map<string, string> } {
+function loadUnfoldedCaseEvents(db: Db, caseExists: Statement<[string], number>): { unfolded: Map<string, CaseEventsToFold>; openedByAccount: Map<string, string> } {
   const fromSeq = db.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get() as number;
   const rows = db.prepare(
     'SELECT case_id, seq, risk_score, scored_at, project_id, account_id FROM events WHERE seq >= ? AND case_id IS NOT NULL ORDER BY seq',
   ).raw().all(fromSeq) as Array<[string, number, number, number, string, string | null]>;
-  const caseExists = db.prepare('SELECT 1 FROM cases WHERE case_id = ?').pluck();
   const unfolded = new Map<string, CaseEventsToFold>();
   const openedByAccount = new Map<string, string>();
   for (const [caseId, seq, riskScore, scoredAt, projectId, accountId] of rows) {
