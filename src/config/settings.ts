@@ -78,7 +78,7 @@ export const kSettings = {
   },
   derivedFlushMs: {
     flag: 'derived-flush-ms', env: 'DERIVED_FLUSH_MS', type: 'integer', default: 5000, minimum: 10, maximum: 3_600_000,
-    description: 'How often the rows that follow from scored events (account counts and event seqs, signals, links) are written, in bulk; a crash loses none (they are rebuilt from the events at start). Longer: fewer WAL bytes per event, tables further behind, more events replayed after a crash.',
+    description: 'How often the rows that follow from scored events (account counts and event seqs, signals, links; new cases and the events that join open cases) are written, in bulk; a crash loses none (they are rebuilt from the events at start). Longer: fewer WAL bytes per event, tables further behind, more events replayed after a crash.',
   },
   webhookRetryBaseMs: {
     flag: 'webhook-retry-base-ms', env: 'WEBHOOK_RETRY_BASE_MS', type: 'integer', default: 5000, minimum: 1, maximum: 3_600_000,
