@@ -70,6 +70,12 @@ export class DerivedFlusher {
         const folds = await this.#writer.call('foldCaseEvents', kFoldCases);
         this.#cases.folded(folds.folded);
         if (folds.folded.length > 0) this.caseFolds++;
+        if (folds.failed.length > 0) {
+          this.failures++;
+          this.#log.warn('cases could not be written; they are tried again with the next batch', { cases: folds.failed.map(([caseId, message]) => ({ case_id: caseId, error: message })) });
+          // The ones left are those that failed: the next flush tries them again.
+          if (folds.waiting <= folds.failed.length) return;
+        }
         if (folds.waiting === 0 || (!all && folds.waiting < kFoldCases)) return;
       }
     } catch (error) {

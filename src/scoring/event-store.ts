@@ -157,9 +157,10 @@ export interface DerivedRowBatch {
 /** A case and the seqs of its events folded into its row, written now if it was new (foldCaseEvents). */
 export type FoldedCase = readonly [caseId: string, seqs: readonly number[]];
 
-/** What foldCaseEvents did: the cases folded, and how many still wait. */
+/** What foldCaseEvents did: the cases folded, those that could not be (with why), and how many still wait. */
 export interface CaseFolds {
   readonly folded: readonly FoldedCase[];
+  readonly failed: ReadonlyArray<readonly [caseId: string, message: string]>;
   readonly waiting: number;
 }
 
@@ -473,9 +474,30 @@ export function foldCaseEvents(db: Db, limit: number): CaseFolds {
   }
   caseIds.sort();
   const folded: FoldedCase[] = [];
-  for (const caseId of caseIds) folded.push([caseId, foldCase(s, caseId)]);
+  const failed: Array<[string, string]> = [];
+  for (const caseId of caseIds) {
+    const waiting = s.unfolded.get(caseId)!;
+    const openedFor = s.openedByAccount.get(openedKeyOf(waiting) ?? '');
+    try {
+      folded.push([caseId, foldCase(s, caseId)]);
+    } catch (error) {
+      // A statement that fails undoes only itself; the others go on. The case waits again, last,
+      // so that it holds no other case back (and is reported). Not a failure of the whole
+      // transaction: then SQLite has rolled it back, and so does the writer.
+      if (!db.inTransaction) throw error;
+      s.unfolded.set(caseId, waiting);
+      const key = openedKeyOf(waiting);
+      if (key !== null && openedFor === caseId) s.openedByAccount.set(key, caseId);
+      failed.push([caseId, (error as Error).message]);
+    }
+  }
   if (folded.length > 0) s.writeFromSeq.run(fromSeqNow(s));
-  return { folded, waiting: s.unfolded.size };
+  return { folded, failed, waiting: s.unfolded.size };
+}
+
+function openedKeyOf(waiting: CaseEventsToFold): string | null {
+  const opened = waiting.opened;
+  return opened === null || opened.accountId === null ? null : openKey(opened.projectId, opened.accountId);
 }
 
 /**
@@ -506,7 +528,7 @@ function foldCase(s: Statements, caseId: string): readonly number[] {
   const waiting = s.unfolded.get(caseId)!;
   s.unfolded.delete(caseId);
   const opened = waiting.opened;
-  const key = opened === null || opened.accountId === null ? null : openKey(opened.projectId, opened.accountId);
+  const key = openedKeyOf(waiting);
   if (key !== null && s.openedByAccount.get(key) === caseId) {
     s.openedByAccount.delete(key);
     undoOnRollback(() => s.openedByAccount.set(key, caseId));

@@ -64,7 +64,7 @@ test('review events extend their account\'s open case, each listed once and in o
   t.is(db.prepare('SELECT count(*) FROM cases WHERE case_id = ?').pluck().get(alone), 0, 'not written yet');
   const folds = db.transaction(() => foldCaseEvents(db, 250))();
   transactionEnded(true);
-  t.deepEqual(folds, { folded: [[caseId, [197, 198, 199, 200]], [alone, [201]]], waiting: 0 }, 'in key order');
+  t.deepEqual(folds, { folded: [[caseId, [197, 198, 199, 200]], [alone, [201]]], failed: [], waiting: 0 }, 'in key order');
 
   t.deepEqual(caseEventIds(db, caseId), ids);
   t.deepEqual(caseEventIds(db, alone), ['evt-anonymous']);
@@ -97,7 +97,7 @@ test('a rolled-back event or fold leaves nothing behind; a case being changed is
   t.true(db.transaction(() => foldEventsOfCase(db, caseId))());
   transactionEnded(true);
   t.deepEqual(caseEventIds(db, caseId), ['evt-1', 'evt-2']);
-  t.deepEqual(db.transaction(() => foldCaseEvents(db, 250))(), { folded: [], waiting: 0 });
+  t.deepEqual(db.transaction(() => foldCaseEvents(db, 250))(), { folded: [], failed: [], waiting: 0 });
   // An event that would open a case, rolled back: no case; the account's next review opens one.
   db.exec('BEGIN');
   const unopened = persistScoredEvent(db, record('evt-unopened', 4, 'acc_two'), null);
@@ -117,7 +117,7 @@ test('a rolled-back event or fold leaves nothing behind; a case being changed is
   t.teardown(() => again.close());
   const folds = again.transaction(() => foldCaseEvents(again, 250))();
   transactionEnded(true);
-  t.deepEqual(folds, { folded: [[caseId, [1, 2, 4]], [secondCase, [3, 5]]], waiting: 0 });
+  t.deepEqual(folds, { folded: [[caseId, [1, 2, 4]], [secondCase, [3, 5]]], failed: [], waiting: 0 });
   t.deepEqual(caseEventIds(again, caseId), ['evt-1', 'evt-2', 'evt-3']);
   t.deepEqual(caseEventIds(again, secondCase), ['evt-5', 'evt-6']);
   t.is((again.prepare('SELECT event_seqs FROM cases WHERE case_id = ?').pluck().get(caseId) as Buffer).length, 3, 'each seq once on the row');
@@ -125,4 +125,28 @@ test('a rolled-back event or fold leaves nothing behind; a case being changed is
     status: 'open', account_id: 'acc_two', risk_score: 7, created_at: 5, updated_at: 7,
   });
   t.is(again.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get(), 6, 'the stamp moved past the events folded');
+});
+
+test('a case that cannot be written waits again, last, and holds no other case back', (t) => {
+  const { db, review } = reviewStore();
+  t.teardown(() => db.close());
+  const blocked = review('evt-1', 1, 'acc_blocked');
+  const other = review('evt-2', 2, 'acc_other');
+  // An open case of the same account already stored (as no path of the service makes it): the
+  // new case breaks the rule of one open case per account.
+  const projectId = db.prepare('SELECT project_id FROM events WHERE seq = 1').pluck().get() as string;
+  db.prepare(`INSERT INTO cases (case_id, project_id, status, account_id, decision, risk_score, created_at, updated_at) VALUES ('case_in_the_way', ?, 'open', 'acc_blocked', 'review', 1, 1, 1)`).run(projectId);
+  const folds = db.transaction(() => foldCaseEvents(db, 250))();
+  transactionEnded(true);
+  t.deepEqual(folds.folded, [[other, [2]]]);
+  t.deepEqual(folds.failed.map(([caseId]) => caseId), [blocked]);
+  t.regex(folds.failed[0]![1], /UNIQUE constraint failed/);
+  t.is(folds.waiting, 1);
+  t.deepEqual(caseEventIds(db, other), ['evt-2'], 'the other case was written');
+  t.is(review('evt-3', 3, 'acc_blocked'), blocked, 'the account\'s open case is still the one waiting');
+  db.prepare(`UPDATE cases SET status = 'closed' WHERE case_id = 'case_in_the_way'`).run();
+  const again = db.transaction(() => foldCaseEvents(db, 250))();
+  transactionEnded(true);
+  t.deepEqual(again, { folded: [[blocked, [1, 3]]], failed: [], waiting: 0 });
+  t.deepEqual(caseEventIds(db, blocked), ['evt-1', 'evt-3']);
 });
