@@ -348,9 +348,7 @@ function loadUnfoldedCaseEvents(db: Db, caseExists: Statement<[string], number>)
   for (const [caseId, seq, riskScore, scoredAt, projectId, accountId] of rows) {
     const waiting = unfolded.get(caseId);
     if (waiting !== undefined) {
-      waiting.riskScore = Math.max(waiting.riskScore, riskScore);
-      waiting.updatedAt = Math.max(waiting.updatedAt, scoredAt);
-      waiting.seqs.push(seq);
+      joinWaiting(waiting, riskScore, scoredAt, seq);
       continue;
     }
     const written = caseExists.get(caseId) !== undefined;
@@ -358,6 +356,19 @@ function loadUnfoldedCaseEvents(db: Db, caseExists: Statement<[string], number>)
     if (!written && accountId !== null) openedByAccount.set(openKey(projectId, accountId), caseId);
   }
   return { unfolded, openedByAccount };
+}
+
+/** The event at row `seq`, scored `riskScore` at `at`, joins the waiting case; returns how to take it out again. */
+function joinWaiting(waiting: CaseEventsToFold, riskScore: number, at: number, seq: number): () => void {
+  const before = { riskScore: waiting.riskScore, updatedAt: waiting.updatedAt };
+  waiting.riskScore = Math.max(waiting.riskScore, riskScore);
+  waiting.updatedAt = Math.max(waiting.updatedAt, at);
+  waiting.seqs.push(seq);
+  return () => {
+    waiting.riskScore = before.riskScore;
+    waiting.updatedAt = before.updatedAt;
+    waiting.seqs.pop();
+  };
 }
 
 function openKey(projectId: string, accountId: string): string {
@@ -476,18 +487,13 @@ export function foldCaseEvents(db: Db, limit: number): CaseFolds {
   const folded: FoldedCase[] = [];
   const failed: Array<[string, string]> = [];
   for (const caseId of caseIds) {
-    const waiting = s.unfolded.get(caseId)!;
-    const openedFor = s.openedByAccount.get(openedKeyOf(waiting) ?? '');
     try {
       folded.push([caseId, foldCase(s, caseId)]);
     } catch (error) {
-      // A statement that fails undoes only itself; the others go on. The case waits again, last,
-      // so that it holds no other case back (and is reported). Not a failure of the whole
-      // transaction: then SQLite has rolled it back, and so does the writer.
+      // A statement that fails undoes only itself; the others go on, and the case waits again
+      // (foldCase put it back last), reported. Not a failure of the whole transaction: then
+      // SQLite has rolled it back, and so does the writer.
       if (!db.inTransaction) throw error;
-      s.unfolded.set(caseId, waiting);
-      const key = openedKeyOf(waiting);
-      if (key !== null && openedFor === caseId) s.openedByAccount.set(key, caseId);
       failed.push([caseId, (error as Error).message]);
     }
   }
@@ -524,16 +530,32 @@ export function writeOpenedCasesOf(db: Db, accountId: string): string[] {
   return written;
 }
 
+/**
+ * Takes the case out of memory and writes it; if a statement fails, or the transaction rolls
+ * back, the case waits again (behind the others, so that it holds none back).
+ */
 function foldCase(s: Statements, caseId: string): readonly number[] {
   const waiting = s.unfolded.get(caseId)!;
-  s.unfolded.delete(caseId);
-  const opened = waiting.opened;
   const key = openedKeyOf(waiting);
-  if (key !== null && s.openedByAccount.get(key) === caseId) {
-    s.openedByAccount.delete(key);
-    undoOnRollback(() => s.openedByAccount.set(key, caseId));
+  const openFor = key !== null && s.openedByAccount.get(key) === caseId;
+  const putBack = (): void => {
+    s.unfolded.set(caseId, waiting);
+    if (openFor) s.openedByAccount.set(key!, caseId);
+  };
+  s.unfolded.delete(caseId);
+  if (openFor) s.openedByAccount.delete(key!);
+  undoOnRollback(putBack);
+  try {
+    return writeCase(s, caseId, waiting);
+  } catch (error) {
+    putBack();
+    throw error;
   }
-  undoOnRollback(() => s.unfolded.set(caseId, waiting));
+}
+
+/** The case's row: inserted with its events if new, else its new events appended (those not listed yet). */
+function writeCase(s: Statements, caseId: string, waiting: CaseEventsToFold): readonly number[] {
+  const opened = waiting.opened;
   if (opened !== null && s.caseExists.get(caseId) === undefined) {
     const seqs = encodeSeqs(waiting.seqs);
     s.insertCase.run(caseId, opened.projectId, opened.accountId, 'review', waiting.riskScore, opened.createdAt, waiting.updatedAt, seqs);
@@ -583,15 +605,7 @@ function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: s
     s.unfolded.set(caseId, { riskScore: record.riskScore, updatedAt: record.scoredAt, seqs: [seq], opened: null });
     undoOnRollback(() => s.unfolded.delete(caseId));
   } else {
-    const { riskScore, updatedAt } = waiting;
-    waiting.riskScore = Math.max(riskScore, record.riskScore);
-    waiting.updatedAt = Math.max(updatedAt, record.scoredAt);
-    waiting.seqs.push(seq);
-    undoOnRollback(() => {
-      waiting.riskScore = riskScore;
-      waiting.updatedAt = updatedAt;
-      waiting.seqs.pop();
-    });
+    undoOnRollback(joinWaiting(waiting, record.riskScore, record.scoredAt, seq));
   }
   return { caseId, opened: false };
 }
