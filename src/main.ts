@@ -259,7 +259,7 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.counter('fraud_scorer_writer_lock_waits_total', 'Writer transactions that found the write lock held (the checkpointer starting the WAL over, the command line) and waited.', () => writer.lockWaits);
   metrics.gauge('fraud_scorer_derived_rows_waiting', 'Rows that follow from scored events (counts, signals, links) not yet written in bulk.', () => hotAccounts.waitingRows);
   metrics.counter('fraud_scorer_derived_batches_total', 'Writes (one transaction each, at most 250 rows) of rows that follow from scored events.', () => derived.batches);
-  metrics.counter('fraud_scorer_derived_batch_failures_total', 'Such writes that failed, and folds of case events that failed (tried again at the next flush).', () => derived.failures);
+  metrics.counter('fraud_scorer_derived_batch_failures_total', 'Such writes that failed, and writes of cases that failed (tried again at the next flush).', () => derived.failures);
   metrics.gauge('fraud_scorer_cases_unfolded', 'Cases opened, or with events that joined them, committed but not yet written into the case\'s row (GET /v1/cases shows them already).', () => unfoldedCases.size);
   metrics.counter('fraud_scorer_case_folds_total', 'Writes (one transaction each, at most 250 cases) of new cases and of events into their open cases.', () => derived.caseFolds);
   metrics.gauge('fraud_scorer_async_queue_depth', 'Async events accepted and not yet scored.', () => asyncScorer.depth);

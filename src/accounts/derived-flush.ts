@@ -30,7 +30,7 @@ export class DerivedFlusher {
   #chain: Promise<void> = Promise.resolve();
   /** Parts written (for /metrics). */
   batches = 0;
-  /** Writes of case events folded into their cases (for /metrics). */
+  /** Writes of new cases and of events into their open cases (for /metrics). */
   caseFolds = 0;
   failures = 0;
 
@@ -50,7 +50,7 @@ export class DerivedFlusher {
 
   /**
    * Resolves once every row waiting when it was called has been written (or failed to be), and the
-   * case events waiting folded in, all of them if `allCases`, else until less than a command's worth wait.
+   * cases waiting written, all of them if `allCases`, else until less than a command's worth wait.
    */
   flush(partRows = kPartRows, allCases = false): Promise<void> {
     this.#chain = this.#chain.then(() => this.#writeAll(partRows)).then(() => this.#foldCases(allCases));
@@ -80,7 +80,7 @@ export class DerivedFlusher {
       }
     } catch (error) {
       this.failures++;
-      this.#log.warn('the events of open cases could not be folded into the cases; they are tried again with the next batch', { error });
+      this.#log.warn('cases and the events of open cases could not be written; they are tried again with the next batch', { error });
     }
   }
 

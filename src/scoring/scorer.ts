@@ -54,7 +54,7 @@ export interface ScorerDeps {
   readonly pool: RulesPool;
   readonly writer: AppWriter;
   readonly accounts: HotAccounts;
-  /** Events that joined an open case, until the writer folds them into its row. */
+  /** Cases opened and events that joined an open case, until the writer writes them into the case's row. */
   readonly unfoldedCases: UnfoldedCases;
   /** Signal values are stored and found by their keyed hashes (under the install secret). */
   readonly hashes: KeyedHashCache;

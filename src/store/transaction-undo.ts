@@ -1,5 +1,5 @@
-// Memory that a write command changes along with its transaction (the writer's list of case
-// events not yet folded into their cases, scoring/event-store.ts) must not keep a change whose
+// Memory that a write command changes along with its transaction (the writer's cases and case
+// events not yet written into the cases' rows, scoring/event-store.ts) must not keep a change whose
 // transaction rolled back: the command registers how to undo it, and the writer thread
 // (writer-thread.ts) says how each transaction ended. One writer per thread, so one list.
 const undos: Array<() => void> = [];
