@@ -23,6 +23,7 @@ import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
 import type { ListsClock } from '../lists/lists-clock.js';
 import type { AsyncScorer } from '../scoring/async-scorer.js';
 import { writeOpenedCasesOf } from '../scoring/event-store.js';
+import { payloadText } from '../scoring/stored-payload.js';
 import type { UnfoldedCases } from '../cases/unfolded-cases.js';
 
 /** One entry of the links route (built by SQLite as account_links.entry; see migrations/004). */
@@ -270,7 +271,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   const pending = (db.prepare(
     `SELECT seq, project_id, state, payload, body_hash FROM events
      WHERE state = 'pending' AND project_id IN (SELECT project_id FROM projects WHERE tenant_id = ? AND environment = ?)`,
-  ).all(tenantId, environment) as ErasedEventRow[]).filter((row) => externalIdOfPayload(row.payload) === externalId);
+  ).all(tenantId, environment) as ErasedEventRow[]).map(withPayloadText).filter((row) => externalIdOfPayload(row.payload) === externalId);
   const usedBy = new Set([...projects, ...pending.map((row) => row.project_id)]);
   if (!usedBy.has(projectId)) return { kind: 'not_found' };
   if (usedBy.size > 1 && !request.acrossProjects) return { kind: 'shared' };
@@ -357,9 +358,13 @@ function accountEvents(db: Db, accountId: string): ErasedEventRow[] {
   const rows: ErasedEventRow[] = [];
   for (const seq of [...new Set(seqs)].sort((a, b) => a - b)) {
     const row = event.get(seq, accountId) as ErasedEventRow | undefined;
-    if (row !== undefined) rows.push(row);
+    if (row !== undefined) rows.push(withPayloadText(row));
   }
   return rows;
+}
+
+function withPayloadText(row: ErasedEventRow): ErasedEventRow {
+  return { ...row, payload: payloadText(row.payload) };
 }
 
 function externalIdOfPayload(payload: string): string | null {

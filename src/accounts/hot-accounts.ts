@@ -19,6 +19,7 @@ import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers
 import { analyzeEventPhone } from '../signals/phone.js';
 import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { DerivedRowBatch } from '../scoring/event-store.js';
+import { payloadText } from '../scoring/stored-payload.js';
 import type { EventInput } from '../validation/event-input.js';
 import { FifoCache } from '../state/fifo-cache.js';
 import { EventSignals, HotState, kLinkTypeNames, RecordedChanges, SignalType, type Decision, type HotStateParts, type HotStateStats } from '../state/hot-state.js';
@@ -286,7 +287,7 @@ export class HotAccounts {
     ).raw().iterate(fromSeq, stampedOrder) as IterableIterator<[string, string, Environment, string, string, Decision, number, number, number]>;
     let replayed = 0;
     for (const [projectId, tenantId, environment, accountId, payload, decision, scoredAt, order, seq] of events) {
-      const event = JSON.parse(payload) as EventInput;
+      const event = JSON.parse(payloadText(payload)) as EventInput;
       // An id sent as a number is stored (and recorded) as its decimal string.
       const externalId = externalAccountIdOf(event);
       if (externalId === null) continue;

@@ -10,6 +10,7 @@ import { analyzeEventPhone } from '../signals/phone.js';
 import { storedIdentifiers } from '../signals/stored-identifiers.js';
 import type { Db } from '../store/database.js';
 import type { EventInput } from '../validation/event-input.js';
+import { payloadText } from '../scoring/stored-payload.js';
 
 const kDayMs = 86_400_000;
 
@@ -91,7 +92,7 @@ function recomputeSignals(db: Db, tenantId: string, environment: string, account
   for (const event of events) {
     let body: EventInput;
     try {
-      body = JSON.parse(event.payload) as EventInput;
+      body = JSON.parse(payloadText(event.payload)) as EventInput;
     } catch {
       continue;
     }

@@ -11,6 +11,7 @@ import { EventChunks, seqRangeOf } from './event-range.js';
 import { labelsOf } from './labels.js';
 import { replayInput, type SignalGroups } from './replay.js';
 import { readStoredOutcome, StoredVersions } from './stored-outcomes.js';
+import { payloadText } from '../scoring/stored-payload.js';
 
 /** Events read per statement: large enough to amortise the query, small enough to keep each read short. */
 export const kBacktestChunk = 2_000;
@@ -108,7 +109,7 @@ export function runBacktest(db: Db, job: BacktestJob, progress: ProgressCells): 
   return { ...tally.report(), duration_ms: Math.round(performance.now() - started) };
 
   function judge(row: EventRow): void {
-    const replay = replayInput(row.payload, row.signals, row.scored_at!, reads);
+    const replay = replayInput(payloadText(row.payload), row.signals, row.scored_at!, reads);
     if (!replay.ok) {
       tally.notReplayable(replay.reason, replay.reason === 'signals_not_recorded' ? replay.group : undefined);
       return;

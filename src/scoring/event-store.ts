@@ -12,6 +12,7 @@ import { EventIdRunWriter } from './event-id-runs.js';
 import type { EventIds } from './event-ids.js';
 import { LoadedRulesets } from './loaded-rulesets.js';
 import { ScoredSinceStamp } from './scored-since-stamp.js';
+import { payloadText, storedPayload } from './stored-payload.js';
 import type { Decision } from './score-result.js';
 
 export interface StoredEvent {
@@ -61,7 +62,7 @@ export class EventReader {
       const row = this.#bySeq.get(seq);
       if (row === undefined || row.project_id !== projectId || row.event_id !== eventId) continue;
       const { state, payload, body_hash, received_at } = row;
-      return { seq, state, payload, body_hash, received_at, result: row.result === null ? null : this.#expand(projectId, eventId, row) };
+      return { seq, state, payload: payloadText(payload), body_hash, received_at, result: row.result === null ? null : this.#expand(projectId, eventId, row) };
     }
     return null;
   }
@@ -317,7 +318,7 @@ function statements(db: Db): Statements {
 /** An accepted async event, waiting for the background scorer. */
 export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
   const s = statements(db);
-  const seq = Number(s.insertPending.run(record.projectId, record.eventId, record.eventType, record.receivedAt, record.payload).lastInsertRowid);
+  const seq = Number(s.insertPending.run(record.projectId, record.eventId, record.eventType, record.receivedAt, storedPayload(record.payload)).lastInsertRowid);
   s.runs?.stored(seq);
   return seq;
 }
@@ -398,7 +399,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     seq = pendingSeq;
   } else {
     seq = Number(s.insertScored.run(
-      record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, record.payload,
+      record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, storedPayload(record.payload),
       record.rulesetVersion, record.decision, record.riskScore, record.result, record.shadow, record.signals, record.scoredAt, order,
     ).lastInsertRowid);
     s.runs?.stored(seq);

@@ -6,6 +6,7 @@ import type { Environment } from '../auth/api-keys.js';
 import type { Db } from '../store/database.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { PendingJob } from './async-scorer.js';
+import { payloadText } from './stored-payload.js';
 
 type PendingRow = [seq: number, projectId: string, tenantId: string, environment: Environment, eventId: string, payload: string, receivedAt: number];
 
@@ -25,7 +26,8 @@ export class PendingEvents {
       for (const seq of seqs) {
         const row = this.#bySeq.get(seq);
         if (row === undefined) continue;
-        const [, projectId, tenantId, environment, eventId, payload, receivedAt] = row;
+        const [, projectId, tenantId, environment, eventId, stored, receivedAt] = row;
+        const payload = payloadText(stored);
         into.push({ seq, projectId, tenantId, environment, eventId, event: JSON.parse(payload) as EventInput, payload, receivedAt });
       }
     });

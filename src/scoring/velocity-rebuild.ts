@@ -7,6 +7,7 @@ import { readAheadTables } from '../store/read-ahead.js';
 import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
 import type { VelocityWindows } from '../signals/velocity.js';
 import type { EventInput } from '../validation/event-input.js';
+import { payloadText } from './stored-payload.js';
 
 const kDayMs = 86_400_000;
 
@@ -33,7 +34,7 @@ export function rebuildVelocity(db: Db, velocity: VelocityWindows, now: number):
   for (const row of rows) {
     let event: EventInput;
     try {
-      event = JSON.parse(row.payload) as EventInput;
+      event = JSON.parse(payloadText(row.payload)) as EventInput;
     } catch {
       continue; // a scrubbed payload of an erased account: nothing left to count
     }

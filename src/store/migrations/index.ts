@@ -20,6 +20,7 @@ import { kAccountEventSeqsMigration, kAccountEventSeqsMigrationAfter, moveAccoun
 import { kCaseEventSeqsMigration, kCaseEventSeqsMigrationAfter, moveCaseEventSeqs } from './018-case-event-seqs.js';
 import { kStartSnapshotMigration } from './019-start-snapshot.js';
 import { kEventIdRunsMigration } from './020-event-id-runs.js';
+import { kEventPayloadsMigration } from './021-event-payloads.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import { writeEventIdRunsOfLog } from '../../scoring/event-id-runs.js';
 import type { Db } from '../database.js';
@@ -55,4 +56,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 18, name: 'event seqs kept with cases', sql: kCaseEventSeqsMigration, run: moveCaseEventSeqs, sqlAfter: kCaseEventSeqsMigrationAfter },
   { version: 19, name: 'start snapshot seal', sql: kStartSnapshotMigration },
   { version: 20, name: 'event id runs', sql: kEventIdRunsMigration, run: writeEventIdRunsOfLog },
+  { version: 21, name: 'event payloads with coded names', sql: kEventPayloadsMigration },
 ];

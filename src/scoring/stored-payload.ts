@@ -1,0 +1,70 @@
+// The payload column of the event log: the body as received, with the member names of the event
+// schema written as one character each. The names were ~200 of a payment's ~540 bytes, about a
+// third of the log row, and the log is most of the WAL (bench/README.md, step 50).
+//
+// Lossless for any text: a JSON body never holds a raw control character (JSON.parse refuses one
+// in a string, and outside strings only tab, line feed and carriage return may appear), so the
+// codes below stand only for the names they replace. A stored payload that begins with
+// kMarker is coded with this table; anything else is the body as is (rows written before
+// migration 21, scrubbed payloads of erased accounts). The table is frozen: a different one needs
+// a marker of its own. Readers get the text back with payloadText(); operators' SQL reads it
+// through the view event_payloads (migration 21), built from the same table. Pure.
+
+/** The first character of a coded payload. */
+export const kMarker = '\u0001';
+
+/**
+ * The codes, in order from U+0002, skipping tab, line feed and carriage return (whitespace in
+ * JSON): `"name":` as the compact JSON that clients send writes it. A name followed by a space
+ * before its colon stays as it is.
+ */
+export const kCodedNames: readonly string[] = [
+  'event_id', 'event_type', 'external_account_id', 'brand_id', 'context', 'ip', 'user_agent',
+  'fp_id', 'session_id', 'country', 'affiliate_id', 'user', 'email', 'phone', 'name',
+  'registered_at', 'email_hash', 'phone_hash', 'payment', 'amount_cents', 'currency', 'method',
+  'bin', 'last4', 'billing_country', 'card_token', 'extras',
+];
+
+function codePoints(): number[] {
+  const points: number[] = [];
+  for (let point = 2; point < 0x20; point++) {
+    if (point !== 0x09 && point !== 0x0a && point !== 0x0d) points.push(point);
+  }
+  return points;
+}
+
+/** [code, the text it stands for], in the table's order. */
+export const kCodes: ReadonlyArray<readonly [code: string, text: string]> = kCodedNames.map((name, i) => {
+  const point = codePoints()[i];
+  if (point === undefined) throw new Error('stored-payload: more names than codes');
+  return [String.fromCharCode(point), `"${name}":`] as const;
+});
+
+const kCodeOfText = new Map(kCodes.map(([code, text]) => [text, code]));
+const kTextOfCode: string[] = [];
+for (const [code, text] of kCodes) kTextOfCode[code.charCodeAt(0)] = text;
+
+/** A quoted name and its colon; only the table's names are replaced. */
+const kQuotedName = /"([a-z0-9_]{1,19})":/g;
+/** Any character below U+0020 but tab, line feed and carriage return: a code, or text not coded. */
+const kControl = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+const kCode = /[\u0002-\u0008\u000b\u000c\u000e-\u001f]/g;
+
+/** The payload as stored. Text that holds a control character already (not JSON) stays as is. */
+export function storedPayload(body: string): string {
+  if (kControl.test(body)) return body;
+  return kMarker + body.replace(kQuotedName, (quoted) => kCodeOfText.get(quoted) ?? quoted);
+}
+
+/** The body as received, from a stored payload (coded or not). */
+export function payloadText(stored: string): string {
+  if (stored.charCodeAt(0) !== 1) return stored;
+  return stored.slice(1).replace(kCode, (code) => kTextOfCode[code.charCodeAt(0)]!);
+}
+
+/** An SQL expression that is payloadText(`column`), for the view event_payloads. */
+export function payloadTextSql(column: string): string {
+  let decoded = `substr(${column}, 2)`;
+  for (const [code, text] of kCodes) decoded = `replace(${decoded}, char(${code.charCodeAt(0)}), '${text}')`;
+  return `CASE WHEN substr(${column}, 1, 1) = char(1) THEN ${decoded} ELSE ${column} END`;
+}
