@@ -186,7 +186,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const hotAccounts = loaded.accounts;
   // The rows that follow from scored events, written in bulk; those the replay made go first.
   const unfoldedCases = new UnfoldedCases();
-  const derived = new DerivedFlusher(hotAccounts, unfoldedCases, writer, log, config.derivedFlushMs, hasFault(config, 'derived_rows_fail'));
+  const derived = new DerivedFlusher(hotAccounts, unfoldedCases, writer, log, { flushMs: config.derivedFlushMs, caseEventsWaitMs: config.caseEventsWaitMs }, hasFault(config, 'derived_rows_fail'));
   // And every case and case event a crash left unwritten, so that nothing from before the start needs to be shown on top.
   await derived.flush(kBacklogPartRows, true);
   derived.start();

@@ -4,8 +4,9 @@
 // part wait for it, so parts stay small enough to cost a few milliseconds (the rows of 250 ms in
 // one transaction showed in the p99 at half capacity; bench/README.md, step 9). The rows of a
 // replay, before the server listens, go in larger parts. A part that fails goes back, with the
-// parts after it, and is tried again at the next flush. Then new cases and the events that joined
-// open cases are written into the cases' rows, kFoldCases cases per writer command.
+// parts after it, and is tried again at the next flush. Then new cases, and the events that joined
+// open cases once the first of them has waited CASE_EVENTS_WAIT_MS, are written into the cases'
+// rows, kFoldCases cases per writer command.
 import { mergeBatches, splitBatch } from './derived-rows.js';
 import type { HotAccounts } from './hot-accounts.js';
 import type { UnfoldedCases } from '../cases/unfolded-cases.js';
@@ -24,6 +25,8 @@ export class DerivedFlusher {
   readonly #writer: AppWriter;
   readonly #log: Logger;
   readonly #intervalMs: number;
+  /** How long the events that join a case whose row exists wait before they are written into it. */
+  readonly #caseEventsWaitMs: number;
   /** Tests only (FAULT_INJECTION=derived_rows_fail): every part fails as a failed transaction would. */
   readonly #failWrites: boolean;
   #timer: NodeJS.Timeout | null = null;
@@ -34,12 +37,13 @@ export class DerivedFlusher {
   caseFolds = 0;
   failures = 0;
 
-  constructor(accounts: HotAccounts, cases: UnfoldedCases, writer: AppWriter, log: Logger, intervalMs: number, failWrites = false) {
+  constructor(accounts: HotAccounts, cases: UnfoldedCases, writer: AppWriter, log: Logger, intervals: { flushMs: number; caseEventsWaitMs: number }, failWrites = false) {
     this.#accounts = accounts;
     this.#cases = cases;
     this.#writer = writer;
     this.#log = log;
-    this.#intervalMs = intervalMs;
+    this.#intervalMs = intervals.flushMs;
+    this.#caseEventsWaitMs = intervals.caseEventsWaitMs;
     this.#failWrites = failWrites;
   }
 
@@ -50,7 +54,7 @@ export class DerivedFlusher {
 
   /**
    * Resolves once every row waiting when it was called has been written (or failed to be), and the
-   * cases waiting written, all of them if `allCases`, else until less than a command's worth wait.
+   * cases due written (all of them if `allCases`).
    */
   flush(partRows = kPartRows, allCases = false): Promise<void> {
     this.#chain = this.#chain.then(() => this.#writeAll(partRows)).then(() => this.#foldCases(allCases));
@@ -63,20 +67,23 @@ export class DerivedFlusher {
     await this.flush(kPartRows, true);
   }
 
-  /** New cases and case events written into the cases' rows; those the fold could not write wait for the next flush. */
+  /**
+   * New cases, and case events that have waited long enough, written into the cases' rows (all of
+   * them if `all`); those the fold could not write wait for the next flush.
+   */
   async #foldCases(all: boolean): Promise<void> {
     try {
       for (;;) {
-        const folds = await this.#writer.call('foldCaseEvents', kFoldCases);
+        const folds = await this.#writer.call('foldCaseEvents', { limit: kFoldCases, waitedMs: all ? 0 : this.#caseEventsWaitMs });
         this.#cases.folded(folds.folded);
         if (folds.folded.length > 0) this.caseFolds++;
         if (folds.failed.length > 0) {
           this.failures++;
           this.#log.warn('cases could not be written; they are tried again with the next batch', { cases: folds.failed.map(([caseId, message]) => ({ case_id: caseId, error: message })) });
-          // The ones left are those that failed: the next flush tries them again.
-          if (folds.waiting <= folds.failed.length) return;
+          // Only those that failed were due: the next flush tries them again.
+          if (folds.folded.length === 0) return;
         }
-        if (folds.waiting === 0 || (!all && folds.waiting < kFoldCases)) return;
+        if (!folds.due) return;
       }
     } catch (error) {
       this.failures++;

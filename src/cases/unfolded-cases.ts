@@ -24,7 +24,7 @@ export interface UnfoldedCase {
 }
 
 export class UnfoldedCases {
-  /** An entry lives a few seconds, one per case opened or extended meanwhile: a TransientMap (src/state/transient-map.ts says why). */
+  /** An entry lives a flush (a new case) or up to CASE_EVENTS_WAIT_MS and a flush (events that joined a written case): a TransientMap (src/state/transient-map.ts says why). */
   readonly #cases = new TransientMap<string, UnfoldedCase>();
   /** Ids of the cases not written yet (for listing), in the order they opened. */
   readonly #opened = new Set<string>();

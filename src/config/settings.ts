@@ -80,6 +80,10 @@ export const kSettings = {
     flag: 'derived-flush-ms', env: 'DERIVED_FLUSH_MS', type: 'integer', default: 5000, minimum: 10, maximum: 3_600_000,
     description: 'How often the rows that follow from scored events (account counts and event seqs, signals, links; new cases and the events that join open cases) are written, in bulk; a crash loses none (they are rebuilt from the events at start). Longer: fewer WAL bytes per event, tables further behind, more events replayed after a crash.',
   },
+  caseEventsWaitMs: {
+    flag: 'case-events-wait-ms', env: 'CASE_EVENTS_WAIT_MS', type: 'integer', default: 30000, minimum: 0, maximum: 3_600_000,
+    description: 'How long the events that join an open case whose row is written wait in memory before they are written into it, all of the case\'s at once, with the first bulk write after (new cases are written with the next one; GET /v1/cases shows both at once). Longer: fewer WAL bytes for cases that keep getting events, more of the log read at a start after a crash. 0: with every bulk write.',
+  },
   webhookRetryBaseMs: {
     flag: 'webhook-retry-base-ms', env: 'WEBHOOK_RETRY_BASE_MS', type: 'integer', default: 5000, minimum: 1, maximum: 3_600_000,
     description: 'First decision-webhook retry delay; doubles per attempt, with jitter.',

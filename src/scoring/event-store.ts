@@ -158,11 +158,18 @@ export interface DerivedRowBatch {
 /** A case and the seqs of its events folded into its row, written now if it was new (foldCaseEvents). */
 export type FoldedCase = readonly [caseId: string, seqs: readonly number[]];
 
-/** What foldCaseEvents did: the cases folded, those that could not be (with why), and how many still wait. */
+/** What foldCaseEvents did: the cases folded, those that could not be (with why), how many still wait, and whether one of them is due. */
 export interface CaseFolds {
   readonly folded: readonly FoldedCase[];
   readonly failed: ReadonlyArray<readonly [caseId: string, message: string]>;
   readonly waiting: number;
+  readonly due: boolean;
+}
+
+/** Which cases a foldCaseEvents writes: at most `limit`, new ones and those whose events have waited `waitedMs` (0: every one). */
+export interface CaseFoldRequest {
+  readonly limit: number;
+  readonly waitedMs: number;
 }
 
 /**
@@ -174,6 +181,8 @@ interface CaseEventsToFold {
   updatedAt: number;
   readonly seqs: number[];
   opened: OpenedCase | null;
+  /** When the first of these events was scored (ms; 0 for those a start found): how long they have waited. */
+  readonly since: number;
 }
 
 interface OpenedCase {
@@ -230,6 +239,11 @@ interface Statements {
    * transaction.
    */
   readonly unfolded: Map<string, CaseEventsToFold>;
+  /**
+   * The lowest seq in `unfolded` (null: none), undefined until computed again (after cases left):
+   * the stamp's from_seq needs it at every part of a flush, and cases may wait long.
+   */
+  unfoldedLowest: number | null | undefined;
   /** The open case of (project, account) whose row is not written yet (openCase finds the others). */
   readonly openedByAccount: Map<string, string>;
   caseExists: Statement<[string], number>;
@@ -308,6 +322,7 @@ function statements(db: Db): Statements {
     writeFromSeq: db.prepare('UPDATE derived_stamp SET from_seq = ? WHERE id = 1'),
     order: loadScoringOrder(db),
     ...loadUnfoldedCaseEvents(db, caseExists),
+    unfoldedLowest: undefined,
     caseExists,
     runs: EventIdRunWriter.forDatabase(db),
   };
@@ -353,7 +368,7 @@ function loadUnfoldedCaseEvents(db: Db, caseExists: Statement<[string], number>)
       continue;
     }
     const written = caseExists.get(caseId) !== undefined;
-    unfolded.set(caseId, { riskScore, updatedAt: scoredAt, seqs: [seq], opened: written ? null : { projectId, accountId, createdAt: scoredAt } });
+    unfolded.set(caseId, { riskScore, updatedAt: scoredAt, seqs: [seq], opened: written ? null : { projectId, accountId, createdAt: scoredAt }, since: 0 });
     if (!written && accountId !== null) openedByAccount.set(openKey(projectId, accountId), caseId);
   }
   return { unfolded, openedByAccount };
@@ -462,26 +477,48 @@ function fromSeqNow(s: Statements): number {
   if (pending !== null && pending < fromSeq) fromSeq = pending;
   const scored = s.order.sinceStamp.lowestSeq;
   if (scored !== null && scored < fromSeq) fromSeq = scored;
-  for (const waiting of s.unfolded.values()) for (const seq of waiting.seqs) if (seq < fromSeq) fromSeq = seq;
+  const unfolded = lowestUnfoldedSeq(s);
+  if (unfolded !== null && unfolded < fromSeq) fromSeq = unfolded;
   return fromSeq;
+}
+
+/** The lowest seq of an event waiting to be folded into its case, or null. */
+function lowestUnfoldedSeq(s: Statements): number | null {
+  if (s.unfoldedLowest === undefined) {
+    let lowest: number | null = null;
+    for (const waiting of s.unfolded.values()) for (const seq of waiting.seqs) if (lowest === null || seq < lowest) lowest = seq;
+    s.unfoldedLowest = lowest;
+  }
+  return s.unfoldedLowest;
+}
+
+/** The event at row `seq` waits to be folded into its case (an async event scored late has a seq lower than others). */
+function noteUnfolded(s: Statements, seq: number): void {
+  if (s.unfoldedLowest === null || (s.unfoldedLowest !== undefined && seq < s.unfoldedLowest)) s.unfoldedLowest = seq;
 }
 
 /** Cases folded per foldCaseEvents while serving: a few milliseconds of the writer, as a part of derived rows. */
 export const kFoldCases = 250;
 
 /**
- * Write command: the cases opened and the events that joined open cases since their rows were
- * last written, folded in (at most `limit` cases, those waiting longest, written in key order so
- * that neighbours share pages): one write of a case's row for all of its new events, where each
- * event rewrote the row at its random key, and new cases appended together, where each commit
- * rewrote the last pages of cases and cases_by_project (docs/pipeline.md, "Cases"). The stamp's
- * from_seq moves up past them.
+ * Write command: the cases opened, and the events that joined open cases since their rows were
+ * last written if the first of them has waited `waitedMs`, folded in (at most `limit` cases, in
+ * the order they began to wait, written in key order so that neighbours share pages): one write
+ * of a case's row for all of its new events, where each event rewrote the row at its random key,
+ * and new cases appended together, where each commit rewrote the last pages of cases and
+ * cases_by_project (docs/pipeline.md, "Cases"). The stamp's from_seq moves up past them.
  */
-export function foldCaseEvents(db: Db, limit: number): CaseFolds {
+export function foldCaseEvents(db: Db, request: CaseFoldRequest): CaseFolds {
   const s = statements(db);
+  const dueBefore = Date.now() - request.waitedMs;
   const caseIds: string[] = [];
-  for (const caseId of s.unfolded.keys()) {
-    if (caseIds.length === limit) break;
+  let due = false;
+  for (const [caseId, waiting] of s.unfolded) {
+    if (request.waitedMs > 0 && waiting.opened === null && waiting.since > dueBefore) continue;
+    if (caseIds.length === request.limit) {
+      due = true;
+      break;
+    }
     caseIds.push(caseId);
   }
   caseIds.sort();
@@ -499,7 +536,7 @@ export function foldCaseEvents(db: Db, limit: number): CaseFolds {
     }
   }
   if (folded.length > 0) s.writeFromSeq.run(fromSeqNow(s));
-  return { folded, failed, waiting: s.unfolded.size };
+  return { folded, failed, waiting: s.unfolded.size, due };
 }
 
 function openedKeyOf(waiting: CaseEventsToFold): string | null {
@@ -541,9 +578,11 @@ function foldCase(s: Statements, caseId: string): readonly number[] {
   const openFor = key !== null && s.openedByAccount.get(key) === caseId;
   const putBack = (): void => {
     s.unfolded.set(caseId, waiting);
+    s.unfoldedLowest = undefined;
     if (openFor) s.openedByAccount.set(key!, caseId);
   };
   s.unfolded.delete(caseId);
+  s.unfoldedLowest = undefined;
   if (openFor) s.openedByAccount.delete(key!);
   undoOnRollback(putBack);
   try {
@@ -592,22 +631,32 @@ function openOrExtendCase(s: Statements, record: ScoredEventRecord, accountId: s
   if (caseId === undefined) {
     const newCaseId = newSortableId('case');
     s.unfolded.set(newCaseId, {
-      riskScore: record.riskScore, updatedAt: record.scoredAt, seqs: [seq], opened: { projectId: record.projectId, accountId, createdAt: record.scoredAt },
+      riskScore: record.riskScore, updatedAt: record.scoredAt, seqs: [seq], opened: { projectId: record.projectId, accountId, createdAt: record.scoredAt }, since: record.scoredAt,
     });
+    noteUnfolded(s, seq);
     if (key !== null) s.openedByAccount.set(key, newCaseId);
     undoOnRollback(() => {
       s.unfolded.delete(newCaseId);
+      s.unfoldedLowest = undefined;
       if (key !== null) s.openedByAccount.delete(key);
     });
     return { caseId: newCaseId, opened: true };
   }
   const waiting = s.unfolded.get(caseId);
   if (waiting === undefined) {
-    s.unfolded.set(caseId, { riskScore: record.riskScore, updatedAt: record.scoredAt, seqs: [seq], opened: null });
-    undoOnRollback(() => s.unfolded.delete(caseId));
+    s.unfolded.set(caseId, { riskScore: record.riskScore, updatedAt: record.scoredAt, seqs: [seq], opened: null, since: record.scoredAt });
+    undoOnRollback(() => {
+      s.unfolded.delete(caseId);
+      s.unfoldedLowest = undefined;
+    });
   } else {
-    undoOnRollback(joinWaiting(waiting, record.riskScore, record.scoredAt, seq));
+    const leave = joinWaiting(waiting, record.riskScore, record.scoredAt, seq);
+    undoOnRollback(() => {
+      leave();
+      s.unfoldedLowest = undefined;
+    });
   }
+  noteUnfolded(s, seq);
   return { caseId, opened: false };
 }
 

@@ -13,6 +13,9 @@ import { migrate } from '../../src/store/migrate.js';
 import { transactionEnded } from '../../src/store/transaction-undo.js';
 import { provisionTenant } from '../../src/tenancy/provision.js';
 
+/** Every case waiting, 250 at most: as a stop folds them. */
+const kEvery = { limit: 250, waitedMs: 0 };
+
 /** A database with a project, and a review event of `account` (null: none) scored at `at` as the writer stores it. */
 interface ReviewStore {
   readonly db: Database.Database;
@@ -53,7 +56,7 @@ test('review events extend their account\'s open case, each listed once and in o
     t.is(eventCase, caseId, `event ${i} in the account's open case`);
     if (i % 7 === 0) {
       t.is(caseEventIds(db, caseId).length, i - 7, 'listed: the events of the last fold (none before the first: no row yet)');
-      db.transaction(() => foldCaseEvents(db, 250))();
+      db.transaction(() => foldCaseEvents(db, kEvery))();
       transactionEnded(true);
       t.deepEqual(caseEventIds(db, caseId), ids, `folded after event ${i}`);
     }
@@ -62,9 +65,9 @@ test('review events extend their account\'s open case, each listed once and in o
   const alone = review('evt-anonymous', 500, null);
   t.not(alone, caseId, 'an event without an account: a case of its own');
   t.is(db.prepare('SELECT count(*) FROM cases WHERE case_id = ?').pluck().get(alone), 0, 'not written yet');
-  const folds = db.transaction(() => foldCaseEvents(db, 250))();
+  const folds = db.transaction(() => foldCaseEvents(db, kEvery))();
   transactionEnded(true);
-  t.deepEqual(folds, { folded: [[caseId, [197, 198, 199, 200]], [alone, [201]]], failed: [], waiting: 0 }, 'in key order');
+  t.deepEqual(folds, { folded: [[caseId, [197, 198, 199, 200]], [alone, [201]]], failed: [], waiting: 0, due: false }, 'in key order');
 
   t.deepEqual(caseEventIds(db, caseId), ids);
   t.deepEqual(caseEventIds(db, alone), ['evt-anonymous']);
@@ -89,7 +92,7 @@ test('a rolled-back event or fold leaves nothing behind; a case being changed is
   t.is(review('evt-2', 3, 'acc_one'), caseId);
   // A fold rolled back: the events wait again.
   db.exec('BEGIN');
-  t.is(foldCaseEvents(db, 250).folded.length, 1);
+  t.is(foldCaseEvents(db, kEvery).folded.length, 1);
   db.exec('ROLLBACK');
   transactionEnded(false);
   t.deepEqual(caseEventIds(db, caseId), [], 'no row yet');
@@ -97,7 +100,7 @@ test('a rolled-back event or fold leaves nothing behind; a case being changed is
   t.true(db.transaction(() => foldEventsOfCase(db, caseId))());
   transactionEnded(true);
   t.deepEqual(caseEventIds(db, caseId), ['evt-1', 'evt-2']);
-  t.deepEqual(db.transaction(() => foldCaseEvents(db, 250))(), { folded: [], failed: [], waiting: 0 });
+  t.deepEqual(db.transaction(() => foldCaseEvents(db, kEvery))(), { folded: [], failed: [], waiting: 0, due: false });
   // An event that would open a case, rolled back: no case; the account's next review opens one.
   db.exec('BEGIN');
   const unopened = persistScoredEvent(db, record('evt-unopened', 4, 'acc_two'), null);
@@ -115,9 +118,9 @@ test('a rolled-back event or fold leaves nothing behind; a case being changed is
   db.close();
   const again = new Database(file);
   t.teardown(() => again.close());
-  const folds = again.transaction(() => foldCaseEvents(again, 250))();
+  const folds = again.transaction(() => foldCaseEvents(again, kEvery))();
   transactionEnded(true);
-  t.deepEqual(folds, { folded: [[caseId, [1, 2, 4]], [secondCase, [3, 5]]], failed: [], waiting: 0 });
+  t.deepEqual(folds, { folded: [[caseId, [1, 2, 4]], [secondCase, [3, 5]]], failed: [], waiting: 0, due: false });
   t.deepEqual(caseEventIds(again, caseId), ['evt-1', 'evt-2', 'evt-3']);
   t.deepEqual(caseEventIds(again, secondCase), ['evt-5', 'evt-6']);
   t.is((again.prepare('SELECT event_seqs FROM cases WHERE case_id = ?').pluck().get(caseId) as Buffer).length, 3, 'each seq once on the row');
@@ -136,7 +139,7 @@ test('a case that cannot be written waits again, last, and holds no other case b
   // new case breaks the rule of one open case per account.
   const projectId = db.prepare('SELECT project_id FROM events WHERE seq = 1').pluck().get() as string;
   db.prepare(`INSERT INTO cases (case_id, project_id, status, account_id, decision, risk_score, created_at, updated_at) VALUES ('case_in_the_way', ?, 'open', 'acc_blocked', 'review', 1, 1, 1)`).run(projectId);
-  const folds = db.transaction(() => foldCaseEvents(db, 250))();
+  const folds = db.transaction(() => foldCaseEvents(db, kEvery))();
   transactionEnded(true);
   t.deepEqual(folds.folded, [[other, [2]]]);
   t.deepEqual(folds.failed.map(([caseId]) => caseId), [blocked]);
@@ -145,8 +148,38 @@ test('a case that cannot be written waits again, last, and holds no other case b
   t.deepEqual(caseEventIds(db, other), ['evt-2'], 'the other case was written');
   t.is(review('evt-3', 3, 'acc_blocked'), blocked, 'the account\'s open case is still the one waiting');
   db.prepare(`UPDATE cases SET status = 'closed' WHERE case_id = 'case_in_the_way'`).run();
-  const again = db.transaction(() => foldCaseEvents(db, 250))();
+  const again = db.transaction(() => foldCaseEvents(db, kEvery))();
   transactionEnded(true);
-  t.deepEqual(again, { folded: [[blocked, [1, 3]]], failed: [], waiting: 0 });
+  t.deepEqual(again, { folded: [[blocked, [1, 3]]], failed: [], waiting: 0, due: false });
   t.deepEqual(caseEventIds(db, blocked), ['evt-1', 'evt-3']);
+});
+
+test('with a wait, new cases are written at once and events that join a written case once the first has waited; the limit says when more are due', (t) => {
+  const { db, review } = reviewStore();
+  t.teardown(() => db.close());
+  const fold = (limit: number, waitedMs: number) => {
+    const folds = db.transaction(() => foldCaseEvents(db, { limit, waitedMs }))();
+    transactionEnded(true);
+    return folds;
+  };
+  const now = Date.now();
+  const caseId = review('evt-1', now, 'acc_one');
+  t.deepEqual(fold(250, 60_000), { folded: [[caseId, [1]]], failed: [], waiting: 0, due: false }, 'a new case is written');
+  t.is(review('evt-2', now + 1, 'acc_one'), caseId);
+  t.is(review('evt-3', now + 2, 'acc_one'), caseId);
+  t.deepEqual(fold(250, 60_000), { folded: [], failed: [], waiting: 1, due: false }, 'its new events wait');
+  t.deepEqual(caseEventIds(db, caseId), ['evt-1'], 'the row as it was');
+  t.deepEqual(caseEventIds(db, caseId, [2, 3]), ['evt-1', 'evt-2', 'evt-3'], 'read with the seqs waiting');
+  // Events that began to wait two minutes ago are due; new cases are, however young.
+  const old = review('evt-4', now - 120_000, 'acc_old');
+  t.deepEqual(fold(250, 60_000).folded, [[old, [4]]]);
+  t.is(review('evt-5', now - 120_000, 'acc_old'), old);
+  const fresh = [review('evt-6', now, 'acc_a'), review('evt-7', now, 'acc_b')];
+  const first = fold(2, 60_000);
+  t.deepEqual(first.folded.map(([id]) => id), [old, fresh[0]!].sort(), 'the two that waited longest, in key order');
+  t.like(first, { waiting: 2, due: true });
+  t.deepEqual(fold(2, 60_000), { folded: [[fresh[1]!, [7]]], failed: [], waiting: 1, due: false });
+  t.deepEqual(caseEventIds(db, old), ['evt-4', 'evt-5']);
+  t.deepEqual(fold(250, 0), { folded: [[caseId, [2, 3]]], failed: [], waiting: 0, due: false }, 'every one, as a stop writes them');
+  t.deepEqual(caseEventIds(db, caseId), ['evt-1', 'evt-2', 'evt-3']);
 });

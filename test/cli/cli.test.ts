@@ -75,7 +75,8 @@ test('unknown commands, actions and flags are usage errors (exit 2)', async (t) 
     t.is(badFlush.code, 2, `DERIVED_FLUSH_MS=${value}`);
     t.regex(badFlush.stderr, /DERIVED_FLUSH_MS/);
   }
-  for (const [env, value] of [['OVERLOAD_EVENTS_IN_FLIGHT', '0'], ['OVERLOAD_AFTER_MS', '-1'], ['OVERLOAD_AFTER_MS', '60001'], ['OVERLOAD_AFTER_MS', '50ms']] as const) {
+  for (const [env, value] of [['OVERLOAD_EVENTS_IN_FLIGHT', '0'], ['OVERLOAD_AFTER_MS', '-1'], ['OVERLOAD_AFTER_MS', '60001'], ['OVERLOAD_AFTER_MS', '50ms'],
+    ['CASE_EVENTS_WAIT_MS', '-1'], ['CASE_EVENTS_WAIT_MS', '3600001'], ['CASE_EVENTS_WAIT_MS', '30s']] as const) {
     const bad = await runCli(['serve'], { [env]: value });
     t.is(bad.code, 2, `${env}=${value}`);
     t.regex(bad.stderr, new RegExp(env));

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { decodeSeqs } from '../../src/accounts/event-seqs.js';
-import { api, startServer, type TestServer } from '../_helpers/server.js';
+import { api, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 
 const kNoBulkWrites = { DERIVED_FLUSH_MS: '3600000' };
@@ -177,4 +177,45 @@ test('a clean stop writes every waiting case and event; after a SIGKILL the star
   t.deepEqual(storedCaseEvents(dataDir, freshCase), [fresh.event_id]);
   t.deepEqual(await readCase(third, freshCase), freshRead, 'the same case as answered before the crash');
   t.is(await metric(third, 'fraud_scorer_cases_unfolded'), 0);
+});
+
+test('a new case is written with the next bulk write; the events that join it wait CASE_EVENTS_WAIT_MS, then go into its row together', async (t) => {
+  // Bulk writes every 50 ms; events that join a written case wait an hour here.
+  const waiting = await startServer({ env: { DERIVED_FLUSH_MS: '50', CASE_EVENTS_WAIT_MS: '3600000' }, keepDataDir: true });
+  t.teardown(() => waiting.kill());
+  const dataDir = waiting.dataDir;
+  const account = `wait-${randomUUID().slice(0, 8)}`;
+  const opening = await score(waiting, reviewEvent(account));
+  const caseId = await caseIdOf(waiting, opening.event_id);
+  await waitFor(() => storedCaseEvents(dataDir, caseId) !== null, 'the new case written by a bulk write');
+  t.deepEqual(storedCaseEvents(dataDir, caseId), [opening.event_id]);
+  const joined = [await score(waiting, reviewEvent(account)), await score(waiting, reviewEvent(account))];
+  const ids = [opening.event_id, ...joined.map((event) => event.event_id)];
+  // Three bulk writes after they were committed, each of another account's event (a bulk write
+  // counts only when it has rows), each followed by the folds of its flush.
+  for (let i = 0; i < 3; i++) {
+    const batches = await metric(waiting, 'fraud_scorer_derived_batches_total');
+    const other = await api(waiting, 'POST', '/v1/events', { key: waiting.bootstrap.keys.live_secret.key, body: minimalEvent({ external_account_id: `other-${randomUUID().slice(0, 8)}` }) });
+    t.is(other.status, 200, other.text);
+    await waitFor(async () => (await metric(waiting, 'fraud_scorer_derived_batches_total')) > batches || null, 'a bulk write');
+  }
+  const fresh = await score(waiting, reviewEvent(`fresh-${randomUUID().slice(0, 8)}`));
+  const freshCase = await caseIdOf(waiting, fresh.event_id);
+  await waitFor(() => storedCaseEvents(dataDir, freshCase) !== null || null, 'a new case meanwhile written');
+  t.deepEqual(storedCaseEvents(dataDir, caseId), [opening.event_id], 'the joined events still wait');
+  t.deepEqual((await readCase(waiting, caseId)).event_ids, ids, 'and are answered');
+  t.is(await metric(waiting, 'fraud_scorer_cases_unfolded'), 1);
+  await waiting.kill();
+
+  // After a crash the start writes them before it listens; then, with a short wait, joined events
+  // go into the row within a few bulk writes.
+  const short = await startServer({ dataDir, env: { DERIVED_FLUSH_MS: '50', CASE_EVENTS_WAIT_MS: '200' } });
+  t.teardown(() => short.stop());
+  t.deepEqual(storedCaseEvents(dataDir, caseId), ids, 'written by the start');
+  const late = await score(short, reviewEvent(account));
+  ids.push(late.event_id);
+  t.deepEqual((await readCase(short, caseId)).event_ids, ids);
+  await waitFor(() => storedCaseEvents(dataDir, caseId)?.length === ids.length || null, 'the joined event written after its wait');
+  t.deepEqual(storedCaseEvents(dataDir, caseId), ids);
+  t.is(await metric(short, 'fraud_scorer_cases_unfolded'), 0);
 });
