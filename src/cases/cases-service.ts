@@ -119,6 +119,7 @@ export class CasesService {
       .all(...args, query.limit + 1) as CaseRow[];
     // Cases opened and not written yet, where the query would find their rows.
     const listed = new Set(rows.map((row) => row.case_id));
+    const fromRows = rows.length;
     for (const [caseId, waiting] of this.#unfolded.openedCases()) {
       const opened = waiting.opened;
       if (listed.has(caseId) || opened.projectId !== query.projectId || query.status === 'closed') continue;
@@ -129,8 +130,10 @@ export class CasesService {
       if (cursor !== null && !(opened.createdAt < cursor.createdAt || (opened.createdAt === cursor.createdAt && caseId < cursor.caseId))) continue;
       rows.push(openedRow(caseId, opened, waiting.riskScore, waiting.updatedAt));
     }
-    rows.sort((a, b) => b.created_at - a.created_at || (a.case_id < b.case_id ? 1 : a.case_id > b.case_id ? -1 : 0));
-    rows.length = Math.min(rows.length, query.limit + 1);
+    if (rows.length > fromRows) {
+      rows.sort((a, b) => b.created_at - a.created_at || (a.case_id < b.case_id ? 1 : a.case_id > b.case_id ? -1 : 0));
+      rows.length = Math.min(rows.length, query.limit + 1);
+    }
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
     const nextCursor = rows.length > query.limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, caseId: last.case_id }) : null;
