@@ -22,7 +22,7 @@ import { recordAudit } from '../audit/audit-store.js';
 import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
 import type { ListsClock } from '../lists/lists-clock.js';
 import type { AsyncScorer } from '../scoring/async-scorer.js';
-import { writeOpenedCasesOf } from '../scoring/event-store.js';
+import { pendingEventErased, pendingEventSeqs, writeOpenedCasesOf } from '../scoring/event-store.js';
 import { payloadText } from '../scoring/stored-payload.js';
 import type { UnfoldedCases } from '../cases/unfolded-cases.js';
 
@@ -268,10 +268,15 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   const accountId = account?.account_id ?? null;
   const projects = accountId === null ? [] : (db.prepare('SELECT project_id FROM account_projects WHERE account_id = ?').pluck().all(accountId) as string[]);
   // Accepted async events not yet scored carry no account id yet: found by their external id.
-  const pending = (db.prepare(
+  const pendingRow = db.prepare(
     `SELECT seq, project_id, state, payload, body_hash FROM events
-     WHERE state = 'pending' AND project_id IN (SELECT project_id FROM projects WHERE tenant_id = ? AND environment = ?)`,
-  ).all(tenantId, environment) as ErasedEventRow[]).map(withPayloadText).filter((row) => externalIdOfPayload(row.payload) === externalId);
+     WHERE seq = ? AND state = 'pending' AND project_id IN (SELECT project_id FROM projects WHERE tenant_id = ? AND environment = ?)`,
+  );
+  const pending: ErasedEventRow[] = [];
+  for (const seq of pendingEventSeqs(db)) {
+    const row = pendingRow.get(seq, tenantId, environment) as ErasedEventRow | undefined;
+    if (row !== undefined && externalIdOfPayload(payloadText(row.payload)) === externalId) pending.push(withPayloadText(row));
+  }
   const usedBy = new Set([...projects, ...pending.map((row) => row.project_id)]);
   if (!usedBy.has(projectId)) return { kind: 'not_found' };
   if (usedBy.size > 1 && !request.acrossProjects) return { kind: 'shared' };
@@ -297,6 +302,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     }
     // A pending event is never scored now: its state says why (GET /v1/scores answers 'erased').
     scrub.run(scrubPayload(event.payload), bodyHash, event.state === 'pending' ? 'erased' : event.state, event.seq);
+    if (event.state === 'pending') pendingEventErased(db, event.seq);
   }
   let links = 0;
   let cases = 0;

@@ -11,6 +11,7 @@ import { undoOnRollback } from '../store/transaction-undo.js';
 import { EventIdRunWriter } from './event-id-runs.js';
 import type { EventIds } from './event-ids.js';
 import { LoadedRulesets } from './loaded-rulesets.js';
+import { PendingSeqs } from './pending-seqs.js';
 import { ScoredSinceStamp } from './scored-since-stamp.js';
 import { payloadText, storedPayload } from './stored-payload.js';
 import type { Decision } from './score-result.js';
@@ -228,7 +229,8 @@ interface Statements {
   upsertSignal: Statement;
   upsertLink: Statement;
   setOtherProjects: Statement;
-  firstPending: Statement<[], number | null>;
+  /** The async events stored and still pending (no index of the log holds them: migration 22). */
+  readonly pending: PendingSeqs;
   lastSeq: Statement<[], number | null>;
   writeStamp: Statement;
   writeFromSeq: Statement;
@@ -316,7 +318,7 @@ function statements(db: Db): Statements {
          last_seen = max(last_seen, excluded.last_seen), masked = excluded.masked, other_projects = excluded.other_projects`,
     ),
     setOtherProjects: db.prepare('UPDATE account_links SET other_projects = ? WHERE account_id = ? AND signal_type = ? AND other_account_id = ?'),
-    firstPending: db.prepare(`SELECT min(seq) FROM events WHERE state = 'pending'`).pluck() as unknown as Statement<[], number | null>,
+    pending: loadPendingSeqs(db),
     lastSeq: db.prepare('SELECT max(seq) FROM events').pluck() as unknown as Statement<[], number | null>,
     writeStamp: db.prepare('UPDATE derived_stamp SET scored_order = ?, from_seq = ? WHERE id = 1'),
     writeFromSeq: db.prepare('UPDATE derived_stamp SET from_seq = ? WHERE id = 1'),
@@ -335,7 +337,31 @@ export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
   const s = statements(db);
   const seq = Number(s.insertPending.run(record.projectId, record.eventId, record.eventType, record.receivedAt, storedPayload(record.payload)).lastInsertRowid);
   s.runs?.stored(seq);
+  undoOnRollback(s.pending.add(seq));
   return seq;
+}
+
+/**
+ * The pending events a start finds: every one has seq ≥ the stamp's from_seq (which stays at or
+ * below the lowest pending one; migration 22 made it so for those stored before), so the end of
+ * the log is read, not all of it.
+ */
+export function pendingSeqsOfLog(db: Db): number[] {
+  return db.prepare(`SELECT seq FROM events WHERE seq >= (SELECT from_seq FROM derived_stamp WHERE id = 1) AND state = 'pending' ORDER BY seq`).pluck().all() as number[];
+}
+
+function loadPendingSeqs(db: Db): PendingSeqs {
+  return new PendingSeqs(pendingSeqsOfLog(db));
+}
+
+/** Every pending event's seq, ascending (an erasure reads their rows). */
+export function pendingEventSeqs(db: Db): number[] {
+  return statements(db).pending.values();
+}
+
+/** The pending event at row `seq` was erased (its state is 'erased' now, in this transaction). */
+export function pendingEventErased(db: Db, seq: number): void {
+  undoOnRollback(statements(db).pending.remove(seq));
 }
 
 /** The stamp of the derived rows (migration 013), and the last scored_order given. */
@@ -412,6 +438,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     ).changes;
     if (changed === 0) return { kind: 'already_scored' };
     seq = pendingSeq;
+    undoOnRollback(s.pending.remove(seq));
   } else {
     seq = Number(s.insertScored.run(
       record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, storedPayload(record.payload),
@@ -473,7 +500,7 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
  */
 function fromSeqNow(s: Statements): number {
   let fromSeq = (s.lastSeq.get() ?? 0) + 1;
-  const pending = s.firstPending.get() ?? null;
+  const pending = s.pending.lowest();
   if (pending !== null && pending < fromSeq) fromSeq = pending;
   const scored = s.order.sinceStamp.lowestSeq;
   if (scored !== null && scored < fromSeq) fromSeq = scored;

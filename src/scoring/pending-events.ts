@@ -6,17 +6,18 @@ import type { Environment } from '../auth/api-keys.js';
 import type { Db } from '../store/database.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { PendingJob } from './async-scorer.js';
+import { pendingSeqsOfLog } from './event-store.js';
 import { payloadText } from './stored-payload.js';
 
 type PendingRow = [seq: number, projectId: string, tenantId: string, environment: Environment, eventId: string, payload: string, receivedAt: number];
 
 export class PendingEvents {
-  readonly #seqs: Statement<[], number>;
+  readonly #readDb: Db;
   readonly #bySeq: Statement<[number], PendingRow>;
   readonly #read: (seqs: readonly number[], into: PendingJob[]) => void;
 
   constructor(readDb: Db) {
-    this.#seqs = readDb.prepare(`SELECT seq FROM events WHERE state = 'pending' ORDER BY seq`).pluck() as unknown as Statement<[], number>;
+    this.#readDb = readDb;
     this.#bySeq = readDb.prepare(
       `SELECT e.seq, e.project_id, p.tenant_id, p.environment, e.event_id, e.payload, e.received_at
        FROM events e JOIN projects p ON p.project_id = e.project_id WHERE e.seq = ? AND e.state = 'pending'`,
@@ -33,9 +34,9 @@ export class PendingEvents {
     });
   }
 
-  /** Every pending event's seq, in arrival order (the index events_pending). */
+  /** Every pending event's seq, in arrival order. */
   seqs(): number[] {
-    return this.#seqs.all();
+    return pendingSeqsOfLog(this.#readDb);
   }
 
   /**

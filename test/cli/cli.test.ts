@@ -243,6 +243,7 @@ const kUndoNewestMigration: Record<number, string> = {
   19: 'DROP TABLE start_snapshot',
   20: 'DROP TABLE event_id_runs',
   21: 'DROP VIEW event_payloads',
+  22: "CREATE INDEX events_pending ON events (seq) WHERE state = 'pending'",
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

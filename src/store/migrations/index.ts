@@ -21,6 +21,7 @@ import { kCaseEventSeqsMigration, kCaseEventSeqsMigrationAfter, moveCaseEventSeq
 import { kStartSnapshotMigration } from './019-start-snapshot.js';
 import { kEventIdRunsMigration } from './020-event-id-runs.js';
 import { kEventPayloadsMigration } from './021-event-payloads.js';
+import { kPendingWithoutIndexMigration } from './022-pending-without-index.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import { writeEventIdRunsOfLog } from '../../scoring/event-id-runs.js';
 import type { Db } from '../database.js';
@@ -57,4 +58,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 19, name: 'start snapshot seal', sql: kStartSnapshotMigration },
   { version: 20, name: 'event id runs', sql: kEventIdRunsMigration, run: writeEventIdRunsOfLog },
   { version: 21, name: 'event payloads with coded names', sql: kEventPayloadsMigration },
+  { version: 22, name: 'pending events without an index', sql: kPendingWithoutIndexMigration },
 ];
