@@ -275,7 +275,9 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   const pending: ErasedEventRow[] = [];
   for (const seq of pendingEventSeqs(db)) {
     const row = pendingRow.get(seq, tenantId, environment) as ErasedEventRow | undefined;
-    if (row !== undefined && externalIdOfPayload(payloadText(row.payload)) === externalId) pending.push(withPayloadText(row));
+    if (row === undefined) continue;
+    const decoded = withPayloadText(row);
+    if (externalIdOfPayload(decoded.payload) === externalId) pending.push(decoded);
   }
   const usedBy = new Set([...projects, ...pending.map((row) => row.project_id)]);
   if (!usedBy.has(projectId)) return { kind: 'not_found' };

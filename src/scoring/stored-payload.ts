@@ -25,17 +25,12 @@ export const kCodedNames: readonly string[] = [
   'bin', 'last4', 'billing_country', 'card_token', 'extras',
 ];
 
-function codePoints(): number[] {
-  const points: number[] = [];
-  for (let point = 2; point < 0x20; point++) {
-    if (point !== 0x09 && point !== 0x0a && point !== 0x0d) points.push(point);
-  }
-  return points;
-}
+/** U+0002–U+001F but tab, line feed and carriage return. */
+const kCodePoints: readonly number[] = Array.from({ length: 0x1e }, (_, i) => i + 2).filter((point) => point !== 0x09 && point !== 0x0a && point !== 0x0d);
 
 /** [code, the text it stands for], in the table's order. */
 export const kCodes: ReadonlyArray<readonly [code: string, text: string]> = kCodedNames.map((name, i) => {
-  const point = codePoints()[i];
+  const point = kCodePoints[i];
   if (point === undefined) throw new Error('stored-payload: more names than codes');
   return [String.fromCharCode(point), `"${name}":`] as const;
 });
