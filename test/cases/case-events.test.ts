@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { caseEventIds } from '../../src/cases/case-events.js';
-import { foldCaseEvents, foldEventsOfCase, persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
+import { applyDerivedRows, foldCaseEvents, foldEventsOfCase, persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
 import { migrate } from '../../src/store/migrate.js';
 import { transactionEnded } from '../../src/store/transaction-undo.js';
 import { provisionTenant } from '../../src/tenancy/provision.js';
@@ -152,6 +152,40 @@ test('a case that cannot be written waits again, last, and holds no other case b
   transactionEnded(true);
   t.deepEqual(again, { folded: [[blocked, [1, 3]]], failed: [], waiting: 0, due: false });
   t.deepEqual(caseEventIds(db, blocked), ['evt-1', 'evt-3']);
+});
+
+test('the stamp\'s from_seq stays at the oldest event waiting for its case, through failed folds and rolled-back ones', (t) => {
+  const { db, review } = reviewStore();
+  t.teardown(() => db.close());
+  const fromSeq = (): number => db.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get() as number;
+  // The derived rows of every event so far written (none to write here): only the waiting cases hold from_seq back.
+  const stamp = (order: number): void => {
+    db.transaction(() => applyDerivedRows(db, { order, accounts: [], signals: [], links: [], linkProjects: [] }))();
+    transactionEnded(true);
+  };
+  const blocked = review('evt-1', 1, 'acc_blocked');
+  review('evt-2', 2, 'acc_other');
+  const projectId = db.prepare('SELECT project_id FROM events WHERE seq = 1').pluck().get() as string;
+  db.prepare(`INSERT INTO cases (case_id, project_id, status, account_id, decision, risk_score, created_at, updated_at) VALUES ('case_in_the_way', ?, 'open', 'acc_blocked', 'review', 1, 1, 1)`).run(projectId);
+  // A fold in which one case fails, then the whole transaction rolls back: both wait again, each once.
+  db.exec('BEGIN');
+  t.is(foldCaseEvents(db, kEvery).failed.length, 1);
+  db.exec('ROLLBACK');
+  transactionEnded(false);
+  stamp(2);
+  t.is(fromSeq(), 1);
+  // Committed: the other case is written, the blocked one (seq 1) still holds from_seq.
+  t.deepEqual(db.transaction(() => foldCaseEvents(db, kEvery))().waiting, 1);
+  transactionEnded(true);
+  stamp(2);
+  t.is(fromSeq(), 1);
+  review('evt-3', 3, 'acc_blocked');
+  db.prepare(`UPDATE cases SET status = 'closed' WHERE case_id = 'case_in_the_way'`).run();
+  t.deepEqual(db.transaction(() => foldCaseEvents(db, kEvery))().folded, [[blocked, [1, 3]]]);
+  transactionEnded(true);
+  t.is(fromSeq(), 3, 'no case waits; evt-3 was scored after the stamp');
+  stamp(3);
+  t.is(fromSeq(), 4, 'past every event');
 });
 
 test('with a wait, new cases are written at once and events that join a written case once the first has waited; the limit says when more are due', (t) => {

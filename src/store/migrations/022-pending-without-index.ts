@@ -1,4 +1,4 @@
-// The async events still pending are kept by the writer in memory (scoring/pending-seqs.ts) and
+// The async events still pending are kept by the writer in memory (scoring/seq-set.ts) and
 // found at start at the end of the log, from the stamp's from_seq on, instead of through the index
 // events_pending: an insert and a delete in it per async event, a fifth of the async WAL
 // (bench/README.md, step 52). The stamp's from_seq stays at or below the lowest pending event

@@ -1,0 +1,106 @@
+// A multiset of event seqs whose lowest is asked often, kept by the writer in memory instead of
+// an index of the log: the async events stored and still pending (migration 22), and the events
+// that wait to be folded into their case. The stamp's from_seq needs the lowest of each at every
+// part of a flush; an erasure reads every pending one. Each change returns how to undo it, for the
+// writer's rollbacks (store/transaction-undo.ts). Pure.
+//
+// A binary min-heap whose removals are counted and done when the entry reaches the top: events
+// are stored in seq order and mostly leave in it, so the top is what leaves. Counted, not a set
+// of marks: a rolled-back insert gives its rowid to the next one (the log has no AUTOINCREMENT),
+// so the same seq can be added again while the undone add is still marked.
+
+export class SeqSet {
+  readonly #heap: number[] = [];
+  /** Per seq, how many of its entries in the heap are removed (taken out when they reach the top). */
+  readonly #removed = new Map<number, number>();
+  #removedCount = 0;
+
+  /** `seqs`: the members at start, in any order. */
+  constructor(seqs: Iterable<number> = []) {
+    for (const seq of seqs) this.#push(seq);
+  }
+
+  get size(): number {
+    return this.#heap.length - this.#removedCount;
+  }
+
+  /** `seq` is a member (once more); returns the undo. */
+  add(seq: number): () => void {
+    this.#push(seq);
+    return () => this.#markRemoved(seq);
+  }
+
+  /** One entry of `seq`, a member, leaves; returns the undo. */
+  remove(seq: number): () => void {
+    this.#markRemoved(seq);
+    return () => {
+      // Still marked: unmark one. Taken out meanwhile (it reached the top): in again.
+      if (!this.#unmark(seq)) this.#push(seq);
+    };
+  }
+
+  /** The lowest member, or null. */
+  lowest(): number | null {
+    const heap = this.#heap;
+    while (heap.length > 0 && this.#unmark(heap[0]!)) this.#popTop();
+    return heap.length > 0 ? heap[0]! : null;
+  }
+
+  /** Every member, ascending (a seq added twice, twice). */
+  values(): number[] {
+    const sorted = [...this.#heap].sort((a, b) => a - b);
+    if (this.#removedCount === 0) return sorted;
+    const skip = new Map(this.#removed);
+    return sorted.filter((seq) => {
+      const count = skip.get(seq);
+      if (count === undefined) return true;
+      if (count === 1) skip.delete(seq);
+      else skip.set(seq, count - 1);
+      return false;
+    });
+  }
+
+  #markRemoved(seq: number): void {
+    this.#removed.set(seq, (this.#removed.get(seq) ?? 0) + 1);
+    this.#removedCount++;
+  }
+
+  /** Unmarks one removed entry of `seq`; false when none is marked. */
+  #unmark(seq: number): boolean {
+    const count = this.#removed.get(seq);
+    if (count === undefined) return false;
+    if (count === 1) this.#removed.delete(seq);
+    else this.#removed.set(seq, count - 1);
+    this.#removedCount--;
+    return true;
+  }
+
+  #push(seq: number): void {
+    const heap = this.#heap;
+    let at = heap.length;
+    heap.push(seq);
+    while (at > 0) {
+      const parent = (at - 1) >> 1;
+      if (heap[parent]! <= seq) break;
+      heap[at] = heap[parent]!;
+      at = parent;
+    }
+    heap[at] = seq;
+  }
+
+  #popTop(): void {
+    const heap = this.#heap;
+    const last = heap.pop()!;
+    if (heap.length === 0) return;
+    let at = 0;
+    for (;;) {
+      let child = 2 * at + 1;
+      if (child >= heap.length) break;
+      if (child + 1 < heap.length && heap[child + 1]! < heap[child]!) child++;
+      if (heap[child]! >= last) break;
+      heap[at] = heap[child]!;
+      at = child;
+    }
+    heap[at] = last;
+  }
+}

@@ -1,0 +1,76 @@
+// The writer's sets of seqs (scoring/seq-set.ts): the lowest and every member, as a plain list of
+// the same changes says, through adds, removes and the undos of rolled-back transactions in any
+// order of reads — including the rowid a rolled-back insert gives back to the next one.
+import test from 'ava';
+import { SeqSet } from '../../src/scoring/seq-set.js';
+
+const ascending = (values: Iterable<number>): number[] => [...values].sort((a, b) => a - b);
+
+test('the lowest and every member, through adds, removes and rollbacks that give seqs back, as a brute-force list says', (t) => {
+  let seed = 11;
+  const next = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let round = 0; round < 300; round++) {
+    const start = [3, 1, 2].slice(0, next(4));
+    const set = new SeqSet(start);
+    let model = new Set(start);
+    let seq = 10;
+    for (let step = 0; step < 60; step++) {
+      // A transaction of a few changes, committed or rolled back (undos in reverse order).
+      const before = new Set(model);
+      const seqBefore = seq;
+      const undos: Array<() => void> = [];
+      for (let change = next(4); change >= 0; change--) {
+        const live = [...model];
+        if (live.length > 0 && next(2) === 0) {
+          const gone = live[next(live.length)]!;
+          undos.push(set.remove(gone));
+          model.delete(gone);
+        } else {
+          seq += 1 + next(2);
+          undos.push(set.add(seq));
+          model.add(seq);
+        }
+        // Reads in the middle of the transaction take marked entries out of the heap.
+        if (next(2) === 0) t.is(set.lowest(), model.size === 0 ? null : Math.min(...model));
+      }
+      if (next(3) === 0) {
+        for (const undo of undos.reverse()) undo();
+        model = before;
+        // As SQLite does without AUTOINCREMENT: the next insert takes the rolled-back rowids again.
+        seq = seqBefore;
+      }
+      if (next(2) === 0) t.is(set.lowest(), model.size === 0 ? null : Math.min(...model));
+      t.deepEqual(set.values(), ascending(model));
+      t.is(set.size, model.size);
+    }
+    // Everything leaves: nothing is left behind.
+    for (const member of model) set.remove(member);
+    t.is(set.lowest(), null);
+    t.is(set.size, 0);
+  }
+});
+
+test('a seq added again after its add was rolled back, then removed, is gone', (t) => {
+  const set = new SeqSet([5]);
+  const undoAdd = set.add(100);
+  undoAdd();
+  set.add(100);
+  set.remove(100);
+  t.deepEqual(set.values(), [5]);
+  set.remove(5);
+  t.is(set.lowest(), null, 'no copy of 100 outlives both');
+  t.is(set.size, 0);
+});
+
+test('a member taken out at the top and then rolled back is a member again, once', (t) => {
+  const set = new SeqSet([5, 7]);
+  const undoRemove = set.remove(5);
+  t.is(set.lowest(), 7, 'taken out at the top');
+  undoRemove();
+  t.is(set.lowest(), 5);
+  t.deepEqual(set.values(), [5, 7]);
+  t.is(set.size, 2);
+});
