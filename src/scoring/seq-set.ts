@@ -7,7 +7,12 @@
 // A binary min-heap whose removals are counted and done when the entry reaches the top: events
 // are stored in seq order and mostly leave in it, so the top is what leaves. Counted, not a set
 // of marks: a rolled-back insert gives its rowid to the next one (the log has no AUTOINCREMENT),
-// so the same seq can be added again while the undone add is still marked.
+// so the same seq can be added again while the undone add is still marked. A member that stays at
+// the top (a case that cannot be written waits on) would keep every removed entry behind it: once
+// removed entries are over half of the heap, it is rebuilt from the members.
+
+/** Removed entries held before the heap may be rebuilt without them. */
+const kCompactAfter = 1024;
 
 export class SeqSet {
   readonly #heap: number[] = [];
@@ -22,6 +27,11 @@ export class SeqSet {
 
   get size(): number {
     return this.#heap.length - this.#removedCount;
+  }
+
+  /** Entries in the heap, removed ones not yet taken out included: at most about twice `size` (or 1,024 more). */
+  get held(): number {
+    return this.#heap.length;
   }
 
   /** `seq` is a member (once more); returns the undo. */
@@ -63,6 +73,16 @@ export class SeqSet {
   #markRemoved(seq: number): void {
     this.#removed.set(seq, (this.#removed.get(seq) ?? 0) + 1);
     this.#removedCount++;
+    if (this.#removedCount > kCompactAfter && this.#removedCount * 2 > this.#heap.length) this.#compact();
+  }
+
+  /** The heap rebuilt from the members alone (ascending: a sorted array is a min-heap). */
+  #compact(): void {
+    const members = this.values();
+    this.#heap.length = 0;
+    this.#heap.push(...members);
+    this.#removed.clear();
+    this.#removedCount = 0;
   }
 
   /** Unmarks one removed entry of `seq`; false when none is marked. */

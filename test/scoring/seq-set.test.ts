@@ -74,3 +74,22 @@ test('a member taken out at the top and then rolled back is a member again, once
   t.deepEqual(set.values(), [5, 7]);
   t.is(set.size, 2);
 });
+
+test('removed entries held behind a member that stays lowest are bounded, and the members stay exact', (t) => {
+  // A case that cannot be written keeps its seq at the top while thousands of others come and go.
+  const set = new SeqSet([1]);
+  const undos: Array<() => void> = [];
+  for (let seq = 2; seq < 100_000; seq++) {
+    set.add(seq);
+    if (seq % 10 !== 0) set.remove(seq);
+    // Now and then a member (a multiple of 10) leaves in a transaction that is rolled back at the end.
+    if (seq % 9_973 === 0) undos.push(set.remove(seq - (seq % 10)));
+    if (seq % 1_000 === 0) t.true(set.held <= 2 * set.size + 1_026, `held ${set.held} for ${set.size} members`);
+  }
+  // Undone after compactions: the members removed are members again.
+  for (const undo of undos.reverse()) undo();
+  const expected = [1, ...Array.from({ length: 9_999 }, (_, i) => (i + 1) * 10)];
+  t.deepEqual(set.values(), expected);
+  t.is(set.size, expected.length);
+  t.is(set.lowest(), 1);
+});
