@@ -69,11 +69,11 @@ export const kSettings = {
     description: 'POST /v1/events being scored or stored at once, at most; past it, 503 at once with Retry-After (overload is refused at the door).',
   },
   overloadEventsInFlight: {
-    flag: 'overload-events-in-flight', env: 'OVERLOAD_EVENTS_IN_FLIGHT', type: 'integer', default: 128, minimum: 1, maximum: 1_000_000,
+    flag: 'overload-events-in-flight', env: 'OVERLOAD_EVENTS_IN_FLIGHT', type: 'integer', default: 64, minimum: 1, maximum: 1_000_000,
     description: 'POST /v1/events in flight that the server should not stay at: once as many have been in flight for OVERLOAD_AFTER_MS, past it 503 at once.',
   },
   overloadAfterMs: {
-    flag: 'overload-after-ms', env: 'OVERLOAD_AFTER_MS', type: 'integer', default: 100, minimum: 0, maximum: 60_000,
+    flag: 'overload-after-ms', env: 'OVERLOAD_AFTER_MS', type: 'integer', default: 150, minimum: 0, maximum: 60_000,
     description: 'How long OVERLOAD_EVENTS_IN_FLIGHT may be passed before it refuses (and how long below it ends that); 0: at once.',
   },
   derivedFlushMs: {

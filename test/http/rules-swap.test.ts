@@ -5,7 +5,7 @@ import { api, startServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 
 test('events in flight during a publish are each judged by exactly one version', async (t) => {
-  // 300 events at once: past the default OVERLOAD_EVENTS_IN_FLIGHT (128) for longer than
+  // 300 events at once: past the default OVERLOAD_EVENTS_IN_FLIGHT (64) for longer than
   // OVERLOAD_AFTER_MS, a slow machine would refuse some with 503 and the test would see no result
   // for them.
   const server = await startServer({ env: { MAX_EVENTS_IN_FLIGHT: '1000', OVERLOAD_EVENTS_IN_FLIGHT: '1000' } });

@@ -189,7 +189,7 @@ test('from the snapshot: an account erased before the stop stays erased, and asy
   const erased = await api(server, 'DELETE', '/v1/accounts/snap-gone', { key });
   t.is(erased.status, 200, erased.text);
   // In rounds of 20: 200 at once could stay past the door's overload bound (OVERLOAD_EVENTS_IN_FLIGHT,
-  // 128) for longer than OVERLOAD_AFTER_MS on a slow machine and be refused.
+  // 64) for longer than OVERLOAD_AFTER_MS on a slow machine and be refused.
   const accepted = [];
   for (let round = 0; round < 10; round++) {
     accepted.push(...(await Promise.all(Array.from({ length: 20 }, () => api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })))));
