@@ -7,7 +7,7 @@
 // parts after it, and is tried again at the next flush. Then new cases, and the events that joined
 // open cases once the first of them has waited CASE_EVENTS_WAIT_MS, are written into the cases'
 // rows, kFoldCases cases per writer command.
-import { mergeBatches, splitBatch } from './derived-rows.js';
+import { BatchParts, mergeBatches } from './derived-rows.js';
 import type { HotAccounts } from './hot-accounts.js';
 import type { UnfoldedCases } from '../cases/unfolded-cases.js';
 import { kFoldCases } from '../scoring/event-store.js';
@@ -99,15 +99,17 @@ export class DerivedFlusher {
   async #writeAll(partRows: number): Promise<void> {
     const taken = this.#accounts.takeRows();
     if (taken === null) return;
-    const parts = splitBatch(taken.batch, partRows, taken.stampedBefore);
-    for (let i = 0; i < parts.length; i++) {
+    // Sorted a chunk per turn of the event loop: the HTTP thread serves events in between.
+    const parts = new BatchParts(taken.batch, partRows, taken.stampedBefore);
+    while (parts.sortStep()) await new Promise<void>((resolve) => setImmediate(resolve));
+    for (let part = parts.nextPart(); part !== null; part = parts.nextPart()) {
       try {
         if (this.#failWrites) throw new Error('derived_rows_fail (fault injection)');
-        await this.#writer.call('applyDerivedRows', parts[i]!);
+        await this.#writer.call('applyDerivedRows', part);
         this.batches++;
       } catch (error) {
         this.failures++;
-        this.#accounts.restoreRows(mergeBatches(parts.slice(i)));
+        this.#accounts.restoreRows(mergeBatches([part, ...parts.rest()]));
         this.#log.warn('the rows of scored events could not be written; they are tried again with the next batch', { error });
         return;
       }

@@ -2,7 +2,7 @@
 // derived-rows.ts): one row per table key with its latest values, the stamp's order, and what an
 // erasure holds back, drops or releases.
 import test from 'ava';
-import { DerivedRows, mergeBatches, rowCount, splitBatch } from '../../src/accounts/derived-rows.js';
+import { BatchParts, DerivedRows, kSortChunkRows, mergeBatches, rowCount, splitBatch } from '../../src/accounts/derived-rows.js';
 
 test('nothing recorded since the stamp: nothing to take', (t) => {
   const rows = new DerivedRows(7);
@@ -211,4 +211,75 @@ test('only held rows left: nothing to take, however often asked', (t) => {
   t.is(rows.take(), null);
   t.is(rows.take(), null);
   t.is(rows.size, 1);
+});
+
+test('a batch of many chunks, sorted a chunk per step and merged part by part, comes out as one sort of it would', (t) => {
+  const rows = new DerivedRows(0);
+  // xorshift32: the low bits of a plain LCG repeat too soon for several draws per row.
+  let state = 7;
+  const random = (n: number): number => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return (state >>> 0) % n;
+  };
+  const name = (n: number): string => `acc_${String(n).padStart(5, '0')}`;
+  for (let i = 0; i < 12 * kSortChunkRows; i++) {
+    const account = name(random(3000));
+    switch (random(4)) {
+      case 0: rows.account(account, i, i, 0, 0, i); break;
+      case 1: rows.signal('ten', 'live', ['ip', 'fp', 'card'][random(3)]!, `h${random(50)}`, account, 'm', i); break;
+      case 2: rows.link(account, 'email', name(random(3000)), 'x', ',p,', 'm', i); break;
+      default: rows.linkProjects(account, 'email', name(random(3000)), `,p${i},`);
+    }
+  }
+  rows.advance(77);
+  const batch = rows.take()!;
+  t.true(batch.signals.length > 2 * kSortChunkRows, 'several chunks of signals');
+  const parts = new BatchParts(batch, 250, 3);
+  t.throws(() => parts.nextPart(), { message: /before every chunk was sorted/ });
+  let steps = 0;
+  while (parts.sortStep()) steps++;
+  t.true(steps >= 5, `${steps} steps`);
+  const given: typeof batch[] = [];
+  for (let part = parts.nextPart(); part !== null; part = parts.nextPart()) given.push(part);
+  t.is(parts.nextPart(), null);
+  t.true(given.every((part) => rowCount(part) <= 250));
+  t.deepEqual(given.map((part) => part.order), [...given.slice(1).map(() => 3), 77], 'only the last part moves the stamp');
+  const text = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+  const joined = mergeBatches(given);
+  t.deepEqual(joined.accounts, [...batch.accounts].sort((a, b) => text(a[0], b[0])));
+  t.deepEqual(joined.signals, [...batch.signals].sort((a, b) => text(a[4], b[4]) || text(a[2], b[2]) || text(a[3], b[3])));
+  t.deepEqual(joined.links, [...batch.links].sort((a, b) => text(a[0], b[0]) || text(a[1], b[1]) || text(a[2], b[2])));
+  t.deepEqual(joined.linkProjects, [...batch.linkProjects].sort((a, b) => text(a[0], b[0]) || text(a[1], b[1]) || text(a[2], b[2])));
+  t.deepEqual(splitBatch(batch, 250, 3), given, 'splitBatch gives the same parts in one go');
+  // Parts cover ranges of accounts that follow each other.
+  let last = '';
+  for (const part of given) {
+    const accounts = [...part.accounts.map((row) => row[0]), ...part.signals.map((row) => row[4]), ...part.links.map((row) => row[0]), ...part.linkProjects.map((row) => row[0])];
+    const first = accounts.reduce((min, account) => (account < min ? account : min));
+    t.true(first >= last, `part from ${first} after one to ${last}`);
+    last = accounts.reduce((max, account) => (account > max ? account : max));
+  }
+});
+
+test('a part that fails takes every part not yet given back with it; an empty batch is one empty part', (t) => {
+  const rows = new DerivedRows(0);
+  for (let i = 0; i < 1000; i++) rows.account(`acc_${String(999 - i).padStart(4, '0')}`, i, 1, 0, 0, i);
+  rows.advance(5);
+  const batch = rows.take()!;
+  const parts = new BatchParts(batch, 100, 0);
+  while (parts.sortStep());
+  const first = parts.nextPart()!;
+  const failed = parts.nextPart()!;
+  const back = mergeBatches([failed, ...parts.rest()]);
+  t.is(back.order, 5);
+  t.is(back.accounts.length, 900);
+  t.is(back.accounts[0]![0], 'acc_0100');
+  t.is(first.accounts.at(-1)![0], 'acc_0099');
+  t.is(parts.nextPart(), null);
+  const empty = new BatchParts({ order: 9, accounts: [], signals: [], links: [], linkProjects: [] }, 100, 4);
+  t.false(empty.sortStep());
+  t.deepEqual(empty.nextPart(), { order: 9, accounts: [], signals: [], links: [], linkProjects: [] });
+  t.is(empty.nextPart(), null);
 });
