@@ -38,6 +38,8 @@ export interface OpenLoopOptions {
   readonly seconds: number;
   readonly timeoutMs: number;
   readonly maxConnections: number;
+  /** Distinct bodies made for the run (kTemplates): a mix whose values must stay new (harsh) needs one per request. */
+  readonly templates?: number;
 }
 
 /** Status of a request that timed out after it was sent (the client hung up). */
@@ -85,7 +87,7 @@ function requestTemplates(options: OpenLoopOptions, total: number, host: string)
   const headerLines = Object.entries({ host, 'content-type': 'application/json', ...options.headers })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');
-  const count = Math.max(1, Math.min(total, kTemplates));
+  const count = Math.max(1, Math.min(total, options.templates ?? kTemplates));
   const parts: Buffer[] = [Buffer.alloc(4)];
   parts[0]!.writeUInt32LE(count);
   for (let i = 0; i < count; i++) {
@@ -155,12 +157,14 @@ function readResult(data: Buffer): OpenLoopResult {
 /**
  * The realistic mix (sync, seed 7) offered to a server at `rate` events/s: call the result with
  * a number of seconds for each run of the load (the same sequence of bodies goes on across runs).
+ * `harsh`: the harsh mix, a body made for every request (~700 bytes each in the generator) so that
+ * every device and card stays new.
  */
-export function realisticLoad(server: { readonly url: string; readonly liveKey: string }, rate: number): (seconds: number) => Promise<OpenLoopResult> {
-  const body = eventMix(7);
+export function realisticLoad(server: { readonly url: string; readonly liveKey: string }, rate: number, options: { harsh?: boolean } = {}): (seconds: number) => Promise<OpenLoopResult> {
+  const body = eventMix(7, options);
   return (seconds) => runOpenLoop({
     url: server.url, path: '/v1/events', headers: { authorization: `Bearer ${server.liveKey}`, 'content-type': 'application/json' },
-    body, rate, seconds, timeoutMs: 2000, maxConnections: 1024,
+    body, rate, seconds, timeoutMs: 2000, maxConnections: 1024, templates: options.harsh ? Number.MAX_SAFE_INTEGER : undefined,
   });
 }
 

@@ -14,6 +14,7 @@
 // the CPU per event of each of its threads at that rate, and the answers that were not 2xx by
 // status and second (a 503 at half capacity is the door refusing during a pause), and the
 // connections the generator opened (a pause makes it open more; bench/README.md, step 42).
+// BENCH_HARSH=1: the harsh mix (every event with an account brings a new device and card).
 //   node dist/bench/http/latency.bench.js     (after npm run build)
 import { createWriteStream, readFileSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
@@ -31,6 +32,7 @@ const kSlowMs = Number(process.env.BENCH_SLOW_MS ?? 20);
 const kWindowMs = 100;
 const kRoute = 'POST /v1/events';
 const kGc = process.env.BENCH_GC === '1';
+const kHarsh = process.env.BENCH_HARSH === '1';
 const kNodeArgs = kGc ? ['--trace-gc-nvp'] : [];
 const kServerOut = process.env.BENCH_SERVER_OUT ?? join(tmpdir(), 'server-out.txt');
 
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
   const out = kBenchNodeArgs.length + kNodeArgs.length > 0 ? server.child.stdout!.pipe(createWriteStream(kServerOut)) : null;
   if (out !== null) console.log(`server's standard output: ${kServerOut}`);
   try {
-    const load = realisticLoad(server, kRate);
+    const load = realisticLoad(server, kRate, { harsh: kHarsh });
     await load(10);
     const before = await durationBuckets(server.url, kRoute);
     const stagesBefore = await Promise.all(kStages.map((stage) => stageBuckets(server.url, stage)));
@@ -69,7 +71,7 @@ async function main(): Promise<void> {
     }
     served.sort((a, b) => a - b);
     const ms = (q: number): string => quantile(served, q).toFixed(1);
-    console.log(`${kRate} events/s offered for ${kSeconds} s: ${served.length} of ${result.status.length} answered 2xx; ms p50 ${ms(0.5)}, p90 ${ms(0.9)}, p99 ${ms(0.99)}, p99.9 ${ms(0.999)}, max ${served.at(-1)?.toFixed(1)}`);
+    console.log(`${kHarsh ? 'harsh mix: ' : ''}${kRate} events/s offered for ${kSeconds} s: ${served.length} of ${result.status.length} answered 2xx; ms p50 ${ms(0.5)}, p90 ${ms(0.9)}, p99 ${ms(0.99)}, p99.9 ${ms(0.999)}, max ${served.at(-1)?.toFixed(1)}`);
     if (served.length < result.status.length) console.log(`not 2xx, by status and second of the run (0: timed out, -1: never sent, -2: connection error): ${notServed(result)}`);
     // CPU per event at this rate, by thread (as cpu.bench.ts counts it at capacity): a load paced
     // below capacity gives each thread fewer events per wake-up, batch and commit.
