@@ -262,10 +262,10 @@ export class BatchParts {
       const change = this.#linkProjects.peek()?.[0];
       if (change !== undefined && (account === null || change < account)) account = change;
       if (account === null) break;
-      rows += take(this.#accounts, (row) => row[0] === account, accounts, this.#size - rows);
-      rows += take(this.#signals, (row) => row[4] === account, signals, this.#size - rows);
-      rows += take(this.#links, (row) => row[0] === account, links, this.#size - rows);
-      rows += take(this.#linkProjects, (row) => row[0] === account, linkProjects, this.#size - rows);
+      rows += moveWhile(this.#accounts, (row) => row[0] === account, accounts, this.#size - rows);
+      rows += moveWhile(this.#signals, (row) => row[4] === account, signals, this.#size - rows);
+      rows += moveWhile(this.#links, (row) => row[0] === account, links, this.#size - rows);
+      rows += moveWhile(this.#linkProjects, (row) => row[0] === account, linkProjects, this.#size - rows);
     }
     if (rows === 0) {
       if (this.#emptyGiven) return null;
@@ -287,7 +287,7 @@ export class BatchParts {
 }
 
 /** Moves up to `room` rows of `runs` while `belongs` says so into `into`; returns how many. */
-function take<Row>(runs: SortedRuns<Row>, belongs: (row: Row) => boolean, into: Row[], room: number): number {
+function moveWhile<Row>(runs: SortedRuns<Row>, belongs: (row: Row) => boolean, into: Row[], room: number): number {
   let taken = 0;
   for (let row = runs.peek(); taken < room && row !== undefined && belongs(row); row = runs.peek()) {
     into.push(runs.next());
