@@ -191,7 +191,7 @@ export class DerivedRows {
     }
     const taken: Row[] = [];
     for (const [key, row] of rows) {
-      if (this.#held.size > 0 && held(row)) continue;
+      if (held(row)) continue;
       taken.push(row);
       rows.delete(key);
     }
@@ -227,8 +227,8 @@ export class BatchParts {
   readonly #signals: SortedRuns<SignalRow>;
   readonly #links: SortedRuns<LinkRow>;
   readonly #linkProjects: SortedRuns<LinkProjectsRow>;
-  /** A batch with no rows still moves the stamp: one empty part. */
-  #emptyGiven = false;
+  /** Whether a part was given: a batch with no rows still moves the stamp, with one empty part. */
+  #partGiven = false;
 
   constructor(batch: DerivedRowBatch, size: number, before: number) {
     this.#size = size;
@@ -268,16 +268,16 @@ export class BatchParts {
       rows += moveWhile(this.#linkProjects, (row) => row[0] === account, linkProjects, this.#size - rows);
     }
     if (rows === 0) {
-      if (this.#emptyGiven) return null;
-      this.#emptyGiven = true;
+      if (this.#partGiven) return null;
+      this.#partGiven = true;
       return { order: this.#order, accounts, signals, links, linkProjects };
     }
-    this.#emptyGiven = true;
+    this.#partGiven = true;
     const last = this.#accounts.peek() === undefined && this.#signals.peek() === undefined && this.#links.peek() === undefined && this.#linkProjects.peek() === undefined;
     return { order: last ? this.#order : this.#before, accounts, signals, links, linkProjects };
   }
 
-  /** Every part not yet given, joined (a part failed: they go back). */
+  /** Every part not yet given, in one go: the whole batch's parts at first; after a failed part, the rows to go back with it. */
   rest(): DerivedRowBatch[] {
     while (this.sortStep());
     const parts: DerivedRowBatch[] = [];
@@ -294,11 +294,6 @@ function moveWhile<Row>(runs: SortedRuns<Row>, belongs: (row: Row) => boolean, i
     taken++;
   }
   return taken;
-}
-
-/** splitBatch in one go: every part of the batch (BatchParts). */
-export function splitBatch(batch: DerivedRowBatch, size: number, before: number): DerivedRowBatch[] {
-  return new BatchParts(batch, size, before).rest();
 }
 
 /**
@@ -393,7 +388,7 @@ const bySignalKey = (a: DerivedRowBatch['signals'][number], b: DerivedRowBatch['
 const byLinkKey = (a: readonly [string, string, string, ...unknown[]], b: readonly [string, string, string, ...unknown[]]): number =>
   compareText(a[0], b[0]) || compareText(a[1], b[1]) || compareText(a[2], b[2]);
 
-/** Parts of a batch (splitBatch) joined again, for the rows of those not written to go back. */
+/** Parts of a batch (BatchParts) joined again, for the rows of those not written to go back. */
 export function mergeBatches(parts: readonly DerivedRowBatch[]): DerivedRowBatch {
   return {
     order: parts[parts.length - 1]!.order,

@@ -470,7 +470,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
 
 /**
  * Write command: the derived rows of a batch of scored events, and the stamp that says how far
- * they go. The rows come in key order (splitBatch, accounts/derived-rows.ts), so that neighbours
+ * they go. The rows come in key order (BatchParts, accounts/derived-rows.ts), so that neighbours
  * share pages; a link's project change comes after the link.
  */
 export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {

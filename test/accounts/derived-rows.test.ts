@@ -2,7 +2,7 @@
 // derived-rows.ts): one row per table key with its latest values, the stamp's order, and what an
 // erasure holds back, drops or releases.
 import test from 'ava';
-import { BatchParts, DerivedRows, kSortChunkRows, mergeBatches, rowCount, splitBatch } from '../../src/accounts/derived-rows.js';
+import { BatchParts, DerivedRows, kSortChunkRows, mergeBatches, rowCount } from '../../src/accounts/derived-rows.js';
 
 test('nothing recorded since the stamp: nothing to take', (t) => {
   const rows = new DerivedRows(7);
@@ -144,11 +144,11 @@ test('a batch cut into parts: in key order, at most so many rows each, and only 
   rows.advance(9);
   const batch = rows.take()!;
   t.is(rows.stampedBefore, 1);
-  const parts = splitBatch(batch, 2, rows.stampedBefore);
+  const parts = new BatchParts(batch, 2, rows.stampedBefore).rest();
   // acc_0's row, signal and link; then acc_1's and acc_2's rows.
   t.deepEqual(parts.map((part) => [part.order, part.accounts.length, part.signals.length, part.links.length]), [[1, 1, 1, 0], [1, 1, 0, 1], [9, 1, 0, 0]]);
   t.deepEqual(mergeBatches(parts), batch, 'joined again: the batch');
-  t.deepEqual(splitBatch(batch, 5, 1), [batch], 'a batch that fits is one part');
+  t.deepEqual(new BatchParts(batch, 5, 1).rest(), [batch], 'a batch that fits is one part');
   // The second part failed: it and the third go back; the stamp stays at 1 until they are written.
   rows.restore(mergeBatches(parts.slice(1)));
   const again = rows.take()!;
@@ -178,7 +178,7 @@ test('rows recorded in any order are written by account: each part a range of ac
   }
   rows.advance(300);
   const batch = rows.take()!;
-  const parts = splitBatch(batch, 25, 0);
+  const parts = new BatchParts(batch, 25, 0).rest();
   const accountOf = (table: string, row: readonly unknown[]): string => String(table === 'signals' ? row[4] : row[0]);
   const tables = ['accounts', 'signals', 'links', 'linkProjects'] as const;
   let last = '';
@@ -252,7 +252,7 @@ test('a batch of many chunks, sorted a chunk per step and merged part by part, c
   t.deepEqual(joined.signals, [...batch.signals].sort((a, b) => text(a[4], b[4]) || text(a[2], b[2]) || text(a[3], b[3])));
   t.deepEqual(joined.links, [...batch.links].sort((a, b) => text(a[0], b[0]) || text(a[1], b[1]) || text(a[2], b[2])));
   t.deepEqual(joined.linkProjects, [...batch.linkProjects].sort((a, b) => text(a[0], b[0]) || text(a[1], b[1]) || text(a[2], b[2])));
-  t.deepEqual(splitBatch(batch, 250, 3), given, 'splitBatch gives the same parts in one go');
+  t.deepEqual(new BatchParts(batch, 250, 3).rest(), given, 'rest() gives the same parts in one go');
   // Parts cover ranges of accounts that follow each other.
   let last = '';
   for (const part of given) {
