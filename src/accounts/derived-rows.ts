@@ -135,8 +135,9 @@ export class DerivedRows {
   }
 
   /**
-   * The last batch taken could not be written: it goes back, except rows added again since (theirs
-   * are newer). Its order is not reached: the next batch says the last order written.
+   * The last batch taken could not be written: it goes back, merged with rows added again since
+   * (their values are newer; the earlier first seen is the batch's). Its order is not reached: the
+   * next batch says the last order written.
    */
   restore(batch: DerivedRowBatch): void {
     for (const row of batch.accounts) {
@@ -150,11 +151,26 @@ export class DerivedRows {
     }
     for (const row of batch.signals) {
       const key = `${row[0]}\u0000${row[1]}\u0000${row[2]}\u0000${row[3]}\u0000${row[4]}`;
-      if (!this.#signals.has(key)) this.#signals.set(key, [...row]);
+      const newer = this.#signals.get(key);
+      if (newer === undefined) this.#signals.set(key, [...row]);
+      else newer[6] = Math.min(newer[6], row[6]);
     }
     for (const row of batch.links) {
       const key = `${row[0]}\u0000${row[1]}\u0000${row[2]}`;
-      if (!this.#links.has(key)) this.#links.set(key, [...row]);
+      const newer = this.#links.get(key);
+      if (newer !== undefined) {
+        newer[6] = Math.min(newer[6], row[6]);
+        continue;
+      }
+      const restored: LinkRow = [...row];
+      // A project change recorded since went to a row of its own (the link was out): it belongs in
+      // the link row now, or a later change (made in the link row) would be written before it.
+      const change = this.#linkProjects.get(key);
+      if (change !== undefined) {
+        restored[4] = change[3];
+        this.#linkProjects.delete(key);
+      }
+      this.#links.set(key, restored);
     }
     for (const row of batch.linkProjects) {
       const key = `${row[0]}\u0000${row[1]}\u0000${row[2]}`;

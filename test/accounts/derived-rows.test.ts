@@ -93,6 +93,30 @@ test('a batch that could not be written goes back, behind newer rows, and the st
   t.is(rows.take()!.order, 6);
 });
 
+test('a batch that could not be written goes back merged with rows recorded since: their values, its first seen', (t) => {
+  const rows = new DerivedRows(0);
+  rows.signal('ten', 'live', 'ip', 'h', 'acc_a', 'm1', 100);
+  rows.link('acc_a', 'email', 'acc_b', 'b', ',p1,', 'm1', 100);
+  rows.link('acc_c', 'email', 'acc_b', 'b', ',p1,', 'm1', 100);
+  rows.advance(1);
+  const failed = rows.take()!;
+  // Recorded while the batch was out: the same signal and link again, and acc_b used from p2.
+  rows.signal('ten', 'live', 'ip', 'h', 'acc_a', 'm2', 300);
+  rows.link('acc_a', 'email', 'acc_b', 'b', ',p1,p2,', 'm2', 300);
+  rows.linkProjects('acc_c', 'email', 'acc_b', ',p1,p2,');
+  rows.advance(2);
+  rows.restore(failed);
+  // Then acc_b used from p3: the change goes into the link row it belongs to.
+  rows.linkProjects('acc_c', 'email', 'acc_b', ',p1,p2,p3,');
+  const again = rows.take()!;
+  t.deepEqual(again.signals, [['ten', 'live', 'ip', 'h', 'acc_a', 'm2', 100, 300]], 'first seen when the failed batch saw it');
+  t.deepEqual(again.links, [
+    ['acc_a', 'email', 'acc_b', 'b', ',p1,p2,', 'm2', 100, 300],
+    ['acc_c', 'email', 'acc_b', 'b', ',p1,p2,p3,', 'm1', 100, 100],
+  ]);
+  t.deepEqual(again.linkProjects, [], 'no older project change left to be written after the link');
+});
+
 test('an account\'s event seqs: appended in the order recorded, kept when its counts change, merged back after a failed write', (t) => {
   const rows = new DerivedRows(0);
   rows.eventSeq('acc_a', 10);
