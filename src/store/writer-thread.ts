@@ -18,6 +18,7 @@ const setup = workerData as WriterSetup;
 const db: Db = openDatabase(setup.dataDir, { busyTimeoutMs: 0, servingWriter: true });
 const commands = kWriteCommands as Record<string, (db: Db, ...args: unknown[]) => unknown>;
 const lockWaits = new Int32Array(setup.lockWaits);
+parentPort!.postMessage('opened');
 
 function failure(id: number, error: unknown): CommandOutcome {
   const code = typeof (error as { code?: unknown }).code === 'string' ? (error as { code: string }).code : null;
@@ -65,7 +66,9 @@ function runBatch(batch: CommandCall[]): CommandOutcome[] {
   try {
     for (let i = 0; i < batch.length; i++) values[i] = execute(batch[i]!);
   } catch {
-    db.exec('ROLLBACK');
+    // Some errors (a full disk, RAISE(ROLLBACK)) have rolled the transaction back already: a
+    // second ROLLBACK would throw out of this thread.
+    if (db.inTransaction) db.exec('ROLLBACK');
     transactionEnded(false);
     return batch.map((call) => runAlone(call));
   }

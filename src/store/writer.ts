@@ -59,6 +59,8 @@ export class Writer<C extends CommandTable> {
   #scheduled = false;
   #nextId = 1;
   #closed = false;
+  /** The thread ended (an error, or after close). */
+  #exited = false;
   #ready: Promise<void>;
   /** Counters for /metrics. */
   batches = 0;
@@ -68,13 +70,18 @@ export class Writer<C extends CommandTable> {
 
   constructor(threadScript: URL, setup: Omit<WriterSetup, 'lockWaits'>) {
     this.#thread = new Worker(threadScript, { workerData: { ...setup, lockWaits: this.#lockWaits.buffer } satisfies WriterSetup });
+    let opened: () => void = () => {};
     this.#ready = new Promise((resolve, reject) => {
-      this.#thread.once('online', () => resolve());
+      opened = resolve;
       this.#thread.once('error', reject);
+      this.#thread.once('exit', () => reject(new WriterClosedError('the writer thread stopped before it opened the database')));
     });
-    this.#thread.on('message', (outcomes: CommandOutcome[]) => this.#settle(outcomes));
-    this.#thread.on('error', (error) => this.#failAll(error));
-    this.#thread.on('exit', () => this.#failAll(new WriterClosedError('the writer thread stopped')));
+    // The thread's first message says it opened the database; every later one is outcomes.
+    this.#thread.on('message', (message: CommandOutcome[] | 'opened') => (message === 'opened' ? opened() : this.#settle(message)));
+    // A thread that ended answers nothing more: what waits fails, and so does every later call
+    // (a call posted to it would wait for ever).
+    this.#thread.on('error', (error) => this.#stopped(error));
+    this.#thread.on('exit', () => this.#stopped(new WriterClosedError('the writer thread stopped')));
   }
 
   /** Resolves once the writer thread has opened the database. */
@@ -96,6 +103,7 @@ export class Writer<C extends CommandTable> {
   }
 
   call<K extends keyof C & string>(name: K, ...args: Arguments<C[K]>): Promise<Awaited<ReturnType<C[K]>>> {
+    if (this.#exited) return Promise.reject(new WriterClosedError('the writer thread stopped'));
     if (this.#closed) return Promise.reject(new WriterClosedError('the writer is closed'));
     const id = this.#nextId++;
     this.#batch.push({ id, name, args });
@@ -128,7 +136,9 @@ export class Writer<C extends CommandTable> {
     }
   }
 
-  #failAll(error: unknown): void {
+  #stopped(error: unknown): void {
+    this.#exited = true;
+    this.#batch = [];
     for (const waiting of this.#waiting.values()) waiting.reject(error);
     this.#waiting.clear();
   }
@@ -139,6 +149,7 @@ export class Writer<C extends CommandTable> {
     this.#send();
     this.#closed = true;
     while (this.#waiting.size > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    if (this.#exited) return;
     await new Promise<void>((resolve) => {
       this.#thread.once('exit', () => resolve());
       this.#thread.postMessage('close');
