@@ -487,7 +487,8 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   for (const row of batch.signals) s.upsertSignal.run(...row);
   for (const row of batch.links) s.upsertLink.run(...row);
   for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);
-  s.order.sinceStamp.stamped(batch.order);
+  // A stamp that rolls back leaves those events counted (a start after it must still replay them).
+  undoOnRollback(s.order.sinceStamp.stamped(batch.order));
   s.writeStamp.run(batch.order, fromSeqNow(s));
 }
 

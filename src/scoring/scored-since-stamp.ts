@@ -10,6 +10,8 @@ export class ScoredSinceStamp {
   readonly #seqs: number[] = [];
   /** Entries before it are gone (stamped). */
   #head = 0;
+  /** Times the stamped entries were dropped from the arrays (an undo then puts its entries back). */
+  #compactions = 0;
 
   /** The `order`-th event scored was stored at row `seq`. */
   scored(order: number, seq: number): void {
@@ -21,15 +23,41 @@ export class ScoredSinceStamp {
     this.#seqs.push(seq);
   }
 
-  /** The rows of every event up to scored_order `order` are written: those events no longer count. */
-  stamped(order: number): void {
+  /**
+   * The rows of every event up to scored_order `order` are written: those events no longer count.
+   * Returns how to count them again, should the stamp's transaction roll back (run before any
+   * later call's undo is, newest first).
+   */
+  stamped(order: number): () => void {
+    const from = this.#head;
     while (this.#head < this.#orders.length && this.#orders[this.#head]! <= order) this.#head++;
+    if (this.#head === from) return () => {};
+    const passedOrders = this.#orders.slice(from, this.#head);
+    const passedSeqs = this.#seqs.slice(from, this.#head);
+    const compactions = this.#compactions;
     // Dropped from the front now and then, so the arrays hold about what is left.
     if (this.#head > 1024 && this.#head * 2 > this.#orders.length) {
       this.#orders.splice(0, this.#head);
       this.#seqs.splice(0, this.#head);
       this.#head = 0;
+      this.#compactions++;
     }
+    return () => {
+      // Those that an entry now at the head outlives (a seq as low, a later order) stay out.
+      const next = this.#head < this.#seqs.length ? this.#seqs[this.#head]! : Number.POSITIVE_INFINITY;
+      let kept = passedSeqs.length;
+      while (kept > 0 && passedSeqs[kept - 1]! >= next) kept--;
+      if (this.#compactions === compactions) {
+        // Still in place, just before the head.
+        this.#head -= passedSeqs.length;
+        this.#orders.splice(this.#head + kept, passedSeqs.length - kept);
+        this.#seqs.splice(this.#head + kept, passedSeqs.length - kept);
+      } else {
+        // Dropped since: put back before the head.
+        this.#orders.splice(this.#head, 0, ...passedOrders.slice(0, kept));
+        this.#seqs.splice(this.#head, 0, ...passedSeqs.slice(0, kept));
+      }
+    };
   }
 
   /** The lowest seq of an event scored and not yet stamped; null when there is none. */

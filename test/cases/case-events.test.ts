@@ -188,6 +188,23 @@ test('the stamp\'s from_seq stays at the oldest event waiting for its case, thro
   t.is(fromSeq(), 4, 'past every event');
 });
 
+test('a stamp whose transaction rolled back does not let a later fold move from_seq past the events it would have stamped', (t) => {
+  const { db, review } = reviewStore();
+  t.teardown(() => db.close());
+  const fromSeq = (): number => db.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get() as number;
+  review('evt-1', 1, 'acc_one');
+  // The flush's last part (up to order 1) fails and rolls back: the event's rows are not written.
+  db.exec('BEGIN');
+  applyDerivedRows(db, { order: 1, accounts: [], signals: [], links: [], linkProjects: [] });
+  db.exec('ROLLBACK');
+  transactionEnded(false);
+  // Then the new case is folded, which writes from_seq too: a start must still replay evt-1.
+  t.deepEqual(db.transaction(() => foldCaseEvents(db, kEvery))().folded.length, 1);
+  transactionEnded(true);
+  t.is(db.prepare('SELECT scored_order FROM derived_stamp WHERE id = 1').pluck().get(), 0);
+  t.is(fromSeq(), 1);
+});
+
 test('with a wait, new cases are written at once and events that join a written case once the first has waited; the limit says when more are due', (t) => {
   const { db, review } = reviewStore();
   t.teardown(() => db.close());

@@ -47,3 +47,63 @@ for (const seed of [1, 2, 3, 4, 5]) {
     t.pass();
   });
 }
+
+for (const seed of [11, 12, 13]) {
+  test(`a stamp whose transaction rolled back is undone: the lowest seq is a scan's again (seed ${seed})`, (t) => {
+    const next = random(seed);
+    const since = new ScoredSinceStamp();
+    // What the writer holds: events scored in a transaction that rolled back stay counted (harmless:
+    // they only hold from_seq lower), so the scan counts them too; only stamps are undone.
+    let events: Array<[number, number]> = [];
+    let order = 0;
+    let stamped = 0;
+    let seq = 0;
+    for (let transaction = 0; transaction < 3_000; transaction++) {
+      const before = { stamped, events: [...events] };
+      const scoredHere: Array<[number, number]> = [];
+      const undos: Array<() => void> = [];
+      const ops = 1 + Math.floor(next() * 6);
+      for (let op = 0; op < ops; op++) {
+        if (next() < 0.75) {
+          order++;
+          const late = next() < 0.1 && seq > 50;
+          const eventSeq = late ? seq - 1 - Math.floor(next() * 50) : ++seq;
+          since.scored(order, eventSeq);
+          events.push([order, eventSeq]);
+          scoredHere.push([order, eventSeq]);
+        } else {
+          // Now and then a stamp far ahead, so that the arrays are compacted within a transaction.
+          stamped = Math.max(stamped, Math.floor(stamped + (order - stamped) * next()));
+          undos.push(since.stamped(stamped));
+          events = events.filter(([eventOrder]) => eventOrder > stamped);
+        }
+      }
+      if (next() < 0.3) {
+        for (let i = undos.length - 1; i >= 0; i--) undos[i]!();
+        stamped = before.stamped;
+        events = [...before.events, ...scoredHere];
+      }
+      const expected = events.length === 0 ? null : Math.min(...events.map(([, eventSeq]) => eventSeq));
+      if (since.lowestSeq !== expected) {
+        t.fail(`transaction ${transaction}: ${since.lowestSeq}, a scan says ${expected}`);
+        return;
+      }
+    }
+    t.pass();
+  });
+}
+
+test('a stamp that passed thousands of events and dropped them from its arrays, rolled back, counts them again', (t) => {
+  const since = new ScoredSinceStamp();
+  for (let i = 1; i <= 3_000; i++) since.scored(i, i);
+  const first = since.stamped(1_000);
+  const second = since.stamped(2_500);
+  t.is(since.lowestSeq, 2_501);
+  second();
+  t.is(since.lowestSeq, 1_001);
+  first();
+  t.is(since.lowestSeq, 1);
+  // Stamped again after the rollback: as if the first had never been.
+  since.stamped(2_999);
+  t.is(since.lowestSeq, 3_000);
+});
