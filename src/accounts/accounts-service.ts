@@ -134,6 +134,10 @@ export class AccountsService {
     const gateKey = AccountGate.key(scope.tenantId, scope.environment, externalId);
     const erasure = this.#deps.gate.exclusive(gateKey, async (): Promise<ErasureAnswer> => {
       const { writer, secret, now } = this.#deps;
+      // The rows that follow from its events are written first, so that the erasure finds them
+      // all; any made from here on (links from other accounts' events) wait and are dropped.
+      await this.#deps.derived.flush();
+      const held = this.#deps.hotAccounts.holdRows(scope.tenantId, scope.environment, externalId);
       const request: ErasureRequest = {
         ...scope,
         externalId,
@@ -141,19 +145,16 @@ export class AccountsService {
         acrossProjects,
         now: now(),
         actor,
+        linksInMemory: held?.links ?? [],
       };
-      // The rows that follow from its events are written first, so that the erasure finds them
-      // all; any made from here on (links from other accounts' events) wait and are dropped.
-      await this.#deps.derived.flush();
-      const held = this.#deps.hotAccounts.holdRows(scope.tenantId, scope.environment, externalId);
       let outcome: ErasureOutcome;
       try {
         outcome = await writer.call('eraseAccount', request);
       } catch (error) {
-        if (held !== null) this.#deps.hotAccounts.releaseRows(held);
+        if (held !== null) this.#deps.hotAccounts.releaseRows(held.accountId);
         return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The account could not be erased; nothing was changed. Retry the request.'), error) };
       }
-      if (outcome.kind !== 'erased' && held !== null) this.#deps.hotAccounts.releaseRows(held);
+      if (outcome.kind !== 'erased' && held !== null) this.#deps.hotAccounts.releaseRows(held.accountId);
       if (outcome.kind === 'not_found') return this.#answerPrevious(scope, id);
       if (outcome.kind === 'shared') {
         return { ok: false, error: apiError('ACCOUNT_SHARED_ACROSS_PROJECTS', 'The account was used by several live projects; add across_projects=true to erase it in all of them.', 'id') };
@@ -230,6 +231,12 @@ export interface ErasureRequest extends AccountScope {
   readonly now: number;
   /** The key id that asked, for the audit trail. */
   readonly actor: string;
+  /**
+   * The account's links as memory holds them: [other account's acc_ id, account_links.signal_type].
+   * The two rows of a link are written by different parts of a bulk write, so the other account's
+   * row can be stored while the account's own is not (its part failed): only memory knows it.
+   */
+  readonly linksInMemory: ReadonlyArray<readonly [otherAccountId: string, linkType: string]>;
 }
 
 export type ErasureOutcome =
@@ -313,10 +320,13 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   if (accountId !== null) {
     // Labels stay (what the events turned out to be); they no longer say whose they were.
     labels = db.prepare('UPDATE event_labels SET account_id = NULL WHERE account_id = ?').run(accountId).changes;
+    // Each link's other row, found from the account's own rows and from memory (rows not all written).
     const reverse = db.prepare('DELETE FROM account_links WHERE account_id = ? AND signal_type = ? AND other_account_id = ?');
-    const own = db.prepare('SELECT signal_type, other_account_id FROM account_links WHERE account_id = ?').all(accountId) as Array<{ signal_type: string; other_account_id: string }>;
-    for (const link of own) reverse.run(link.other_account_id, link.signal_type, accountId);
-    links = own.length;
+    const own = db.prepare('SELECT other_account_id, signal_type FROM account_links WHERE account_id = ?').raw().all(accountId) as Array<[string, string]>;
+    const linked = new Map<string, readonly [string, string]>();
+    for (const link of [...own, ...request.linksInMemory]) linked.set(`${link[0]}\u0000${link[1]}`, link);
+    for (const [other, type] of linked.values()) reverse.run(other, type, accountId);
+    links = linked.size;
     db.prepare('DELETE FROM account_links WHERE account_id = ?').run(accountId);
     // Its cases not written yet are written first, and unlinked with the others.
     casesWritten = writeOpenedCasesOf(db, accountId);

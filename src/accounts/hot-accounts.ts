@@ -77,6 +77,12 @@ export interface HotAccountsParts {
   readonly labelledFraud: ReadonlyArray<readonly [number, number]>;
 }
 
+/** An account whose rows wait for its erasure (holdRows). */
+export interface HeldAccount {
+  readonly accountId: string;
+  readonly links: ReadonlyArray<readonly [otherAccountId: string, linkType: string]>;
+}
+
 export class HotAccounts {
   readonly #state: HotState;
   readonly #spaces = new Map<string, number>();
@@ -416,14 +422,17 @@ export class HotAccounts {
 
   /**
    * The account (of the space and external id) is about to be erased: its rows, and links to it,
-   * wait until erased (dropped) or releaseRows (the erasure failed). Returns its acc_ id, or null.
+   * wait until erased (dropped) or releaseRows (the erasure failed). Returns its acc_ id and its
+   * links ([other account's acc_ id, link type as account_links names it]), or null.
    */
-  holdRows(tenantId: string, environment: Environment, externalId: string): string | null {
-    const account = this.#state.findAccount(this.space(tenantId, environment), externalId);
+  holdRows(tenantId: string, environment: Environment, externalId: string): HeldAccount | null {
+    const state = this.#state;
+    const account = state.findAccount(this.space(tenantId, environment), externalId);
     if (account < 0) return null;
-    const accountId = this.#state.publicId(account);
+    const accountId = state.publicId(account);
     this.#rows.hold(accountId);
-    return accountId;
+    const links = state.linkedAccounts(account).map(({ other, type }) => [state.publicId(other), kLinkTypeNames[type]] as const);
+    return { accountId, links };
   }
 
   releaseRows(accountId: string): void {
