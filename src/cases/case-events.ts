@@ -33,9 +33,11 @@ function statements(db: Db): Statements {
 export function caseEventIds(db: Db, caseId: string, unfolded: readonly number[] = []): string[] {
   const s = statements(db);
   const seqs: number[] = [];
-  for (const chunk of s.chunks.all(caseId)) decodeSeqs(chunk, seqs);
+  // The row first: a fold that moves its list to a chunk between the two reads (each sees the
+  // database as it is then) makes seqs read twice, which count once, rather than none.
   const open = s.open.get(caseId);
   if (open !== undefined) decodeSeqs(open, seqs);
+  for (const chunk of s.chunks.all(caseId)) decodeSeqs(chunk, seqs);
   const events: Array<{ event_id: string; scored_at: number }> = [];
   for (const seq of new Set([...seqs, ...unfolded])) {
     const event = s.event.get(seq);

@@ -365,7 +365,12 @@ function loadScoringOrder(db: Db): ScoringOrder {
   const stamp = db.prepare('SELECT scored_order, from_seq FROM derived_stamp WHERE id = 1').get() as { scored_order: number; from_seq: number };
   // Every event scored after the stamp has seq ≥ from_seq: the end of the log holds the last one.
   const last = db.prepare('SELECT max(scored_order) FROM events WHERE seq >= ?').pluck().get(stamp.from_seq) as number | null;
-  return { last: Math.max(stamp.scored_order, last ?? 0), sinceStamp: new ScoredSinceStamp() };
+  // The events scored after the stamp, whose rows the start replays: until a stamp passes them,
+  // from_seq must not (a fold before the start's first bulk write succeeds would have moved it).
+  const sinceStamp = new ScoredSinceStamp();
+  const scored = db.prepare('SELECT scored_order, seq FROM events WHERE seq >= ? AND scored_order > ? ORDER BY scored_order').raw();
+  for (const [order, seq] of scored.iterate(stamp.from_seq, stamp.scored_order) as Iterable<[number, number]>) sinceStamp.scored(order, seq);
+  return { last: Math.max(stamp.scored_order, last ?? 0), sinceStamp };
 }
 
 /**
@@ -389,6 +394,8 @@ function loadUnfoldedCaseEvents(
     const waiting = unfolded.get(caseId);
     if (waiting !== undefined) {
       joinWaiting(waiting, riskScore, scoredAt, seq);
+      // Created when its first event was scored: an async event that joined it keeps an earlier seq.
+      if (waiting.opened !== null && scoredAt < waiting.opened.createdAt) waiting.opened = { ...waiting.opened, createdAt: scoredAt };
       continue;
     }
     const written = caseExists.get(caseId) !== undefined;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { caseEventIds } from '../../src/cases/case-events.js';
-import { applyDerivedRows, foldCaseEvents, foldEventsOfCase, persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
+import { applyDerivedRows, foldCaseEvents, foldEventsOfCase, insertPendingEvent, persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
 import { migrate } from '../../src/store/migrate.js';
 import { transactionEnded } from '../../src/store/transaction-undo.js';
 import { provisionTenant } from '../../src/tenancy/provision.js';
@@ -127,7 +127,12 @@ test('a rolled-back event or fold leaves nothing behind; a case being changed is
   t.like(again.prepare('SELECT status, account_id, risk_score, created_at, updated_at FROM cases WHERE case_id = ?').get(secondCase), {
     status: 'open', account_id: 'acc_two', risk_score: 7, created_at: 5, updated_at: 7,
   });
-  t.is(again.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get(), 6, 'the stamp moved past the events folded');
+  const fromSeq = (): number => again.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get() as number;
+  t.is(fromSeq(), 1, 'the events scored after the stamp (order 0) still hold it: their rows are not written');
+  const lastOrder = again.prepare('SELECT max(scored_order) FROM events').pluck().get() as number;
+  again.transaction(() => applyDerivedRows(again, { order: lastOrder, accounts: [], signals: [], links: [], linkProjects: [] }))();
+  transactionEnded(true);
+  t.is(fromSeq(), 6, 'the stamp moved past the events folded');
 });
 
 test('a case that cannot be written waits again, last, and holds no other case back', (t) => {
@@ -204,6 +209,102 @@ test('a stamp whose transaction rolled back does not let a later fold move from_
   t.is(db.prepare('SELECT scored_order FROM derived_stamp WHERE id = 1').pluck().get(), 0);
   t.is(fromSeq(), 1);
 });
+
+test('after a restart, a fold does not move from_seq past the events scored after the stamp, which the start replays', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'fraud-scorer-case-events-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'db');
+  const first = reviewStore(file);
+  first.review('evt-1', 1, 'acc_one');
+  first.review('evt-2', 2, 'acc_two');
+  first.db.close();
+  // A crash before the bulk write: the stamp is still at order 0. The start's first fold runs
+  // (its bulk write failed, say) before any stamp.
+  const again = new Database(file);
+  t.teardown(() => again.close());
+  t.is(again.transaction(() => foldCaseEvents(again, kEvery))().folded.length, 2);
+  transactionEnded(true);
+  const fromSeq = (): number => again.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get() as number;
+  t.is(fromSeq(), 1, 'both events still to be replayed');
+  again.transaction(() => applyDerivedRows(again, { order: 2, accounts: [], signals: [], links: [], linkProjects: [] }))();
+  transactionEnded(true);
+  t.is(fromSeq(), 3);
+});
+
+test('a case written at a start was created when its first event was scored, even one that an async event joined with an earlier seq', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'fraud-scorer-case-events-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'db');
+  const { db, record, review } = reviewStore(file);
+  // Accepted async (seq 1), then a sync review opens the account's case at 20, then the async one is scored at 30 and joins it.
+  const base = record('evt-async', 30, 'acc_one');
+  const pendingSeq = db.transaction(() => insertPendingEvent(db, { projectId: base.projectId, eventId: 'evt-async', eventType: 'payment', receivedAt: 10, payload: '{}' }))();
+  transactionEnded(true);
+  const caseId = review('evt-sync', 20, 'acc_one');
+  const joined = db.transaction(() => persistScoredEvent(db, { ...base, account: { accountId: 'acc_one', externalId: 'acc_one', isNew: false, newProject: false } }, pendingSeq))();
+  transactionEnded(true);
+  t.true(joined.kind === 'stored' && joined.extendedCase === caseId);
+  db.close();
+  // A crash before the case was written: the start writes it from the log.
+  const again = new Database(file);
+  t.teardown(() => again.close());
+  again.transaction(() => foldCaseEvents(again, kEvery))();
+  transactionEnded(true);
+  t.deepEqual(again.prepare('SELECT created_at, updated_at FROM cases WHERE case_id = ?').get(caseId), { created_at: 20, updated_at: 30 });
+});
+
+test('a case\'s events read while a fold moves its row\'s list to a chunk row are all there', (t) => {
+  const { db, review } = reviewStore();
+  t.teardown(() => db.close());
+  const ids: string[] = [];
+  const waiting: number[] = [];
+  let caseId = '';
+  let moves = 0;
+  for (let i = 1; i <= 200; i++) {
+    ids.push(`evt-${i}`);
+    caseId = review(`evt-${i}`, i, 'acc_one');
+    waiting.push(i);
+    if (i % 7 !== 0) continue;
+    // The fold commits between the reader's two statements (whichever it runs first), as the
+    // writer thread can between two reads of the read-only connection.
+    const chunksBefore = db.prepare('SELECT count(*) FROM case_event_seqs').pluck().get() as number;
+    const read = caseEventIds(foldingBetweenReads(db, () => {
+      db.transaction(() => foldCaseEvents(db, kEvery))();
+      transactionEnded(true);
+    }), caseId, waiting);
+    if ((db.prepare('SELECT count(*) FROM case_event_seqs').pluck().get() as number) > chunksBefore) moves++;
+    t.deepEqual(read, ids, `read while folding after event ${i}`);
+    waiting.length = 0;
+  }
+  t.true(moves >= 2, `${moves} folds moved the list`);
+});
+
+/** `db` whose reads of a case's seqs run `fold` once, right after the first of them. */
+function foldingBetweenReads(db: Database.Database, fold: () => void): Database.Database {
+  let folded = false;
+  const wrap = (statement: object): object => new Proxy(statement, {
+    get(target, name) {
+      const value = Reflect.get(target, name) as unknown;
+      if (name === 'pluck') return (...args: unknown[]) => wrap((value as (...a: unknown[]) => object).apply(target, args));
+      if (name !== 'get' && name !== 'all') return typeof value === 'function' ? value.bind(target) : value;
+      return (...args: unknown[]) => {
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (!folded) {
+          folded = true;
+          fold();
+        }
+        return result;
+      };
+    },
+  });
+  return new Proxy(db, {
+    get(target, name) {
+      const value = Reflect.get(target, name) as unknown;
+      if (name === 'prepare') return (sql: string) => (/FROM case(s|_event_seqs) WHERE/.test(sql) ? wrap(target.prepare(sql)) : target.prepare(sql));
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
 
 test('with a wait, new cases are written at once and events that join a written case once the first has waited; the limit says when more are due', (t) => {
   const { db, review } = reviewStore();
