@@ -5,6 +5,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasFault, kFaults, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
+import { mendLinkHalves } from './accounts/link-halves.js';
 import { DerivedFlusher, kBacklogPartRows } from './accounts/derived-flush.js';
 import { KeyedHashCache } from './signals/keyed-hash-cache.js';
 import { VelocityWindows } from './signals/velocity.js';
@@ -128,6 +129,11 @@ export async function startService(config: Config, log: Logger, options: Service
     lock.release();
     if (error instanceof SchemaTooNewError) throw new StartupError(`${config.dataDir}: ${error.message}`);
     throw error;
+  }
+  // Before the state loads from the tables: a link must be stored in both directions (accounts/link-halves.ts).
+  const mended = mendLinkHalves(setupDb);
+  if (mended.written + mended.removed > 0) {
+    log.warn('links stored in one direction only were mended: a bulk write had stopped between its parts', { rows_written: mended.written, rows_removed: mended.removed });
   }
   const bootstrap = bootstrapIfEmpty(setupDb, now());
   if (bootstrap !== null) writeBootstrapKeys(config.dataDir, bootstrap);

@@ -290,7 +290,7 @@ export class BatchParts {
     }
     this.#partGiven = true;
     const last = this.#accounts.peek() === undefined && this.#signals.peek() === undefined && this.#links.peek() === undefined && this.#linkProjects.peek() === undefined;
-    return { order: last ? this.#order : this.#before, accounts, signals, links, linkProjects };
+    return last ? { order: this.#order, accounts, signals, links, linkProjects } : { order: this.#before, more: true, accounts, signals, links, linkProjects };
   }
 
   /** Every part not yet given, in one go: the whole batch's parts at first; after a failed part, the rows to go back with it. */

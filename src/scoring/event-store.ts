@@ -144,6 +144,11 @@ export type PersistOutcome =
 export interface DerivedRowBatch {
   readonly order: number;
   /**
+   * Parts of the same bulk write follow this one (BatchParts): until the last is written, a start
+   * mends links stored in one direction only (derived_stamp.parts_open, migration 23).
+   */
+  readonly more?: boolean;
+  /**
    * account_id, last_seen_at, events, blocks, reviews, counted_order (the last event the counts
    * include; -1: the row brings seqs only), the seqs of its events stored since its last row
    */
@@ -317,7 +322,7 @@ function statements(db: Db): Statements {
     setOtherProjects: db.prepare('UPDATE account_links SET other_projects = ? WHERE account_id = ? AND signal_type = ? AND other_account_id = ?'),
     pending: loadPendingSeqs(db),
     lastSeq: db.prepare('SELECT max(seq) FROM events').pluck() as unknown as Statement<[], number | null>,
-    writeStamp: db.prepare('UPDATE derived_stamp SET scored_order = ?, from_seq = ? WHERE id = 1'),
+    writeStamp: db.prepare('UPDATE derived_stamp SET scored_order = ?, from_seq = ?, parts_open = ? WHERE id = 1'),
     writeFromSeq: db.prepare('UPDATE derived_stamp SET from_seq = ? WHERE id = 1'),
     order: loadScoringOrder(db),
     ...loadUnfoldedCaseEvents(db, caseExists),
@@ -496,7 +501,7 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);
   // A stamp that rolls back leaves those events counted (a start after it must still replay them).
   undoOnRollback(s.order.sinceStamp.stamped(batch.order));
-  s.writeStamp.run(batch.order, fromSeqNow(s));
+  s.writeStamp.run(batch.order, fromSeqNow(s), batch.more === true ? 1 : 0);
 }
 
 /**

@@ -22,6 +22,7 @@ import { kStartSnapshotMigration } from './019-start-snapshot.js';
 import { kEventIdRunsMigration } from './020-event-id-runs.js';
 import { kEventPayloadsMigration } from './021-event-payloads.js';
 import { kPendingWithoutIndexMigration } from './022-pending-without-index.js';
+import { kDerivedPartsOpenMigration } from './023-derived-parts-open.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import { writeEventIdRunsOfLog } from '../../scoring/event-id-runs.js';
 import type { Db } from '../database.js';
@@ -59,4 +60,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 20, name: 'event id runs', sql: kEventIdRunsMigration, run: writeEventIdRunsOfLog },
   { version: 21, name: 'event payloads with coded names', sql: kEventPayloadsMigration },
   { version: 22, name: 'pending events without an index', sql: kPendingWithoutIndexMigration },
+  { version: 23, name: 'derived parts open', sql: kDerivedPartsOpenMigration },
 ];

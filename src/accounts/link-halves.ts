@@ -1,0 +1,35 @@
+// Links stored in one direction only, mended at start (migration 23). The two rows of a link go in
+// the parts of a bulk write of their two accounts (derived-rows.ts, BatchParts): a crash between
+// those parts, or a part that failed before one, leaves one row. The start's replay does not write
+// the other (its events' values are held already), and the start loads a link from the row whose
+// account_id is the smaller: the link was lost when that was the missing one, and an erasure of
+// the account at the other end, which finds a link's rows from its own, left the stored one. Each
+// row alone gets its other direction back, from the accounts and their projects, and a row that
+// names an account no longer there (erased) goes; the scans of the table run only when
+// derived_stamp.parts_open says a bulk write stopped between parts.
+import type { Db } from '../store/database.js';
+
+/** What a start mended: rows written for their other direction, rows naming an erased account removed. */
+export interface MendedLinks {
+  readonly written: number;
+  readonly removed: number;
+}
+
+/** Mends the rows of account_links when a bulk write was left open (else does nothing). */
+export function mendLinkHalves(db: Db): MendedLinks {
+  const open = db.prepare('SELECT parts_open FROM derived_stamp WHERE id = 1').pluck().get() as number | undefined;
+  if (open !== 1) return { written: 0, removed: 0 };
+  return db.transaction(() => {
+    const removed = db.prepare('DELETE FROM account_links WHERE NOT EXISTS (SELECT 1 FROM accounts a WHERE a.account_id = account_links.other_account_id)').run().changes;
+    const written = db.prepare(
+      `INSERT INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen)
+       SELECT l.other_account_id, l.signal_type, l.account_id, a.external_account_id,
+              ',' || coalesce((SELECT group_concat(p.project_id, ',' ORDER BY p.project_id) FROM account_projects p WHERE p.account_id = l.account_id), '') || ',',
+              l.masked, l.first_seen, l.last_seen
+       FROM account_links l JOIN accounts a ON a.account_id = l.account_id
+       WHERE NOT EXISTS (SELECT 1 FROM account_links r WHERE r.account_id = l.other_account_id AND r.signal_type = l.signal_type AND r.other_account_id = l.account_id)`,
+    ).run().changes;
+    db.prepare('UPDATE derived_stamp SET parts_open = 0 WHERE id = 1').run();
+    return { written, removed };
+  })();
+}
