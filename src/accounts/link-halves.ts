@@ -1,12 +1,13 @@
 // Links stored in one direction only, mended at start (migration 23). The two rows of a link go in
 // the parts of a bulk write of their two accounts (derived-rows.ts, BatchParts): a crash between
-// those parts, or a part that failed before one, leaves one row. The start's replay does not write
-// the other (its events' values are held already), and the start loads a link from the row whose
-// account_id is the smaller: the link was lost when that was the missing one, and an erasure of
-// the account at the other end, which finds a link's rows from its own, left the stored one. Each
-// row alone gets its other direction back, from the accounts and their projects, and a row that
-// names an account no longer there (erased) goes; the scans of the table run only when
-// derived_stamp.parts_open says a bulk write stopped between parts.
+// those parts, or a part that failed before the second, leaves one row — the smaller account's,
+// written first. The start's replay does not write the other (its events' values are held
+// already). Memory still has the link (a start loads it from that row), but the tables do not
+// say it both ways, and an erasure of the other account, which found a link's rows from its own
+// (before it also took them from memory), left the stored one, which names it. Each row alone gets
+// its other direction back, from the accounts and their projects, and a row that names an account
+// no longer there (erased) goes; the scans of the table run only when derived_stamp.parts_open
+// says a bulk write stopped between parts.
 import type { Db } from '../store/database.js';
 
 /** What a start mended: rows written for their other direction, rows naming an erased account removed. */

@@ -1,10 +1,9 @@
 // A bulk write of derived rows goes to the writer in parts, one transaction each, and the two rows
 // of a link (one per direction) fall in the parts of their two accounts. A crash or a failed part
-// between them leaves one direction stored; the replay at the next start does not write the other
-// (its events' values are already held), so the link was lost there — or, with the erased account
-// on the other end, its row outlived the erasure. parts_open says a bulk write's parts were written
-// without its last; a start then mends the links (accounts/link-halves.ts). Set here once, for the
-// links a crash may have left before this migration.
+// between them leaves one direction stored, which the replay at the next start does not write
+// again, and which an erasure of the account it names left behind. parts_open says a bulk write's
+// parts were written without its last; a start then mends the links (accounts/link-halves.ts).
+// Set here once, for what a crash or an erasure may have left before this migration.
 export const kDerivedPartsOpenMigration = `
 ALTER TABLE derived_stamp ADD COLUMN parts_open INTEGER NOT NULL DEFAULT 0;
 UPDATE derived_stamp SET parts_open = 1 WHERE id = 1;
