@@ -192,9 +192,15 @@ export async function startService(config: Config, log: Logger, options: Service
   const hotAccounts = loaded.accounts;
   // The rows that follow from scored events, written in bulk; those the replay made go first.
   const unfoldedCases = new UnfoldedCases();
-  const derived = new DerivedFlusher(hotAccounts, unfoldedCases, writer, log, { flushMs: config.derivedFlushMs, caseEventsWaitMs: config.caseEventsWaitMs }, hasFault(config, 'derived_rows_fail'));
+  const derived = new DerivedFlusher(
+    hotAccounts, unfoldedCases, writer, log, { flushMs: config.derivedFlushMs, caseEventsWaitMs: config.caseEventsWaitMs },
+    { failWrites: hasFault(config, 'derived_rows_fail'), failFolds: hasFault(config, 'case_folds_fail') },
+  );
   // And every case and case event a crash left unwritten, so that nothing from before the start needs to be shown on top.
   await derived.flush(kBacklogPartRows, true);
+  // Unless that write failed: those left are shown from memory until a later one succeeds.
+  const externalIdOf = readDb.prepare('SELECT external_account_id FROM accounts WHERE account_id = ?').pluck();
+  unfoldedCases.restore(await writer.call('waitingCases'), (accountId) => (externalIdOf.get(accountId) as string | undefined) ?? null);
   derived.start();
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);

@@ -10,7 +10,7 @@ import { putLabel } from './labels/labels-store.js';
 import { addListItems, createList, deleteList, removeListItems, sweepLists } from './lists/list-store.js';
 import { createBacktest, failBacktest, failUnfinishedBacktests, finishBacktest, startBacktest } from './analysis/backtest-store.js';
 import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset, storeRestoredRuleset } from './rulesets/ruleset-store.js';
-import { applyDerivedRows, foldCaseEvents, insertPendingEvent, persistScoredEvent } from './scoring/event-store.js';
+import { applyDerivedRows, foldCaseEvents, insertPendingEvent, persistScoredEvent, waitingCases } from './scoring/event-store.js';
 import type { Writer } from './store/writer.js';
 import { recordKeyUse } from './tenancy/tenancy-store.js';
 import { markDelivered, markFailed, pruneFinished, redeliver } from './webhooks/webhook-store.js';
@@ -20,6 +20,7 @@ export const kWriteCommands = {
   persistScoredEvent,
   applyDerivedRows,
   foldCaseEvents,
+  waitingCases,
   recordFingerprintSighting,
   changeCase,
   eraseAccount,

@@ -29,6 +29,8 @@ export class DerivedFlusher {
   readonly #caseEventsWaitMs: number;
   /** Tests only (FAULT_INJECTION=derived_rows_fail): every part fails as a failed transaction would. */
   readonly #failWrites: boolean;
+  /** Tests only (FAULT_INJECTION=case_folds_fail): every write of cases fails so. */
+  readonly #failFolds: boolean;
   #timer: NodeJS.Timeout | null = null;
   #chain: Promise<void> = Promise.resolve();
   /** Parts written (for /metrics). */
@@ -37,14 +39,18 @@ export class DerivedFlusher {
   caseFolds = 0;
   failures = 0;
 
-  constructor(accounts: HotAccounts, cases: UnfoldedCases, writer: AppWriter, log: Logger, intervals: { flushMs: number; caseEventsWaitMs: number }, failWrites = false) {
+  constructor(
+    accounts: HotAccounts, cases: UnfoldedCases, writer: AppWriter, log: Logger, intervals: { flushMs: number; caseEventsWaitMs: number },
+    faults: { failWrites: boolean; failFolds: boolean } = { failWrites: false, failFolds: false },
+  ) {
     this.#accounts = accounts;
     this.#cases = cases;
     this.#writer = writer;
     this.#log = log;
     this.#intervalMs = intervals.flushMs;
     this.#caseEventsWaitMs = intervals.caseEventsWaitMs;
-    this.#failWrites = failWrites;
+    this.#failWrites = faults.failWrites;
+    this.#failFolds = faults.failFolds;
   }
 
   start(): void {
@@ -74,6 +80,7 @@ export class DerivedFlusher {
   async #foldCases(all: boolean): Promise<void> {
     try {
       for (;;) {
+        if (this.#failFolds) throw new Error('case_folds_fail (fault injection)');
         const folds = await this.#writer.call('foldCaseEvents', { limit: kFoldCases, waitedMs: all ? 0 : this.#caseEventsWaitMs });
         this.#cases.folded(folds.folded);
         if (folds.folded.length > 0) this.caseFolds++;

@@ -3,7 +3,7 @@
 // from each commit (Scorer) and forgets them once written (DerivedFlusher, CasesService.change,
 // AccountsService.erase): GET /v1/cases reads the rows with these on top, so a case and its
 // events are there as soon as they are committed. Pure.
-import type { FoldedCase } from '../scoring/event-store.js';
+import type { FoldedCase, WaitingCase } from '../scoring/event-store.js';
 import { TransientMap } from '../state/transient-map.js';
 
 /** A case whose row is not written yet: what it opened with. */
@@ -48,6 +48,23 @@ export class UnfoldedCases {
       waiting.riskScore = Math.max(waiting.riskScore, riskScore);
       waiting.updatedAt = Math.max(waiting.updatedAt, at);
       waiting.seqs.push(seq);
+    }
+  }
+
+  /**
+   * At a start whose bulk write of cases failed: the cases the writer holds (waitingCases), oldest
+   * first, as if their events had just been committed. `externalIdOf` gives an account's external id.
+   */
+  restore(waiting: readonly WaitingCase[], externalIdOf: (accountId: string) => string | null): void {
+    const oldestFirst = [...waiting].sort((a, b) => (a[1]?.createdAt ?? a[3]) - (b[1]?.createdAt ?? b[3]) || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+    for (const [caseId, opened, riskScore, updatedAt, seqs] of oldestFirst) {
+      if (seqs.length === 0) continue;
+      if (opened === null) this.#cases.set(caseId, { riskScore, updatedAt, seqs: [...seqs], opened: null });
+      else {
+        const externalAccountId = opened.accountId === null ? null : externalIdOf(opened.accountId);
+        this.#cases.set(caseId, { riskScore, updatedAt, seqs: [...seqs], opened: { ...opened, externalAccountId } });
+        this.#opened.add(caseId);
+      }
     }
   }
 

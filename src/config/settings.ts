@@ -118,7 +118,7 @@ export const kSettings = {
   },
   faultInjection: {
     flag: 'fault-injection', env: 'FAULT_INJECTION', type: 'string', default: 'none',
-    description: 'Testing only: comma list of faults to simulate (rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang, derived_rows_fail). Never set in production.',
+    description: 'Testing only: comma list of faults to simulate (rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang, derived_rows_fail, case_folds_fail). Never set in production.',
   },
   trustProxy: {
     flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'boolean', default: false,
@@ -147,8 +147,10 @@ export class ConfigError extends Error {}
  * word as a string runs out of memory, or loops until its task is aborted (pool/worker.ts).
  * derived_rows_fail: every bulk write of derived rows fails (accounts/derived-flush.ts), so they
  * stay in memory and an erasure must find the account's latest events in the log.
+ * case_folds_fail: every bulk write of new cases and case events fails (the same flusher), so they
+ * are answered from memory, those a crash left included.
  */
-export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang', 'derived_rows_fail'] as const;
+export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang', 'derived_rows_fail', 'case_folds_fail'] as const;
 export type Fault = (typeof kFaults)[number];
 
 function faultList(value: string): string[] {

@@ -520,6 +520,29 @@ function fromSeqNow(s: Statements): number {
   return fromSeq;
 }
 
+/** A case waiting to be written in bulk, as the writer holds it: what it opened with (null: its row exists), and the events not on its row yet. */
+export type WaitingCase = readonly [
+  caseId: string,
+  opened: { readonly projectId: string; readonly accountId: string | null; readonly createdAt: number } | null,
+  riskScore: number,
+  updatedAt: number,
+  seqs: readonly number[],
+];
+
+/**
+ * Write command that writes nothing: the cases and case events the writer holds to be written in
+ * bulk. A start whose first bulk write of cases failed shows them from the HTTP thread's memory
+ * (UnfoldedCases), as it shows those of events scored since.
+ */
+export function waitingCases(db: Db): WaitingCase[] {
+  const waiting: WaitingCase[] = [];
+  for (const [caseId, entry] of statements(db).unfolded) {
+    const opened = entry.opened === null ? null : { projectId: entry.opened.projectId, accountId: entry.opened.accountId, createdAt: entry.opened.createdAt };
+    waiting.push([caseId, opened, entry.riskScore, entry.updatedAt, [...entry.seqs]]);
+  }
+  return waiting;
+}
+
 /** Cases folded per foldCaseEvents while serving: a few milliseconds of the writer, as a part of derived rows. */
 export const kFoldCases = 250;
 

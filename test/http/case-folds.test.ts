@@ -179,6 +179,31 @@ test('a clean stop writes every waiting case and event; after a SIGKILL the star
   t.is(await metric(third, 'fraud_scorer_cases_unfolded'), 0);
 });
 
+test('after a SIGKILL, a start whose bulk write of cases fails shows the cases a crash left unwritten from memory, then writes them', async (t) => {
+  const first = await startServer({ env: kNoBulkWrites, keepDataDir: true });
+  t.teardown(() => first.kill());
+  const dataDir = first.dataDir;
+  const account = `crash-${randomUUID().slice(0, 8)}`;
+  const events = [await score(first, reviewEvent(account)), await score(first, reviewEvent(account))];
+  const caseId = await caseIdOf(first, events[0].event_id);
+  const before = await readCase(first, caseId);
+  await first.kill();
+
+  const second = await startServer({ dataDir, env: { ...kNoBulkWrites, FAULT_INJECTION: 'case_folds_fail' }, keepDataDir: true });
+  t.teardown(() => second.kill());
+  t.is(storedCaseEvents(dataDir, caseId), null, 'the start could not write it');
+  t.deepEqual(await readCase(second, caseId), before, 'answered as before the crash');
+  const listed = await api(second, 'GET', `/v1/cases?project_id=${second.bootstrap.live_project_id}`, { key: second.bootstrap.keys.live_secret.key });
+  t.true((listed.body.data.cases as Array<{ case_id: string }>).some((item) => item.case_id === caseId), 'listed');
+  const later = await score(second, reviewEvent(account));
+  t.deepEqual((await readCase(second, caseId)).event_ids, [...before.event_ids, later.event_id], 'the account\'s next review joins it');
+  t.like(await second.stop(), { code: 0 });
+
+  const third = await startServer({ dataDir, env: kNoBulkWrites });
+  t.teardown(() => third.stop());
+  t.deepEqual(storedCaseEvents(dataDir, caseId), [...before.event_ids, later.event_id], 'written by the next start');
+});
+
 test('a new case is written with the next bulk write; the events that join it wait CASE_EVENTS_WAIT_MS, then go into its row together', async (t) => {
   // Bulk writes every 50 ms; events that join a written case wait an hour here.
   const waiting = await startServer({ env: { DERIVED_FLUSH_MS: '50', CASE_EVENTS_WAIT_MS: '3600000' }, keepDataDir: true });
