@@ -322,6 +322,15 @@ export class HotAccounts {
     return { publicId, slot: -1 };
   }
 
+  /**
+   * An event of a new account (account() gave it an acc_ id) was not stored: another had stored
+   * it first (`already_scored`). Its id is forgotten, as recording the event would have done: an
+   * erasure between the two would otherwise leave the external id here.
+   */
+  notStored(tenantId: string, environment: Environment, externalId: string): void {
+    this.#provisional.delete(provisionalKey(tenantId, environment, externalId));
+  }
+
   /** An event's signal values as the hot state takes them. */
   eventSignals(identifiers: readonly StoredIdentifier[]): EventSignals {
     const signals = new EventSignals();

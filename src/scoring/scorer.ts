@@ -178,7 +178,10 @@ export class Scorer {
     } finally {
       this.stageTimes.commit.record((performance.now() - handedToWriter) / 1000);
     }
-    if (persisted.kind === 'already_scored') return { ok: true, result: null };
+    if (persisted.kind === 'already_scored') {
+      if (externalId !== null && slot < 0) accounts.notStored(job.tenantId, job.environment, externalId);
+      return { ok: true, result: null };
+    }
     // Before anything else waits: the fold's reply (a later message) must find it here.
     if (persisted.openedCase !== null) {
       const opened = { projectId: job.projectId, accountId: persisted.accountId, externalAccountId: persisted.accountId === null ? null : externalId!, createdAt: now };

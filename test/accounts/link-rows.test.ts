@@ -127,3 +127,15 @@ test('the order of accounts: the same ids in the same order hash the same, any o
   t.not(hash(['acc_a', 'acc_b']), hash(['acc_ab']));
   t.not(hash(['acc_a', 'acc_b']), hash(['acc_a', 'acc_c']));
 });
+
+test('a new account\'s acc_ id is the same for each of its events until one is stored, and forgotten when none was', (t) => {
+  const { db, secret } = database(t);
+  const { accounts } = HotAccounts.load(db, new KeyHasher(secret), secret);
+  const tenant = db.prepare('SELECT tenant_id FROM tenants LIMIT 1').pluck().get() as string;
+  const space = accounts.space(tenant, 'live');
+  const first = accounts.account(space, tenant, 'live', 'ext-new');
+  t.is(first.slot, -1);
+  t.is(accounts.account(space, tenant, 'live', 'ext-new').publicId, first.publicId, 'the same id for its next event');
+  accounts.notStored(tenant, 'live', 'ext-new');
+  t.not(accounts.account(space, tenant, 'live', 'ext-new').publicId, first.publicId, 'forgotten');
+});
