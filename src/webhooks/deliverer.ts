@@ -104,7 +104,7 @@ export class WebhookDeliverer {
       error = await this.#post(config.url, signingSecrets(config, attemptedAt), message, attemptedAt);
       if (error === '') {
         this.delivered++;
-        await this.#record(() => this.#writer.call('markDelivered', message.seq, this.#now()));
+        await this.#record(() => this.#writer.call('markDelivered', message.seq, message.retry_from, this.#now()));
         return;
       }
     }
@@ -113,7 +113,7 @@ export class WebhookDeliverer {
     const next = attemptedAt + retryDelayMs(attempt, this.#options.retryBaseMs, this.#options.retryMaxDelayMs);
     const giveUp = config === undefined || next - message.retry_from > this.#options.retryHours * 3_600_000;
     if (giveUp) this.#log.warn('webhook abandoned', { message_id: message.message_id, project_id: message.project_id, attempts: attempt, error });
-    await this.#record(() => this.#writer.call('markFailed', message.seq, error, giveUp ? null : next, this.#now()));
+    await this.#record(() => this.#writer.call('markFailed', message.seq, message.retry_from, error, giveUp ? null : next, this.#now()));
   }
 
   /** '' on a 2xx answer, else what went wrong. */

@@ -108,16 +108,28 @@ export function dueMessages(db: Db, now: number, limit: number): OutboxMessage[]
   return statement.all(now, limit);
 }
 
-export function markDelivered(db: Db, seq: number, now: number): void {
-  db.prepare('UPDATE webhook_outbox SET delivered_at = ?, attempts = attempts + 1, last_error = NULL WHERE seq = ?').run(now, seq);
+// An attempt's outcome is written only if the message is still in the retry window the attempt
+// was made in (`retryFrom`, as the deliverer read it). A redelivery asked for while the attempt was
+// under way opened a new window and made the message due now: the outcome must not undo that (a
+// failure would set it back by the backoff, or abandon it at the end of the old window); it is
+// only counted, and the message is sent again, as the redelivery said.
+const kInWindow = 'WHERE seq = ? AND coalesce(retry_from, created_at) = ?';
+
+export function markDelivered(db: Db, seq: number, retryFrom: number, now: number): void {
+  const written = db.prepare(`UPDATE webhook_outbox SET delivered_at = ?, attempts = attempts + 1, last_error = NULL ${kInWindow}`).run(now, seq, retryFrom).changes;
+  if (written === 0) countAttempt(db, seq, null);
 }
 
-export function markFailed(db: Db, seq: number, error: string, nextAttemptAt: number | null, now: number): void {
-  if (nextAttemptAt === null) {
-    db.prepare('UPDATE webhook_outbox SET attempts = attempts + 1, last_error = ?, abandoned_at = ? WHERE seq = ?').run(error, now, seq);
-  } else {
-    db.prepare('UPDATE webhook_outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE seq = ?').run(error, nextAttemptAt, seq);
-  }
+export function markFailed(db: Db, seq: number, retryFrom: number, error: string, nextAttemptAt: number | null, now: number): void {
+  const written = nextAttemptAt === null
+    ? db.prepare(`UPDATE webhook_outbox SET attempts = attempts + 1, last_error = ?, abandoned_at = ? ${kInWindow}`).run(error, now, seq, retryFrom).changes
+    : db.prepare(`UPDATE webhook_outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? ${kInWindow}`).run(error, nextAttemptAt, seq, retryFrom).changes;
+  if (written === 0) countAttempt(db, seq, error);
+}
+
+/** An attempt made before a redelivery: counted, with its error, and nothing else changed. */
+function countAttempt(db: Db, seq: number, error: string | null): void {
+  db.prepare('UPDATE webhook_outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ?').run(error, seq);
 }
 
 /** Drops finished messages older than `before`. */

@@ -294,6 +294,38 @@ test('failed and abandoned deliveries are listed and can be redelivered over HTT
   t.is(audit.body.data.records[0].summary.event_id, failed.event_id);
 });
 
+test('a redelivery asked for while an attempt is under way is sent once that attempt fails, not after its backoff', async (t) => {
+  // The first request is held until released, then answered 500; the next ones 204.
+  const attempts: string[] = [];
+  let release: (() => void) | null = null;
+  const receiver: Server = createServer((request, response) => {
+    request.resume().on('end', () => {
+      attempts.push(request.headers['webhook-id'] as string);
+      if (attempts.length === 1) release = () => response.writeHead(500).end('not now');
+      else response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  // A failure waits ten minutes before its retry.
+  const server = await startServer({ env: { WEBHOOK_RETRY_BASE_MS: '600000' } });
+  t.teardown(async () => {
+    await server.stop();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
+  const key = server.bootstrap.keys.live_secret.key;
+  await setWebhook(server.dataDir, `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`);
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })).status, 202);
+  await until(() => release !== null, 'the first attempt, held');
+  const messageId = (await deliveries(server, key)).deliveries[0]!.message_id;
+  const redelivered = await api(server, 'POST', `/v1/webhooks/deliveries/${messageId}/redeliver`, { key });
+  t.is(redelivered.status, 202, redelivered.text);
+  release!();
+  await until(() => attempts.length === 2, 'the redelivery, once the held attempt failed');
+  t.deepEqual(attempts, [messageId, messageId]);
+  const delivered = await deliveryStatus(server, key, messageId, 'delivered');
+  t.is(delivered.attempts, 2, 'both attempts counted');
+});
+
 test('deliveries: refusals name their parameter and change nothing; scopes; paging; other projects stay apart', async (t) => {
   const receiver = await startReceiver();
   t.teardown(() => receiver.close());
