@@ -130,7 +130,10 @@ export class EventService {
   async #submit(submission: Submission): Promise<EventReply> {
     const eventId = submission.event.event_id.toLowerCase();
     const flightKey = `${submission.projectId}\u0000${eventId}`;
-    await this.#waitForOthers(flightKey);
+    // Another request for the event first. Nothing is awaited between the last look and the
+    // claim below (#inFlight.set): two requests waiting for the same one would otherwise both find
+    // the event free, and both store it when that one stored nothing.
+    for (let running = this.#inFlight.get(flightKey); running !== undefined; running = this.#inFlight.get(flightKey)) await running.catch(() => undefined);
     const existing = this.#deps.reader.find(submission.projectId, eventId);
     if (existing !== null && !sameBody(existing, submission.event)) {
       return { kind: 'error', error: apiError('EVENT_ID_CONFLICT', undefined, 'event_id') };
@@ -154,7 +157,13 @@ export class EventService {
     const flightKey = `${job.projectId}\u0000${job.eventId}`;
     // A job still queued is pending: what scores or erases its row first drops it from the queue
     // (asyncScorer.drop). A sync request for the same event that ran meanwhile may have scored it.
-    if (await this.#waitForOthers(flightKey)) {
+    // As in #submit, nothing is awaited between the last look and the claim.
+    let waited = false;
+    for (let running = this.#inFlight.get(flightKey); running !== undefined; running = this.#inFlight.get(flightKey)) {
+      waited = true;
+      await running.catch(() => undefined);
+    }
+    if (waited) {
       const stored = this.#deps.reader.find(job.projectId, job.eventId);
       if (stored === null || stored.state !== 'pending') return 'done';
     }
@@ -166,17 +175,6 @@ export class EventService {
       return (await work).ok ? 'done' : 'retry';
     } finally {
       this.#inFlight.delete(flightKey);
-    }
-  }
-
-  /** Waits until no other request for the event is under way; whether there was one. */
-  async #waitForOthers(flightKey: string): Promise<boolean> {
-    let waited = false;
-    for (;;) {
-      const running = this.#inFlight.get(flightKey);
-      if (running === undefined) return waited;
-      waited = true;
-      await running.catch(() => undefined);
     }
   }
 

@@ -3,7 +3,10 @@
 // event whose client has gone before its scoring starts is not scored. Driven with hold points
 // (FAULT_INJECTION=hold_points): events are held in flight, never timed.
 import test, { type ExecutionContext } from 'ava';
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { api, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { openSocket, requestHead } from '../_helpers/raw-http.js';
@@ -141,6 +144,42 @@ test('at capacity a sync event is refused before its body is parsed or checked; 
     const invalid = await api(server, 'POST', '/v1/events', { key, rawBody: badType });
     t.is(invalid.status, 400);
     t.is(invalid.body.errors[0]?.parameter, 'event_type');
+  } finally {
+    await server.stop();
+  }
+});
+
+test('two retries waiting behind a request that stored nothing store the event once', async (t) => {
+  const { server, key, tag } = await holdingServer();
+  try {
+    const event = minimalEvent({ extras: { fault_hold_before: `first-${tag}` } });
+    const body = JSON.stringify(event);
+    const socket = await openSocket(server.port);
+    socket.write(requestHead('POST', '/v1/events', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }));
+    socket.write(body);
+    await heldAt(server, `first-${tag}`);
+    // Two retries of the same request wait for it; then its client goes, so it stores nothing.
+    const retries = [api(server, 'POST', '/v1/events', { key, body: event }), api(server, 'POST', '/v1/events', { key, body: event })];
+    await waitFor(async () => (await metric(server, 'fraud_scorer_events_in_flight')) === 3, 'both retries waiting');
+    socket.destroy();
+    await waitFor(async () => /status="499"/.test(await (await fetch(`${server.url}/metrics`)).text()), 'the server to notice the client left');
+    // The retries carry the hold point too: each one that scores is let go as it gets there.
+    let answered = false;
+    const answering = Promise.all(retries).finally(() => (answered = true));
+    await waitFor(() => {
+      if (existsSync(join(server.dataDir, `fault-held-first-${tag}`))) release(server, `first-${tag}`);
+      return answered || undefined;
+    }, 'both retries answered');
+    const answers = await answering;
+    t.deepEqual(answers.map((answer) => answer.status), [200, 200]);
+    t.is(answers[0]!.body.data.risk_score, answers[1]!.body.data.risk_score);
+    t.is(await metric(server, 'fraud_scorer_events_dropped_total'), 1, 'the first one was not scored');
+    const db = new Database(join(server.dataDir, 'fraud-scorer.db'), { readonly: true });
+    try {
+      t.is(db.prepare('SELECT count(*) FROM events WHERE event_id = ?').pluck().get(event.event_id), 1, 'stored once');
+    } finally {
+      db.close();
+    }
   } finally {
     await server.stop();
   }
