@@ -244,6 +244,7 @@ const kUndoNewestMigration: Record<number, string> = {
   20: 'DROP TABLE event_id_runs',
   21: 'DROP VIEW event_payloads',
   22: "CREATE INDEX events_pending ON events (seq) WHERE state = 'pending'",
+  23: 'ALTER TABLE derived_stamp DROP COLUMN parts_open',
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {
