@@ -285,6 +285,32 @@ for (const [name, extra, parameter] of kCardBodies) {
   });
 }
 
+// Written with JSON escapes (\u0034 is "4", \u0020 a space): what the event would hold is the card number.
+const kEscapedCardBodies: Array<[string, string, string]> = [
+  ['a digit escaped', '{"note":"\\u0034111111111111111"}', 'extras.note'],
+  ['a digit escaped inside', '{"note":"4111 \\u0031111 1111 1111"}', 'extras.note'],
+  ['a separator escaped', '{"note":"4111\\u00201111 1111 1111"}', 'extras.note'],
+  ['a digit escaped, in a key', '{"\\u0034111111111111111":true}', 'extras.4111111111111111'],
+];
+
+for (const [name, extras, parameter] of kEscapedCardBodies) {
+  test(`a card number with ${name} is 400 CARD_NUMBER_DETECTED, and nothing is stored`, async (t) => {
+    const event = minimalEvent();
+    const body = JSON.stringify(event).replace(/}$/, `,"extras":${extras}}`);
+    const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+    t.is(response.status, 400, response.text);
+    t.is(response.body.errors[0]?.code, 'CARD_NUMBER_DETECTED');
+    t.is(response.body.errors[0]?.parameter, parameter);
+    t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).status, 404);
+  });
+}
+
+test('escapes that make no card number are accepted', async (t) => {
+  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"note":"caf\\u00e9 \\u0031\\u0032\\u0033","n":12345678901234567890}}');
+  const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+  t.is(response.status, 200, response.text);
+});
+
 test('a 19-digit card number as a JSON number is refused (digits beyond 2^53 count)', async (t) => {
   const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"pan":6011000990139424}}');
   const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
