@@ -245,6 +245,8 @@ export class BatchParts {
   readonly #linkProjects: SortedRuns<LinkProjectsRow>;
   /** Whether a part was given: a batch with no rows still moves the stamp, with one empty part. */
   #partGiven = false;
+  /** The earliest last_seen of the batch's link rows (ms; the largest safe integer when it has none). */
+  readonly #linksSince: number;
 
   constructor(batch: DerivedRowBatch, size: number, before: number) {
     this.#size = size;
@@ -254,6 +256,9 @@ export class BatchParts {
     this.#signals = new SortedRuns(batch.signals as SignalRow[], bySignalKey);
     this.#links = new SortedRuns(batch.links as LinkRow[], byLinkKey);
     this.#linkProjects = new SortedRuns(batch.linkProjects as LinkProjectsRow[], byLinkKey);
+    let since = Number.MAX_SAFE_INTEGER;
+    for (const row of batch.links) if (row[7] < since) since = row[7];
+    this.#linksSince = since;
   }
 
   /** Sorts the next chunk of rows; false once every chunk is sorted (then parts can be taken). */
@@ -290,7 +295,7 @@ export class BatchParts {
     }
     this.#partGiven = true;
     const last = this.#accounts.peek() === undefined && this.#signals.peek() === undefined && this.#links.peek() === undefined && this.#linkProjects.peek() === undefined;
-    return last ? { order: this.#order, accounts, signals, links, linkProjects } : { order: this.#before, more: true, accounts, signals, links, linkProjects };
+    return last ? { order: this.#order, accounts, signals, links, linkProjects } : { order: this.#before, linksOpenSince: this.#linksSince, accounts, signals, links, linkProjects };
   }
 
   /** Every part not yet given, in one go: the whole batch's parts at first; after a failed part, the rows to go back with it. */

@@ -144,10 +144,11 @@ export type PersistOutcome =
 export interface DerivedRowBatch {
   readonly order: number;
   /**
-   * Parts of the same bulk write follow this one (BatchParts): until the last is written, a start
-   * mends links stored in one direction only (derived_stamp.parts_open, migration 23).
+   * Set when parts of the same bulk write follow this one (BatchParts): the earliest last_seen
+   * among the batch's link rows (ms). Until the last part is written, a start mends the links
+   * seen since then that are stored in one direction only (derived_stamp.parts_open, migration 23).
    */
-  readonly more?: boolean;
+  readonly linksOpenSince?: number;
   /**
    * account_id, last_seen_at, events, blocks, reviews, counted_order (the last event the counts
    * include; -1: the row brings seqs only), the seqs of its events stored since its last row
@@ -322,7 +323,11 @@ function statements(db: Db): Statements {
     setOtherProjects: db.prepare('UPDATE account_links SET other_projects = ? WHERE account_id = ? AND signal_type = ? AND other_account_id = ?'),
     pending: loadPendingSeqs(db),
     lastSeq: db.prepare('SELECT max(seq) FROM events').pluck() as unknown as Statement<[], number | null>,
-    writeStamp: db.prepare('UPDATE derived_stamp SET scored_order = ?, from_seq = ?, parts_open = ? WHERE id = 1'),
+    // parts_open: 0 once a bulk write's last part is written; else the earliest time from which
+    // links may be stored one way, kept across parts (and across a failed bulk write and the next).
+    writeStamp: db.prepare(
+      'UPDATE derived_stamp SET scored_order = @order, from_seq = @fromSeq, parts_open = CASE WHEN @since IS NULL THEN 0 WHEN parts_open = 0 THEN @since ELSE min(parts_open, @since) END WHERE id = 1',
+    ),
     writeFromSeq: db.prepare('UPDATE derived_stamp SET from_seq = ? WHERE id = 1'),
     order: loadScoringOrder(db),
     ...loadUnfoldedCaseEvents(db, caseExists),
@@ -501,7 +506,7 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);
   // A stamp that rolls back leaves those events counted (a start after it must still replay them).
   undoOnRollback(s.order.sinceStamp.stamped(batch.order));
-  s.writeStamp.run(batch.order, fromSeqNow(s), batch.more === true ? 1 : 0);
+  s.writeStamp.run({ order: batch.order, fromSeq: fromSeqNow(s), since: batch.linksOpenSince ?? null });
 }
 
 /**

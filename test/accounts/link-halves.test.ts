@@ -1,5 +1,6 @@
 // Links stored in one direction only (src/accounts/link-halves.ts, migration 23): a bulk write's
-// parts say whether more follow, and a start after one stopped between them mends the links.
+// parts say whether more follow (and since when its links were seen), and a start after one
+// stopped between them mends the links seen since.
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { mendLinkHalves } from '../../src/accounts/link-halves.js';
@@ -51,9 +52,10 @@ test('a bulk write stopped between its parts: the start writes the link\'s other
   const { db, projectId, parts } = twoAccounts();
   t.teardown(() => db.close());
   t.is(parts.length, 2);
-  t.true(parts[0]!.more);
+  t.is(parts[0]!.linksOpenSince, 2, 'more parts follow, with links last seen from 2 on');
+  t.is(parts[1]!.linksOpenSince, undefined);
   apply(db, parts[0]!);
-  t.is(partsOpen(db), 1, 'more parts were to follow');
+  t.is(partsOpen(db), 2, 'more parts were to follow');
   // The process stops here; the next start mends.
   t.deepEqual(mendLinkHalves(db), { written: 1, removed: 0 });
   t.deepEqual(db.prepare(`SELECT ${kLinkColumns} FROM account_links ORDER BY account_id`).raw().all(), [
@@ -83,4 +85,16 @@ test('a stored row that names an erased account goes at the mend', (t) => {
   db.prepare('DELETE FROM accounts WHERE account_id = ?').run('acc_z');
   t.deepEqual(mendLinkHalves(db), { written: 0, removed: 1 });
   t.is(db.prepare('SELECT count(*) FROM account_links').pluck().get(), 0);
+});
+
+test('only the links seen since the open bulk write\'s earliest are looked at; the earliest of two open writes counts', (t) => {
+  const { db, parts } = twoAccounts();
+  t.teardown(() => db.close());
+  // A row alone, older than the open write (no write of this build leaves one): not looked at.
+  db.prepare(`INSERT INTO account_links (${kLinkColumns}) VALUES ('acc_c', 'phone', 'acc_z', 'ext-acc_z', ',p,', '+1***', 1, 1)`).run();
+  apply(db, { ...parts[0]!, linksOpenSince: 5 });
+  apply(db, parts[0]!);
+  t.is(partsOpen(db), 2, 'the earlier of the two');
+  t.deepEqual(mendLinkHalves(db), { written: 1, removed: 0 });
+  t.is(db.prepare("SELECT count(*) FROM account_links WHERE account_id = 'acc_z' AND signal_type = 'phone'").pluck().get(), 0);
 });
