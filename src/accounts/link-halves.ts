@@ -18,6 +18,9 @@ export interface MendedLinks {
   readonly removed: number;
 }
 
+/** The page cache while mending (KiB). */
+const kMendCacheKib = 262_144;
+
 /** Mends the rows of account_links when a bulk write was left open (else does nothing). */
 export function mendLinkHalves(db: Db): MendedLinks {
   const since = db.prepare('SELECT parts_open FROM derived_stamp WHERE id = 1').pluck().get() as number | undefined;
@@ -32,9 +35,6 @@ export function mendLinkHalves(db: Db): MendedLinks {
     db.pragma(`cache_size = ${cacheSize}`);
   }
 }
-
-/** The page cache while mending (KiB). */
-const kMendCacheKib = 262_144;
 
 function mend(db: Db, since: number): MendedLinks {
   return db.transaction(() => {
