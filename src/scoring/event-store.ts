@@ -132,6 +132,8 @@ export type PersistOutcome =
   | {
     readonly kind: 'stored'; readonly seq: number; readonly order: number; readonly accountId: string | null; readonly webhookQueued: boolean;
     readonly openedCase: string | null; readonly extendedCase: string | null;
+    /** A label put on the event while it was pending now names its account (whose label counts change). */
+    readonly labelNamesAccount: boolean;
   }
   /** An async event that something else scored first: nothing written. */
   | { readonly kind: 'already_scored' };
@@ -217,6 +219,7 @@ interface Statements {
   insertScored: Statement;
   markScored: Statement;
   setEventAccount: Statement;
+  labelAccount: Statement;
   setEventCase: Statement;
   insertAccount: Statement<unknown[], { account_id: string }>;
   accountProject: Statement;
@@ -275,6 +278,7 @@ function statements(db: Db): Statements {
        WHERE seq = ? AND state = 'pending'`,
     ),
     setEventAccount: db.prepare('UPDATE events SET account_id = ? WHERE seq = ?'),
+    labelAccount: db.prepare('UPDATE event_labels SET account_id = ? WHERE project_id = ? AND event_id = ? AND account_id IS NULL'),
     setEventCase: db.prepare('UPDATE events SET case_id = ? WHERE seq = ?'),
     // Counts start at 0: the account's derived row (applyDerivedRows) counts its events. A second
     // new id for the same account (two first events in flight) gets the stored one back.
@@ -482,7 +486,9 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
   }
   const webhookQueued = record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined;
   if (webhookQueued) s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
-  return { kind: 'stored', seq, order, accountId, webhookQueued, openedCase, extendedCase };
+  // A pending event has no account yet: a label put on it then named none, and counted for none.
+  const labelNamesAccount = pendingSeq !== null && accountId !== null && s.labelAccount.run(accountId, record.projectId, record.eventId).changes > 0;
+  return { kind: 'stored', seq, order, accountId, webhookQueued, openedCase, extendedCase, labelNamesAccount };
 }
 
 /**

@@ -194,6 +194,7 @@ export class Scorer {
       );
       // Stored, so answered; only the state in memory lacks it (until a restart loads it).
       if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });
+      if (persisted.labelNamesAccount) accounts.refresh(persisted.accountId);
     }
     if (persisted.accountId === accountId) velocity.record(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
     else velocity.record(job.projectId, { ...velocityKeys, accountId: persisted.accountId }, ids.amountCents, job.receivedAt);

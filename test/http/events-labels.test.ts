@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { createKeyWithCli } from '../_helpers/fingerprint.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { createRule, newProject, publish, readStore } from '../_helpers/rules.js';
-import { api, serverForFile, type ApiResponse } from '../_helpers/server.js';
+import { api, serverForFile, startServer, waitFor, type ApiResponse } from '../_helpers/server.js';
+import { heldAt, release } from '../_helpers/faults.js';
 
 const file = serverForFile(test);
 
@@ -134,4 +135,29 @@ test('resolving a case labels its events (an API label stays); reopening takes t
   t.is((await post(key, { external_account_id: account })).decision, 'allow');
   // The case's events kept their results: labels never change them.
   t.is((await api(file.server, 'GET', `/v1/scores/${first.event_id}`, { key })).body.data.decision, 'review');
+});
+
+test('a fraud label put on an event while it was pending counts for its account once it is scored, and after a restart', async (t) => {
+  // Its own server: the background scorer is held, so that the event stays pending.
+  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points' }, keepDataDir: true });
+  t.teardown(() => server.kill());
+  await heldAt(server, 'async-scorer');
+  const { key } = await newProject(server, 'none');
+  await createRule(server, key, { rule_id: 'labelled', kind: 'hard_block', status: 'active', expression: 'account.labelled_fraud >= 1' });
+  await publish(server, key);
+  const account = `pending-label-${randomUUID().slice(0, 8)}`;
+  const queued = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: account, async: true }) });
+  t.is(queued.status, 202, queued.text);
+  const eventId = queued.body.data.event_id as string;
+  const labelled = await api(server, 'PUT', `/v1/events/${eventId}/label`, { key, body: { label: 'fraud', reason: 'chargeback' } });
+  t.is(labelled.status, 200, labelled.text);
+  release(server, 'async-scorer');
+  await waitFor(async () => (await api(server, 'GET', `/v1/scores/${eventId}`, { key })).body.data?.state === 'scored' || undefined, 'the event scored');
+  const next = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: account }) });
+  t.is(next.body.data.decision, 'block', next.text);
+  t.like(await server.stop(), { code: 0 });
+  const again = await startServer({ dataDir: server.dataDir });
+  t.teardown(() => again.stop());
+  const after = await api(again, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: account }) });
+  t.is(after.body.data.decision, 'block', 'counted from the stored label after a restart');
 });
