@@ -12,6 +12,8 @@ import { labelsOf } from './labels.js';
 import { replayInput, type SignalGroups } from './replay.js';
 import { readStoredOutcome, StoredVersions } from './stored-outcomes.js';
 import { payloadText } from '../scoring/stored-payload.js';
+import { ListsClock } from '../lists/lists-clock.js';
+import { WorkerLists } from '../lists/worker-lists.js';
 
 /** Events read per statement: large enough to amortise the query, small enough to keep each read short. */
 export const kBacktestChunk = 2_000;
@@ -84,6 +86,9 @@ export function runBacktest(db: Db, job: BacktestJob, progress: ProgressCells): 
   const tally = new BacktestTally(job.candidate.rules, labels !== null);
   const chunks = new EventChunks<EventRow>(db, kColumns, job.projectId, job.from, job.to, range, kBacktestChunk);
   const { reads, policy } = job.candidate;
+  // in_list() reads the project's lists as this run finds them (docs/backtests.md), through the
+  // reader the rule workers use; its clock never moves, so each list is read once, when first used.
+  const lists = new WorkerLists(db, new ListsClock());
   let chunkStarted = performance.now();
   scan: for (let rows = chunks.next(); rows.length > 0; rows = chunks.next()) {
     pause(progress, performance.now() - chunkStarted);
@@ -114,7 +119,11 @@ export function runBacktest(db: Db, job: BacktestJob, progress: ProgressCells): 
       tally.notReplayable(replay.reason, replay.reason === 'signals_not_recorded' ? replay.group : undefined);
       return;
     }
-    const outcome = evaluate(replay.input);
+    const country = (replay.input.event.user as { country?: unknown } | undefined)?.country;
+    const listView = lists.forEvent(job.projectId, replay.input.now, typeof country === 'string' ? country : null);
+    const outcome = evaluate({ ...replay.input, lists: listView });
+    // As the rule workers do: no verdict from rules that could not read a list.
+    if (listView.failure !== null) throw new Error(`lists could not be read: ${listView.failure}`);
     if (outcome.over_budget) {
       tally.overBudget++;
       return;

@@ -183,6 +183,23 @@ test('a lower block threshold in the drafts: the backtest shows which reviews wo
   t.like(again.report, { unchanged: { decision_and_score: 24 } });
 });
 
+test('a rule that reads a list judges the replayed events as it did live: in_list() reads the project\'s lists', async (t) => {
+  const project = await newProject(server, 'none');
+  const created = await api(server, 'POST', '/v1/lists', { key: project.key, body: { list_id: 'bad_emails', kind: 'email', description: 'known fraudsters' } });
+  t.is(created.status, 201, created.text);
+  t.is((await api(server, 'POST', '/v1/lists/bad_emails/items', { key: project.key, body: { items: [{ value: 'mallory@example.com' }] } })).status, 200);
+  await createRule(server, project.key, { rule_id: 'listed', kind: 'hard_block', status: 'active', expression: "in_list('bad_emails', user.email)" });
+  await publish(server, project.key);
+  const startedAt = Date.now();
+  t.is((await scoreAndRead(project.key, minimalEvent({ user: { email: 'mallory@example.com' } }))).decision, 'block');
+  t.is((await scoreAndRead(project.key, minimalEvent({ user: { email: 'alice@example.com' } }))).decision, 'allow');
+
+  const done = await backtest(project.key, window(startedAt));
+  t.is(done.state, 'done', done.error ?? '');
+  t.like(done.report, { events_replayed: 2, unchanged: { decision_and_score: 2 } });
+  t.deepEqual(done.report.decisions.candidate, { allow: 1, review: 0, block: 1 });
+});
+
 test('events that cannot be judged exactly are counted apart: no recorded signals, erased accounts, signals the scoring version did not read', async (t) => {
   const project = await pointsProject();
   const startedAt = Date.now();
