@@ -13,7 +13,7 @@ import { replayInput, type SignalGroups } from './replay.js';
 import { readStoredOutcome, StoredVersions } from './stored-outcomes.js';
 import { payloadText } from '../scoring/stored-payload.js';
 import { ListsClock } from '../lists/lists-clock.js';
-import { WorkerLists } from '../lists/worker-lists.js';
+import { userCountry, WorkerLists } from '../lists/worker-lists.js';
 
 /** Events read per statement: large enough to amortise the query, small enough to keep each read short. */
 export const kBacktestChunk = 2_000;
@@ -119,8 +119,7 @@ export function runBacktest(db: Db, job: BacktestJob, progress: ProgressCells): 
       tally.notReplayable(replay.reason, replay.reason === 'signals_not_recorded' ? replay.group : undefined);
       return;
     }
-    const country = (replay.input.event.user as { country?: unknown } | undefined)?.country;
-    const listView = lists.forEvent(job.projectId, replay.input.now, typeof country === 'string' ? country : null);
+    const listView = lists.forEvent(job.projectId, replay.input.now, userCountry(replay.input.event));
     const outcome = evaluate({ ...replay.input, lists: listView });
     // As the rule workers do: no verdict from rules that could not read a list.
     if (listView.failure !== null) throw new Error(`lists could not be read: ${listView.failure}`);

@@ -39,6 +39,12 @@ const kChangeBatch = 5_000;
 /** Items read per statement while loading a list. */
 const kLoadPage = 10_000;
 
+/** An event's user.country, as forEvent takes it (what national phone numbers on lists are read in). */
+export function userCountry(event: { readonly user?: unknown }): string | null {
+  const country = (event.user as { country?: unknown } | undefined)?.country;
+  return typeof country === 'string' ? country : null;
+}
+
 export class WorkerLists implements ListLookup {
   readonly #db: Db;
   readonly #clock: ListsClock;

@@ -15,7 +15,7 @@ import { decide, storedResultJson } from '../scoring/score-result.js';
 import { encodeResults, itemOf, taskSize, type EvaluateTask, type EvaluateTaskResult, type ItemResult, type WorkerSetup } from './protocol.js';
 import { announceThread } from '../shared/threads.js';
 import { ListsClock } from '../lists/lists-clock.js';
-import { WorkerLists } from '../lists/worker-lists.js';
+import { userCountry, WorkerLists } from '../lists/worker-lists.js';
 import { FaultLatch } from '../shared/fault-latch.js';
 
 announceThread('rules');
@@ -64,8 +64,7 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       continue;
     }
     const prepared = prepareEvent(item);
-    const country = (prepared.event.user as { country?: unknown } | undefined)?.country;
-    const listView = lists.forEvent(item.projectId, item.now, typeof country === 'string' ? country : null);
+    const listView = lists.forEvent(item.projectId, item.now, userCountry(prepared.event));
     const started = performance.now();
     const outcome = ruleset.evaluate({ event: prepared.event, signals: prepared.signals, now: item.now, lists: listView });
     const evalMs = performance.now() - started;
