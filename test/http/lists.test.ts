@@ -369,3 +369,12 @@ test('membership is data: adding and removing items moves the next live score wi
   await addItems(sandbox, 'bad_ips', [{ value: '198.51.100.23' }]);
   t.false((await score(key, event)).matched.includes('ip_listed'));
 });
+
+test('a card number written with JSON escapes in a list item is refused like one written plainly, and nothing is stored', async (t) => {
+  const { projectId, key } = await newProject(file.server, 'none');
+  await createList(key, 'escaped', 'email');
+  const before = listsState(projectId);
+  const body = '{"items":[{"value":"someone@example.com","note":"card \\u0034111 1111 1111 1111"}]}';
+  refusal(t, await api(file.server, 'POST', '/v1/lists/escaped/items', { key, rawBody: body }), 400, 'CARD_NUMBER_DETECTED', 'items[0].note');
+  t.deepEqual(listsState(projectId), before);
+});
