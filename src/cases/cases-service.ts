@@ -232,6 +232,8 @@ function applyCaseChange(db: Db, projectId: string, caseId: string, change: Case
     if (other !== undefined) return apiError('VALIDATION_ERROR', `The account already has an open case, ${other.case_id}.`, 'status');
   }
   const assignee = change.assignee !== undefined ? change.assignee : current.assignee;
+  // A change to what the case already is changes nothing: no updated_at, no audit record.
+  if (status === current.status && resolution === current.resolution && assignee === current.assignee && change.note === undefined) return null;
 
   const addNote = db.prepare('INSERT INTO case_notes (case_id, note_id, kind, author_key_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?)');
   const describe = (value: string | null): string => (value === null ? 'none' : value);

@@ -44,7 +44,7 @@ const kCountry = /^[A-Za-z]{2}$/;
 export function normalizeListItem(kind: ListKind, raw: unknown): Normalized {
   if (kind === 'account' && typeof raw === 'number') {
     // external_account_id may be sent as a number (stored as its decimal string).
-    return Number.isSafeInteger(raw) && raw >= 0 ? accepted(String(raw)) : refused('an account id is a string of 1 to 64 characters or a non-negative integer');
+    return Number.isSafeInteger(raw) && raw >= 0 ? accepted(String(raw)) : refused('an account id is a string of 1 to 64 characters or a non-negative integer up to 9007199254740991 (a larger number as a string)');
   }
   if (typeof raw !== 'string') return refused(`a value of a ${kind} list is a string`);
   switch (kind) {

@@ -80,7 +80,7 @@ export const kEventSchema = {
 const kValidate = createAjv().compile(kEventSchema);
 
 const kAlternativesMessages: Readonly<Record<string, string>> = {
-  external_account_id: 'external_account_id must be a string of 1 to 64 characters or a non-negative integer.',
+  external_account_id: 'external_account_id must be a string of 1 to 64 characters or a non-negative integer up to 9007199254740991 (send a larger number as a string: JSON parsers round it).',
   'context.ip': 'context.ip must be an IPv4 or IPv6 address.',
 };
 

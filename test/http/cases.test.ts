@@ -247,6 +247,26 @@ test('changes are recorded as notes with the author key and time; a fraud resolu
   t.not((await score(minimalEvent({ external_account_id: account }))).decision, 'block');
 });
 
+test('a PATCH that sets what the case already is changes nothing: updated_at, notes and the audit trail stay as they were', async (t) => {
+  const event = await score(reviewEvent());
+  const found = await caseOf(event.event_id);
+  const path = `/v1/cases/${found.case_id}?project_id=${project}`;
+  const before = await api(server, 'GET', path, { key });
+  const auditPath = `/v1/audit?target=${encodeURIComponent(`case:${found.case_id}`)}`;
+  const auditBefore = (await api(server, 'GET', auditPath, { key })).body.data.records.length;
+  await sleep(5); // so that a write would move updated_at
+  for (const body of [{ assignee: null }, { status: 'open' }, { status: 'open', resolution: null, assignee: null }]) {
+    const same = await api(server, 'PATCH', path, { key, body });
+    t.is(same.status, 200, same.text);
+    t.deepEqual(same.body.data, before.body.data, JSON.stringify(body));
+  }
+  t.is((await api(server, 'GET', auditPath, { key })).body.data.records.length, auditBefore);
+  // A real change still moves both.
+  const changed = await api(server, 'PATCH', path, { key, body: { assignee: 'bo@fraud-team' } });
+  t.not(changed.body.data.updated_at, before.body.data.updated_at);
+  t.is((await api(server, 'GET', auditPath, { key })).body.data.records.length, auditBefore + 1);
+});
+
 test('a closed case cannot be reopened while the account has another open case', async (t) => {
   const account = `twice-${randomUUID().slice(0, 8)}`;
   const first = await score(reviewEvent({ external_account_id: account }));

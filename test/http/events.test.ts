@@ -205,6 +205,19 @@ test('a number external_account_id is accepted and resolves to the same account 
   t.is(first.body.data.account_public_id, second.body.data.account_public_id);
 });
 
+test('a number external_account_id above 2^53 - 1 is refused (JSON parsers round it to another id), with a message that says so, and nothing stored', async (t) => {
+  const event = minimalEvent();
+  const rawBody = JSON.stringify(event).replace(/}$/, ',"external_account_id":9007199254740993}');
+  const response = await api(server, 'POST', '/v1/events', { key, rawBody });
+  t.is(response.status, 400, response.text);
+  t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR');
+  t.is(response.body.errors[0]?.parameter, 'external_account_id');
+  t.regex(response.body.errors[0]?.message, /up to 9007199254740991/);
+  t.is(storedRows(event.event_id as string), 0);
+  const largest = await api(server, 'POST', '/v1/events', { key, rawBody: JSON.stringify(minimalEvent()).replace(/}$/, ',"external_account_id":9007199254740991}') });
+  t.is(largest.status, 200, largest.text);
+});
+
 test('resending a sync request returns the stored result without scoring again', async (t) => {
   const event = richEvent();
   const first = await api(server, 'POST', '/v1/events', { key, body: event });
