@@ -10,7 +10,7 @@
 // Every 5xx is logged with its request id, route and cause; with ACCESS_LOG on, every request is
 // one line (never the key, only its id).
 //
-// What uWebSockets.js answers itself, before any of this runs (431 for big headers, 505 for
+// What uWebSockets.js answers itself, before any of this runs (431 for headers over 16 KiB, 505 for
 // HTTP/1.0 and absolute-form targets, 400 for malformed framing), is listed in
 // docs/operations.md ("HTTP edge cases"). It also closes a connection on which a request arrives
 // while the previous one is still being answered asynchronously (it serves pipelined requests only
@@ -22,6 +22,7 @@
 // await happens inside res.cork().
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
+import './uws-limits.js'; // before uWebSockets.js: it reads the header limit as it loads
 import {
   App,
   us_listen_socket_close,

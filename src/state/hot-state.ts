@@ -15,8 +15,8 @@
 //
 // At start the state is loaded from the rows of the SQL tables, in this order:
 //
-//   accounts          loadAccount   one per row; then addProject per row of account_projects
-//                                   (ascending first_seen_at keeps projectsOf most recent first)
+//   accounts          loadAccount   one per row; then addProject per row of account_projects,
+//                                   in any order (projectsOf's order is not kept: its readers sort)
 //   account_signals   loadHolder    one per row, in any order (one step each; a value's holders
 //                                   are put in order when first read)
 //   account_links     loadLink      once per pair of rows (both directions hold the same link)

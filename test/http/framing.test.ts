@@ -99,7 +99,19 @@ test('HTTP/1.0: 505', answeredByTheLibrary, () => 'GET /healthz HTTP/1.0\r\n\r\n
 test('an absolute-form target: 505', answeredByTheLibrary, () => raw('GET http://127.0.0.1/healthz HTTP/1.1', []), 505);
 test('an asterisk-form target: 505', answeredByTheLibrary, () => raw('OPTIONS * HTTP/1.1', []), 505);
 test('the HTTP/2 preface: 505', answeredByTheLibrary, () => 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 505);
-test('headers over 4 KiB: 431', answeredByTheLibrary, () => raw('GET /healthz HTTP/1.1', [`X-Padding: ${'a'.repeat(5000)}`]), 431);
+test('headers over 16 KiB: 431', answeredByTheLibrary, () => raw('GET /healthz HTTP/1.1', [`X-Padding: ${'a'.repeat(17_000)}`]), 431);
+
+test('headers of 5 KiB and of nearly 16 KiB (cookies, forwarded headers) reach our code: the envelope and x-request-id', async (t) => {
+  for (const padding of [5_000, 15_500]) {
+    const event = minimalEvent();
+    const request = raw('POST /v1/events HTTP/1.1', [`Authorization: Bearer ${file.key}`, 'Content-Type: application/json', 'x-request-id: big-headers', `Cookie: session=${'c'.repeat(padding)}`, `Content-Length: ${Buffer.byteLength(JSON.stringify(event))}`], JSON.stringify(event));
+    const { bytes } = await exchangeRaw(file.server.port, request, 1);
+    const responses = parseResponses(bytes);
+    t.is(responses[0]?.status, 200, bytes.toString('latin1').slice(0, 300));
+    t.is(responses[0]?.headers['x-request-id'], 'big-headers');
+    t.is(JSON.parse(responses[0]!.body).data.event_id, event.event_id);
+  }
+});
 
 test('requests the library cannot parse get no answer, and their connection is closed when idle', async (t) => {
   const cases: Array<[string, string]> = [
