@@ -11,6 +11,11 @@ function invalid(parameter: string, message: string): { ok: false; error: ApiErr
   return { ok: false, error: apiError('VALIDATION_ERROR', message, parameter) };
 }
 
+/** Cursors of the audit trail of `projectId`. */
+export function auditCursorScope(projectId: string): string {
+  return `audit ${projectId}`;
+}
+
 export function parseAuditQuery(query: string, projectId: string): { ok: true; value: AuditFilter } | { ok: false; error: ApiError } {
   const params = new URLSearchParams(query);
   const unknown = unknownOrRepeatedParameter(params, kParameters);
@@ -36,7 +41,7 @@ export function parseAuditQuery(query: string, projectId: string): { ok: true; v
   let beforeSeq: number | null = null;
   const cursor = params.get('cursor');
   if (cursor !== null) {
-    const position = decodeCursor(cursor, 1);
+    const position = decodeCursor(auditCursorScope(projectId), cursor, 1);
     if (position === null || !Number.isSafeInteger(position[0]) || (position[0] as number) < 1) return invalid('cursor', 'cursor is not a cursor this API returned.');
     beforeSeq = position[0] as number;
   }

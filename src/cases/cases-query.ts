@@ -64,7 +64,7 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   const rawCursor = params.get('cursor');
   let cursor: CaseCursor | null = null;
   if (rawCursor !== null) {
-    cursor = decodeCursor(rawCursor);
+    cursor = decodeCursor(keyProjectId, rawCursor);
     if (cursor === null) return invalid('cursor', 'cursor is not a cursor this API returned.');
   }
   return {
@@ -83,12 +83,13 @@ function parseTime(value: string | null): number | null | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
-export function encodeCursor(cursor: CaseCursor): string {
-  return encodePosition([cursor.createdAt, cursor.caseId]);
+/** The cursor after `cursor` in the cases of `projectId`. */
+export function encodeCursor(projectId: string, cursor: CaseCursor): string {
+  return encodePosition(`cases ${projectId}`, [cursor.createdAt, cursor.caseId]);
 }
 
-function decodeCursor(text: string): CaseCursor | null {
-  const position = decodePosition(text, 2);
+function decodeCursor(projectId: string, text: string): CaseCursor | null {
+  const position = decodePosition(`cases ${projectId}`, text, 2);
   if (position === null) return null;
   const [createdAt, caseId] = position as [unknown, unknown];
   if (!Number.isSafeInteger(createdAt) || typeof caseId !== 'string' || !/^case_[A-Za-z0-9]{1,64}$/.test(caseId)) return null;

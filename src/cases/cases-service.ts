@@ -136,7 +136,7 @@ export class CasesService {
     }
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
-    const nextCursor = rows.length > query.limit && last !== undefined ? encodeCursor({ createdAt: last.created_at, caseId: last.case_id }) : null;
+    const nextCursor = rows.length > query.limit && last !== undefined ? encodeCursor(query.projectId, { createdAt: last.created_at, caseId: last.case_id }) : null;
     return { ok: true, body: { cases: page.map((row) => this.#record(row)), next_cursor: nextCursor } };
   }
 

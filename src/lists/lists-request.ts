@@ -116,8 +116,13 @@ export interface ItemsQuery {
 
 const kListQueryParameters = new Set(['limit', 'cursor']);
 
+/** Cursors of the items of list `listId` of `projectId`. */
+export function listCursorScope(projectId: string, listId: string): string {
+  return `list ${projectId} ${listId}`;
+}
+
 /** GET /v1/lists/{list_id}: limit (1–100, default 50) and cursor. */
-export function parseItemsQuery(query: string): Checked<ItemsQuery> {
+export function parseItemsQuery(query: string, projectId: string, listId: string): Checked<ItemsQuery> {
   const params = new URLSearchParams(query);
   const unknown = unknownOrRepeatedParameter(params, kListQueryParameters);
   if (unknown !== null) return { ok: false, error: unknown };
@@ -125,7 +130,7 @@ export function parseItemsQuery(query: string): Checked<ItemsQuery> {
   if (typeof limit !== 'number') return { ok: false, error: limit };
   const cursor = params.get('cursor');
   if (cursor === null) return { ok: true, value: { limit, after: null } };
-  const position = decodeCursor(cursor, 1);
+  const position = decodeCursor(listCursorScope(projectId, listId), cursor, 1);
   if (position === null || typeof position[0] !== 'string') return invalid('cursor', 'cursor is not a cursor this API returned.');
   return { ok: true, value: { limit, after: position[0] } };
 }

@@ -8,7 +8,7 @@ import type { Db } from '../store/database.js';
 import type { RulesCompiler } from '../rulesets/rules-compiler.js';
 import type { AppWriter } from '../write-commands.js';
 import type { ListsClock } from './lists-clock.js';
-import type { ItemsQuery, NewList, RawItem } from './lists-request.js';
+import { listCursorScope, type ItemsQuery, type NewList, type RawItem } from './lists-request.js';
 import { findList, listItems, listLists, listUses, type ItemRow, type ItemsOutcome, type ListRow, type NewItem } from './list-store.js';
 
 export type ListsAnswer = { readonly ok: true; readonly status: number; readonly body: object } | { readonly ok: false; readonly error: ApiError };
@@ -90,7 +90,7 @@ export class ListsService {
         ...listView(list),
         used_by: { draft_rules: uses.drafts, published_rules: uses.published },
         items: page.map(itemView),
-        next_cursor: rows.length > query.limit && last !== undefined ? encodeCursor([last.value]) : null,
+        next_cursor: rows.length > query.limit && last !== undefined ? encodeCursor(listCursorScope(projectId, listId), [last.value]) : null,
       });
     })();
   }

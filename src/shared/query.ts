@@ -1,5 +1,6 @@
-// Checks shared by the list routes' query strings (cases, webhook deliveries): known parameters
-// only, each at most once; a page size; opaque cursors. Pure.
+// Checks shared by the list routes' query strings (cases, lists, audit, webhook deliveries): known
+// parameters only, each at most once; a page size; opaque cursors. Pure.
+import { createHash } from 'node:crypto';
 import { apiError, type ApiError } from './errors.js';
 
 export const kDefaultPageSize = 50;
@@ -23,19 +24,36 @@ export function parsePageSize(raw: string | null): number | ApiError {
   return Number(raw);
 }
 
-/** A cursor: the position after a page's last row, as base64url of its JSON. */
-export function encodeCursor(position: readonly unknown[]): string {
-  return Buffer.from(JSON.stringify(position)).toString('base64url');
+/**
+ * A cursor: the position after a page's last row, as base64url of its JSON, then a check that ties
+ * it to its listing — `scope` names the route and the key's project (and the list, for a list's
+ * items). A cursor from another project, environment or listing, or one cut short or changed, is
+ * then refused (400 on `cursor`) instead of silently skipping rows. The check is a plain hash, not
+ * a signature: whoever forges one only picks a position in a listing the key can read anyway.
+ */
+export function encodeCursor(scope: string, position: readonly unknown[]): string {
+  const json = JSON.stringify(position);
+  return `${Buffer.from(json).toString('base64url')}.${cursorCheck(scope, json)}`;
 }
 
-/** The position inside a cursor of `length` parts, or null when the text is not one. */
-export function decodeCursor(text: string, length: number): unknown[] | null {
+/** The position inside a cursor of `length` parts that `encodeCursor(scope, …)` made, or null. */
+export function decodeCursor(scope: string, text: string, length: number): unknown[] | null {
+  const dot = text.indexOf('.');
+  const encoded = text.slice(0, dot);
+  // base64url as encodeCursor writes it, exactly (the decoder skips characters it does not know).
+  if (dot <= 0 || !/^[A-Za-z0-9_-]+$/.test(encoded)) return null;
+  const json = Buffer.from(encoded, 'base64url').toString('utf8');
+  if (Buffer.from(json).toString('base64url') !== encoded || text.slice(dot + 1) !== cursorCheck(scope, json)) return null;
   try {
-    const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+    const value = JSON.parse(json) as unknown;
     return Array.isArray(value) && value.length === length ? value : null;
   } catch {
     return null;
   }
+}
+
+function cursorCheck(scope: string, json: string): string {
+  return createHash('sha256').update(scope).update('\u0000').update(json).digest().subarray(0, 9).toString('base64url');
 }
 
 const kRfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;

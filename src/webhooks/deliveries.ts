@@ -17,8 +17,13 @@ type Checked<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
 const kParameters = new Set(['status', 'limit', 'cursor']);
 
-/** The query string of GET /v1/webhooks/deliveries: status, limit, cursor. Pure. */
-export function parseDeliveryQuery(query: string): Checked<DeliveryQuery> {
+/** Cursors of the webhook deliveries of `projectId`. */
+function deliveryCursorScope(projectId: string): string {
+  return `deliveries ${projectId}`;
+}
+
+/** The query string of GET /v1/webhooks/deliveries of `projectId`: status, limit, cursor. Pure. */
+export function parseDeliveryQuery(query: string, projectId: string): Checked<DeliveryQuery> {
   const params = new URLSearchParams(query);
   const unknown = unknownOrRepeatedParameter(params, kParameters);
   if (unknown !== null) return { ok: false, error: unknown };
@@ -31,7 +36,7 @@ export function parseDeliveryQuery(query: string): Checked<DeliveryQuery> {
   const cursor = params.get('cursor');
   let before: number | null = null;
   if (cursor !== null) {
-    const position = decodeCursor(cursor, 1);
+    const position = decodeCursor(deliveryCursorScope(projectId), cursor, 1);
     if (position === null || !Number.isSafeInteger(position[0]) || (position[0] as number) < 1) {
       return { ok: false, error: apiError('VALIDATION_ERROR', 'cursor is not a cursor this API returned.', 'cursor') };
     }
@@ -56,7 +61,7 @@ export class DeliveriesService {
 
   list(projectId: string, query: DeliveryQuery): { deliveries: Delivery[]; next_cursor: string | null } {
     const page = listDeliveries(this.#readDb, projectId, query.status, query.before, query.limit);
-    return { deliveries: page.deliveries, next_cursor: page.next === null ? null : encodeCursor([page.next]) };
+    return { deliveries: page.deliveries, next_cursor: page.next === null ? null : encodeCursor(deliveryCursorScope(projectId), [page.next]) };
   }
 
   async redeliver(projectId: string, messageId: string, actor: string): Promise<Checked<Delivery>> {

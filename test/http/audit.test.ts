@@ -124,6 +124,12 @@ test('filters, paging and time bounds', async (t) => {
     cursor = response.body.data.next_cursor;
   } while (cursor !== null);
   t.deepEqual(pages, [['list:l6', 'list:l5', 'list:l4'], ['list:l3', 'list:l2', 'list:l1'], ['list:l0']]);
+  // A cursor belongs to its project's trail.
+  const firstCursor = (await api(file.server, 'GET', '/v1/audit?action=list.create&limit=3', { key })).body.data.next_cursor as string;
+  const foreign = await api(file.server, 'GET', `/v1/audit?cursor=${encodeURIComponent(firstCursor)}`, { key: (await newProject(file.server, 'none')).key });
+  t.is(foreign.status, 400);
+  t.is(foreign.body.errors[0]?.code, 'VALIDATION_ERROR');
+  t.is(foreign.body.errors[0]?.parameter, 'cursor');
 
   const middle = creates[3]!.created_at;
   const after = await trail(key, `?action=list.create&created_after=${encodeURIComponent(middle)}`);

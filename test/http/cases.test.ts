@@ -126,6 +126,14 @@ test('paging: a stable order, every case once, and the last page says so', async
   } while (cursor !== null && pages < 10);
   t.is(pages, 3);
   t.deepEqual(seen, [...ids].reverse(), 'newest first, each once');
+  // A cursor belongs to its listing: not to another project's, not changed by a character.
+  const second = (await listCases(`project_id=${own.project_id}&limit=2`, ownKey)).body.data.next_cursor as string;
+  for (const [cursorText, withKey, projectId] of [[second, key, project], [`${second}A`, ownKey, own.project_id], [`A${second}`, ownKey, own.project_id]] as const) {
+    const refused = await listCases(`project_id=${projectId}&cursor=${cursorText}`, withKey);
+    t.is(refused.status, 400, cursorText);
+    t.is(refused.body.errors[0]?.code, 'VALIDATION_ERROR');
+    t.is(refused.body.errors[0]?.parameter, 'cursor');
+  }
   const exact = await listCases(`project_id=${own.project_id}&limit=5`, ownKey);
   t.is(exact.body.data.cases.length, 5);
   t.is(exact.body.data.next_cursor, null, 'a full last page has no next cursor');

@@ -238,6 +238,16 @@ test('items are paged in value order with cursors; expired items are not listed'
   t.is(pages, 3);
   t.deepEqual(seen, values);
   refusal(t, await api(file.server, 'GET', '/v1/lists/paged?cursor=nonsense', { key }), 400, 'VALIDATION_ERROR', 'cursor');
+  // A cursor belongs to its list: not to another list of the project, nor to the list of that name in another project.
+  const next = (await api(file.server, 'GET', '/v1/lists/paged?limit=50', { key })).body.data.next_cursor as string;
+  await createList(key, 'paged_too', 'string');
+  await addItems(key, 'paged_too', values.map((value) => ({ value })));
+  refusal(t, await api(file.server, 'GET', `/v1/lists/paged_too?cursor=${encodeURIComponent(next)}`, { key }), 400, 'VALIDATION_ERROR', 'cursor');
+  const other = await newProject(file.server, 'none');
+  await createList(other.key, 'paged', 'string');
+  await addItems(other.key, 'paged', values.map((value) => ({ value })));
+  refusal(t, await api(file.server, 'GET', `/v1/lists/paged?cursor=${encodeURIComponent(next)}`, { key: other.key }), 400, 'VALIDATION_ERROR', 'cursor');
+  t.is((await api(file.server, 'GET', `/v1/lists/paged?cursor=${encodeURIComponent(next)}`, { key })).body.data.items[0].value, 'v050', 'the cursor still works where it came from');
   refusal(t, await api(file.server, 'GET', '/v1/lists/paged?limit=101', { key }), 400, 'VALIDATION_ERROR', 'limit');
   refusal(t, await api(file.server, 'GET', '/v1/lists/paged?sort=desc', { key }), 400, 'VALIDATION_ERROR', 'sort');
 });

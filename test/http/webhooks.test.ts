@@ -370,6 +370,9 @@ test('deliveries: refusals name their parameter and change nothing; scopes; pagi
 
   const other = server.bootstrap.keys.live_secret.key;
   t.false((await deliveries(server, other)).deliveries.some((d) => all.some((mine) => mine.message_id === d.message_id)), 'another project sees none of these messages');
+  const foreignCursor = await api(server, 'GET', `/v1/webhooks/deliveries?cursor=${first.next_cursor}`, { key: other });
+  t.is(foreignCursor.status, 400, 'a cursor of another project\'s deliveries');
+  t.is(foreignCursor.body.errors[0]?.parameter, 'cursor');
   t.is((await api(server, 'POST', `/v1/webhooks/deliveries/${all[0]!.message_id}/redeliver`, { key: other })).status, 404);
 });
 

@@ -32,7 +32,7 @@ export function createListsHandlers(lists: ListsService): ListsHandlers {
       return reply(await lists.create(context.key!.projectId, context.key!.keyId, spec.value));
     },
     readList: (context) => {
-      const query = parseItemsQuery(context.query);
+      const query = parseItemsQuery(context.query, context.key!.projectId, context.params.list_id!);
       return query.ok ? reply(lists.get(context.key!.projectId, context.params.list_id!, query.value)) : failure(query.error);
     },
     deleteList: async (context) => {

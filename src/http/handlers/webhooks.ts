@@ -11,7 +11,7 @@ export interface WebhookHandlers {
 export function createWebhookHandlers(deliveries: DeliveriesService): WebhookHandlers {
   return {
     listDeliveries: (context) => {
-      const query = parseDeliveryQuery(context.query);
+      const query = parseDeliveryQuery(context.query, context.key!.projectId);
       if (!query.ok) return failure(query.error);
       return data(deliveries.list(context.key!.projectId, query.value));
     },
