@@ -71,6 +71,11 @@ export type CompileResult = { ok: true; artifact: RulesetArtifact } | { ok: fals
  */
 export interface ListLookup {
   has(listId: string, value: string): boolean | null;
+  /**
+   * Budget units a lookup in `listId` costs beyond the pass over the value (the service's lookups
+   * cost what the list's kind makes them); absent: none.
+   */
+  lookupUnits?(listId: string): number;
 }
 
 export interface RulesetInput {

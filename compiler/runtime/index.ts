@@ -691,13 +691,17 @@ export function contains(s: string, t: string): boolean | CelError {
 
 /**
  * in_list(id, v): whether the project's list `id` holds `v`, normalised by the list's kind (the
- * service's ListLookup does that). Normalising is one pass over `v`, spent before it runs; the
- * probes after it are a bounded number of hash lookups. A lookup that is missing, or that does not
- * know the list, is an evaluation error: the rule cannot match, and is not degraded.
+ * service's ListLookup does that). Spent before it runs: one pass over `v`, and what the lookup
+ * says a lookup in that list costs (a phone list parses the number: thousands of units), so the
+ * budget bounds the time of many lookups — at run time that can be more than the rule's estimate,
+ * which counts the pass only. A lookup that is missing, or that does not know the list, is an
+ * evaluation error: the rule cannot match, and is not degraded.
  */
 export function inList(lists: unknown, id: string, v: string): boolean | CelError {
-  if (!spend(traversal(v.length))) return X;
-  if (typeof lists !== 'object' || lists === null) return X;
+  if (typeof lists !== 'object' || lists === null) return (spend(traversal(v.length)), X);
+  const units = (lists as { lookupUnits?: unknown }).lookupUnits;
+  const extra: unknown = typeof units === 'function' ? units.call(lists, id) : 0;
+  if (!spend(traversal(v.length) + (typeof extra === 'number' && extra > 0 ? extra : 0))) return X;
   const has = (lists as { has?: unknown }).has;
   if (typeof has !== 'function') return X;
   const r: unknown = has.call(lists, id, v);

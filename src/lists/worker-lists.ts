@@ -11,7 +11,7 @@ import type { Statement } from 'better-sqlite3';
 import type { ListLookup } from '../../compiler/index.js';
 import { sipKey } from '../state/siphash.js';
 import type { Db } from '../store/database.js';
-import type { ListKind } from './list-kinds.js';
+import { kLookupUnits, type ListKind } from './list-kinds.js';
 import { KeyHasher, ListTable } from './list-table.js';
 import { ListsClock } from './lists-clock.js';
 
@@ -109,7 +109,26 @@ export class WorkerLists implements ListLookup {
     }
   }
 
+  /** Budget units of one lookup in `listId` (its kind's kLookupUnits); 0 for a list it does not know. */
+  lookupUnits(listId: string): number {
+    try {
+      const ref = this.#ref(listId);
+      return ref === null ? 0 : kLookupUnits[ref.kind];
+    } catch (error) {
+      this.failure ??= (error as Error).message ?? String(error);
+      return 0;
+    }
+  }
+
   #has(listId: string, value: string): boolean | null {
+    const ref = this.#ref(listId);
+    if (ref === null) return null;
+    const loaded = this.#tables.get(ref.lid) ?? this.#load(ref);
+    return loaded.table.has(value, this.#now, this.#country);
+  }
+
+  /** The project's list `listId` as of this event (lists changed since the last event applied first). */
+  #ref(listId: string): ListRef | null {
     if (!this.#synced) {
       this.#sync();
       this.#synced = true;
@@ -125,9 +144,7 @@ export class WorkerLists implements ListLookup {
       ref = this.#listRef.get(this.#projectId, listId) ?? null;
       names.set(listId, ref);
     }
-    if (ref === null) return null;
-    const loaded = this.#tables.get(ref.lid) ?? this.#load(ref);
-    return loaded.table.has(value, this.#now, this.#country);
+    return ref;
   }
 
   /** Lists held and their bytes (the bench reports bytes per item from it). */

@@ -388,3 +388,23 @@ test('a card number written with JSON escapes in a list item is refused like one
   refusal(t, await api(file.server, 'POST', '/v1/lists/escaped/items', { key, rawBody: body }), 400, 'CARD_NUMBER_DETECTED', 'items[0].note');
   t.deepEqual(listsState(projectId), before);
 });
+
+test('in_list spends what a lookup in its list costs: thousands of phone lookups in one event run out of budget (503, nothing stored) instead of holding the rule worker for seconds', async (t) => {
+  const { key } = await newProject(file.server, 'none');
+  await createList(key, 'blocked_phones', 'phone');
+  await addItems(key, 'blocked_phones', [{ value: '+447400123456' }]);
+  await createRule(file.server, key, { rule_id: 'old_phone_blocked', kind: 'scoring', status: 'active', score_delta: 50, expression: "extras.old_phones.exists(p, in_list('blocked_phones', p))" });
+  await publish(file.server, key);
+  // Each a number libphonenumber has to parse (~30 µs): 5,000 lookups of 5,000 units pass the 20 million.
+  const many = minimalEvent({ user: { country: 'GB' }, extras: { old_phones: Array.from({ length: 5_000 }, (_, i) => `07${400_000_000 + i * 7}`) } });
+  const refused = await api(file.server, 'POST', '/v1/events', { key, body: many });
+  t.is(refused.status, 503, refused.text);
+  t.is(refused.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
+  t.regex(refused.body.errors[0]?.message ?? '', /more work on this event than one event may use/);
+  t.is((await api(file.server, 'GET', `/v1/scores/${many.event_id}`, { key })).status, 404, 'nothing stored');
+  // A few lookups are scored as before.
+  const few = minimalEvent({ user: { country: 'GB' }, extras: { old_phones: ['07400 111222', '07400 123456'] } });
+  const scored = await api(file.server, 'POST', '/v1/events', { key, body: few });
+  t.is(scored.status, 200, scored.text);
+  t.true(scored.body.data.breakdown.find((entry: { rule_id: string }) => entry.rule_id === 'old_phone_blocked').matched);
+});
