@@ -198,6 +198,7 @@ function assemble(scope: RulesetScope, compiled: readonly CompiledRule[]): Rules
   // Evaluation order: shadow rules first, so an early trust or hard-block
   // return still carries them; then active rules by kind, input order within.
   const ordered = [...shadow, ...active];
+  const lastShadow = shadow.at(-1);
   const maxPossible = compiled.reduce((sum, r) => sum + maxContribution(r.def), 0);
   // Rules are evaluated inline, no call per rule, every input read a local.
   // Up to kChunkRules rules the whole ruleset is the one function: outcomes in
@@ -230,7 +231,8 @@ function assemble(scope: RulesetScope, compiled: readonly CompiledRule[]): Rules
         _`const ${none} = ${shadowOf(false, null, 0, false)};`,
         _`const ${degraded} = ${shadowOf(false, null, 0, true)};`,
       );
-      return _`${out.shadow}.push(${r} >= 0 ? ${entries}[${r}] : ${r} === ${kDegraded} ? ${degraded} : ${none});`;
+      // A shadow rule that ran out of budget could not be evaluated: degraded, like a wrong type.
+      return _`${out.shadow}.push(${r} >= 0 ? ${entries}[${r}] : ${r} === ${kDegraded} || ${N.budget}.left < 0 ? ${degraded} : ${none});`;
     }
     const entries = scope.names.name('e');
     const none = scope.names.name('e');
@@ -284,8 +286,15 @@ function assemble(scope: RulesetScope, compiled: readonly CompiledRule[]): Rules
     return _`if (${r} >= 0) ${matched} else { ${notMatched} }`;
   };
 
-  /** A rule evaluated inline, then recorded. */
-  const rule = (c: CompiledRule): Code => _`${ruleBlock(c, (code) => _`${r} = ${code};`)}\n  ${record(c)}`;
+  /**
+   * A rule evaluated inline, then recorded. After the last shadow rule the budget starts again:
+   * shadow rules have a budget of their own, so one that spends much never leaves the active rules
+   * short — the event's over_budget is the active rules' alone (shadow rules never change a result).
+   */
+  const rule = (c: CompiledRule): Code => {
+    const evaluated = _`${ruleBlock(c, (code) => _`${r} = ${code};`)}\n  ${record(c)}`;
+    return c === lastShadow ? _`${evaluated}\n  ${N.budget}.left = ${kEventBudget};` : evaluated;
+  };
   const temps = (rules: readonly CompiledRule[]): Name[] =>
     Array.from({ length: Math.max(0, ...rules.map((c) => c.frame.temps.length)) }, (_x, i) => new Name(`t${i}`));
   /** Local declarations and input reads for a group of rules. */

@@ -116,3 +116,26 @@ for (const [expression, extras] of kAtTheBounds) {
 test('without the limit the same rule compiles (the option the semantics tests use)', (t) => {
   t.true(compileRuleset([rule({ rule_id: 'r', expression: "extras.l.exists(x, extras.s.matches('a*b'))" })], kNoCostLimit).ok);
 });
+
+test('shadow rules have a budget of their own: one that spends much never puts the event over budget, and is reported degraded', (t) => {
+  // Each rule spends about 6.8 million on a 1 MB string; two active ones stay within the 20 million.
+  const pattern = `(${'a'.repeat(125)}|${'b'.repeat(126)})x`;
+  const big = { event_type: 'payment', extras: { s: 'c'.repeat(1_048_000) } };
+  const active = [
+    rule({ rule_id: 'ua_a', expression: `extras.s.matches('${pattern}')` }),
+    rule({ rule_id: 'ua_b', expression: `extras.s.contains('zz') || extras.s.matches('${pattern}')` }),
+  ];
+  t.false(compile(active)(input(big)).over_budget);
+  const shadows = [0, 1, 2].map((i) => rule({ rule_id: `try_${i}`, status: 'shadow', expression: `extras.s.matches('${pattern}') || extras.n == ${i}` }));
+  for (const count of [1, 3]) {
+    const out = compile([...active, ...shadows.slice(0, count)])(input(big));
+    t.false(out.over_budget, `${count} shadow rules`);
+    t.deepEqual(out.breakdown.map((entry) => entry.rule_id), ['ua_a', 'ua_b']);
+    t.deepEqual(out.degraded, []);
+    if (count === 3) t.true(out.shadow.at(-1)!.degraded, 'the shadow rule that ran out is degraded');
+  }
+  // Shadow rules only, past their budget: the event is still scored.
+  t.false(compile(shadows)(input(big)).over_budget);
+  // Active rules past theirs: over budget, as before.
+  t.true(compile([...active, rule({ rule_id: 'ua_c', expression: `extras.s.matches('${pattern}') || extras.n == 9` })])(input(big)).over_budget);
+});
