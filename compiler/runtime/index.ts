@@ -561,8 +561,12 @@ export function tsPart(ms: number, part: number): number {
       return d.getUTCMinutes();
     case TS_SECONDS:
       return d.getUTCSeconds();
-    case TS_DAY_OF_YEAR:
-      return Math.floor((ms - Date.UTC(d.getUTCFullYear(), 0, 1)) / 86_400_000);
+    case TS_DAY_OF_YEAR: {
+      // Not Date.UTC(year, 0, 1): it reads the years 0–99 as 1900–1999.
+      const januaryFirst = new Date(0);
+      januaryFirst.setUTCFullYear(d.getUTCFullYear(), 0, 1);
+      return Math.floor((ms - januaryFirst.getTime()) / 86_400_000);
+    }
     default:
       return d.getUTCMilliseconds();
   }
@@ -599,14 +603,11 @@ export function intOfDouble(v: number): number | CelError {
   return v > kIntMin && v < kIntMax ? Math.trunc(v) : X;
 }
 
+/** int(s): decimal digits with an optional sign, as CEL (Go's strconv.ParseInt base 10); else an error. */
 export function intOfString(v: string): number | CelError {
-  if (v !== v.trim() || v.length > 20 || v.includes('0x')) return X;
-  let n: bigint;
-  try {
-    n = BigInt(v);
-  } catch {
-    return X;
-  }
+  // BigInt alone would also take '' (0), '0x1F', '0b101' and '0o17'.
+  if (!/^[+-]?[0-9]{1,19}$/.test(v)) return X;
+  const n = BigInt(v);
   return n <= 9223372036854775807n && n >= -9223372036854775808n ? Number(n) : X;
 }
 
