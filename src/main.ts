@@ -400,8 +400,10 @@ export async function startService(config: Config, log: Logger, options: Service
       readDb.close();
       checkpointer.closeDatabaseFile();
       // Nothing writes any more: the state the next start would rebuild goes to the snapshot —
-      // unless a request was still under way when the drain gave up (an erasure half done, say).
-      if (server.inFlight === 0) writeSnapshotAtStop();
+      // unless a handler was still running when the drain gave up (an erasure half done, say; its
+      // client may have gone, or close() ended its connection, so it is not counted in flight).
+      if (server.handlersRunning === 0) writeSnapshotAtStop();
+      else log.info('no start snapshot: a request was still being handled when the drain gave up; the next start loads the tables and replays the log', { handlers_running: server.handlersRunning });
       // Last: no connection is left, so the WAL is emptied and removed (nothing lingers in it).
       closeCleanly(config.dataDir);
       lock.release();

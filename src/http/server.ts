@@ -143,6 +143,12 @@ export class HttpServer {
   #app: TemplatedApp | null = null;
   #listenSocket: us_listen_socket | null = null;
   #inFlight = 0;
+  /**
+   * Route handlers started and not finished. Not the same as #inFlight: a request whose client
+   * hung up (or whose connection close() ended) is answered 499 at once, while its handler — an
+   * erasure half done, a scoring — still runs.
+   */
+  #handlersRunning = 0;
   #idleWaiters: Array<() => void> = [];
 
   constructor(options: HttpServerOptions) {
@@ -156,6 +162,11 @@ export class HttpServer {
 
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /** Route handlers still running, their client gone or not (a stop writes its snapshot only at 0). */
+  get handlersRunning(): number {
+    return this.#handlersRunning;
   }
 
   /** Starts listening; resolves with the bound port (useful with port 0). */
@@ -181,16 +192,16 @@ export class HttpServer {
   }
 
   /**
-   * Stops accepting connections and resolves once every request in flight has been answered
-   * (or `timeoutMs` passed). Keep-alive connections may still deliver requests meanwhile; they
-   * are served and counted like the others.
+   * Stops accepting connections and resolves once every request in flight has been answered and
+   * every handler has finished (or `timeoutMs` passed). Keep-alive connections may still deliver
+   * requests meanwhile; they are served and counted like the others.
    */
   drain(timeoutMs: number): Promise<void> {
     if (this.#listenSocket !== null) {
       us_listen_socket_close(this.#listenSocket);
       this.#listenSocket = null;
     }
-    if (this.#inFlight === 0) return Promise.resolve();
+    if (this.#idle()) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, timeoutMs);
       this.#idleWaiters.push(() => {
@@ -467,10 +478,14 @@ export class HttpServer {
       return;
     }
     if (result instanceof Promise) {
+      this.#handlersRunning++;
       result.then(
         (reply) => this.#reply(exchange, reply),
         (error: unknown) => this.#internalError(exchange, error),
-      );
+      ).finally(() => {
+        this.#handlersRunning--;
+        this.#wakeIfIdle();
+      });
     } else {
       this.#reply(exchange, result);
     }
@@ -578,11 +593,18 @@ export class HttpServer {
       accessLog({ request_id: exchange.requestId, method: exchange.method, route: exchange.routePattern, status, duration_ms: Math.round(seconds * 1e6) / 1000, key_id: exchange.keyId === '' ? null : exchange.keyId });
     }
     this.#inFlight--;
-    if (this.#inFlight === 0 && this.#idleWaiters.length > 0) {
-      const waiters = this.#idleWaiters;
-      this.#idleWaiters = [];
-      for (const wake of waiters) wake();
-    }
+    this.#wakeIfIdle();
+  }
+
+  #idle(): boolean {
+    return this.#inFlight === 0 && this.#handlersRunning === 0;
+  }
+
+  #wakeIfIdle(): void {
+    if (!this.#idle() || this.#idleWaiters.length === 0) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const wake of waiters) wake();
   }
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { api, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { readPartsFile, writePartsFile } from '../../src/store/parts-file.js';
 import { minimalEvent } from '../_helpers/events.js';
+import { heldAt } from '../_helpers/faults.js';
 
 const kSnapshot = 'start-snapshot';
 
@@ -212,4 +213,21 @@ test('from the snapshot: an account erased before the stop stays erased, and asy
     await waitFor(async () => (await api(next, 'GET', `/v1/scores/${eventId}`, { key })).body.data?.state === 'scored', `event ${eventId} scored`);
   }
   t.pass();
+});
+
+test('a stop whose drain gives up while a handler still runs writes no snapshot, though its connection was closed (its request no longer counted in flight)', async (t) => {
+  const server = await startServer({ keepDataDir: true, env: { FAULT_INJECTION: 'hold_points' } });
+  const key = server.bootstrap.keys.live_secret.key;
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: 'before-the-stop' }) })).status, 200);
+  const held = api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: 'held-at-stop', extras: { fault_hold_before: 'at-stop' } }) }).catch(() => null);
+  await heldAt(server, 'at-stop');
+  // The drain waits its 10 s for the held request, then the connections are closed.
+  t.deepEqual(await server.stop(), { code: 0, signal: null });
+  await held;
+  t.regex(server.output(), /no start snapshot: a request was still being handled/);
+  t.false(existsSync(join(server.dataDir, kSnapshot)));
+  // The next start loads from the tables, with everything stored.
+  const next = await startServer({ dataDir: server.dataDir });
+  t.teardown(() => next.stop());
+  t.regex(next.output(), /store ready/);
 });
