@@ -224,7 +224,8 @@ function readAll(fd: number, into: Uint8Array, position: number): void {
 
 /**
  * CRC-32 of `bytes`, in slices (zlib takes at most 2^31 − 1 bytes at once). Node 22.0 and 22.1 have
- * no zlib.crc32: there every checksum is 0, written and compared alike.
+ * no zlib.crc32 (package.json's engines ask for 22.2 or newer): there every checksum would be 0,
+ * written and compared alike, so only a short read would catch a damaged file.
  */
 function crc32(bytes: Uint8Array): number {
   // Looked up, not imported by name: a missing named export of a built-in fails the whole import.
