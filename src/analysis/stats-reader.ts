@@ -70,21 +70,25 @@ export class RuleStatsReader {
     const key = (day: number): string => `${task.projectId}\u0000${task.from + day * kDayMs}`;
     const dayCount = (task.to - task.from) / kDayMs + 1;
     const days: DayAggregate[] = [];
+    // Which days came from the cache, decided once: keeping the days read below may push some of
+    // them out of it meanwhile, and reading such a day again would add its rows twice.
+    const found: boolean[] = [];
     let daysKept = 0;
     for (let i = 0; i < dayCount; i++) {
       const day = this.#kept.get(key(i));
       days.push(day ?? newDayAggregate());
+      found.push(day !== undefined);
       if (day !== undefined) daysKept++;
     }
     // Days not kept, read in runs of consecutive days: one scan per run.
     let rowsRead = 0;
     for (let i = 0; i < dayCount; ) {
-      if (this.#kept.has(key(i))) {
+      if (found[i]) {
         i++;
         continue;
       }
       let end = i;
-      while (end + 1 < dayCount && !this.#kept.has(key(end + 1))) end++;
+      while (end + 1 < dayCount && !found[end + 1]) end++;
       const from = task.from + i * kDayMs;
       const to = task.from + (end + 1) * kDayMs;
       const chunks = new EventChunks<StatsRow>(

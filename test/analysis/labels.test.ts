@@ -8,7 +8,7 @@ import { kCells, runBacktest } from '../../src/analysis/backtest-run.js';
 import { kArrivalDisorderMs } from '../../src/analysis/event-range.js';
 import { precisionRecall } from '../../src/analysis/labels.js';
 import { signalGroupsOf } from '../../src/analysis/replay.js';
-import { RuleStatsReader } from '../../src/analysis/stats-reader.js';
+import { kKeptDays, RuleStatsReader } from '../../src/analysis/stats-reader.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { createRule, newProject, publish, ruleBody } from '../_helpers/rules.js';
 import { api, startServer } from '../_helpers/server.js';
@@ -87,4 +87,25 @@ test('labelled events give precision and recall per rule and per decision, in ba
   t.like(stats.total, { events: 8, shadow: { evaluated: 8, matched: 2, decisions_changed: 2, changes: [{ from: 'review', to: 'block', events: 2 }] } });
   // Yesterday is finished: asked again, it is answered from the kept counts.
   t.is(reader.read({ projectId, ruleId: 'points', from: day - 86_400_000, to: day, now }).days_kept, 1);
+
+  // A day taken from the kept counts and pushed out of them while the same request keeps the days
+  // it read is not read again on top of its counts (which were then kept doubled).
+  const kDay = 86_400_000;
+  const later = day + 2 * kDay; // the events' day is finished too
+  const fresh = new RuleStatsReader(db);
+  const ask = (from: number, to: number) => fresh.read({ projectId, ruleId: 'points', from, to, now: later });
+  // The events' days (today, or yesterday too for a run across midnight) kept first...
+  t.like(ask(day - kDay, day).total, { events: 8 });
+  // ...then as many older days as are kept, all but the day before them...
+  let kept = 2;
+  for (let end = day - 3 * kDay; kept < kKeptDays; ) {
+    const days = Math.min(31, kKeptDays - kept);
+    ask(end - (days - 1) * kDay, end);
+    kept += days;
+    end -= days * kDay;
+  }
+  // ...which, read now, pushes the events' days out of the kept counts within this request.
+  const three = ask(day - 2 * kDay, day);
+  t.like(three.total, { events: 8 });
+  t.like(ask(day - kDay, day).total, { events: 8 });
 });
