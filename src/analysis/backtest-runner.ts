@@ -69,11 +69,12 @@ export class BacktestRunner {
     this.#now = now;
   }
 
-  get full(): boolean {
-    return this.#queue.length >= kMaxQueued;
+  /** Jobs waiting (the running one not counted); the service keeps it at most kMaxQueued. */
+  get queued(): number {
+    return this.#queue.length;
   }
 
-  /** Queues a job (the caller checked `full`); it starts at once when nothing runs. */
+  /** Queues a job (the caller checked the room); it starts at once when nothing runs. */
   enqueue(job: BacktestJob): void {
     this.#queue.push(job);
     if (this.#running === null) void this.#next();

@@ -13,7 +13,7 @@ import { diagnosticParameter } from '../rulesets/rules-request.js';
 import { readDraftSnapshot, readRuleset } from '../rulesets/ruleset-store.js';
 import type { BacktestRequest } from './analysis-request.js';
 import type { BacktestCandidate, BacktestJob } from './backtest-run.js';
-import { BacktestRunner, type BacktestProgress } from './backtest-runner.js';
+import { BacktestRunner, kMaxQueued, type BacktestProgress } from './backtest-runner.js';
 import { readBacktest, readRulesetSource, type BacktestRecord, type CandidateRecord } from './backtest-store.js';
 import { projectListIds } from '../lists/list-store.js';
 import { signalGroupsOf } from './replay.js';
@@ -50,6 +50,8 @@ export class BacktestService {
   readonly #runner: BacktestRunner;
   /** Project → its backtest queued or running (or '' while one is being set up). */
   readonly #active = new Map<string, string>();
+  /** Requests between the queue's check and the queue (compiling their candidate, recording it). */
+  #preparing = 0;
 
   constructor(options: BacktestServiceOptions) {
     this.#readDb = options.readDb;
@@ -69,11 +71,14 @@ export class BacktestService {
   async start(projectId: string, keyId: string, request: BacktestRequest): Promise<AnalysisAnswer> {
     const busy = this.#active.get(projectId);
     if (busy !== undefined) return this.#busy(busy);
-    if (this.#runner.full) {
+    // Requests past this check and not queued yet count as waiting: several projects may be
+    // between the check and the queue at once (the awaits below).
+    if (this.#runner.queued + this.#preparing >= kMaxQueued) {
       return { ok: false, error: apiError('RATE_LIMIT_EXCEEDED', 'The server has as many backtests waiting as it queues; retry later.'), headers: retryHeaders(kDefaultRetrySeconds) };
     }
     // Held from here, across the awaits below: a second request meanwhile gets 429.
     this.#active.set(projectId, '');
+    this.#preparing++;
     try {
       const prepared = await this.#candidate(projectId, request.version);
       if (!prepared.ok) return prepared;
@@ -92,6 +97,7 @@ export class BacktestService {
       const record = readBacktest(this.#readDb, projectId, backtestId)!;
       return { ok: true, status: 202, body: this.#view(record), headers: [['Location', `/v1/rules/backtests/${backtestId}`]] };
     } finally {
+      this.#preparing--;
       if (this.#active.get(projectId) === '') this.#active.delete(projectId);
     }
   }

@@ -94,3 +94,18 @@ test('a backtest running when the server stops is failed, and says so, after the
   release(restarted, 'backtest');
   await waitFor(async () => (await state(restarted, project.key, again.body.data.backtest_id)).state === 'done', 'the backtest after the restart');
 });
+
+test('at most 16 backtests wait, counting requests that arrive together: of three sent at once for the last place, one is queued and two get 429', async (t) => {
+  const server = await holdingServer();
+  t.teardown(() => server.stop());
+  const projects: Array<{ key: string }> = [];
+  for (let i = 0; i < 19; i++) projects.push(await newProject(server));
+  const start = (key: string) => api(server, 'POST', '/v1/rules/backtests', { key, body: body() });
+  t.is((await start(projects[0]!.key)).status, 202);
+  await heldAt(server, 'backtest');
+  for (let i = 1; i <= 15; i++) t.is((await start(projects[i]!.key)).status, 202, `project ${i}`);
+  const together = await Promise.all([16, 17, 18].map((i) => start(projects[i]!.key)));
+  t.deepEqual(together.map((response) => response.status).sort(), [202, 429, 429], together.map((response) => response.text).join('\n'));
+  for (const refused of together.filter((response) => response.status === 429)) t.is(refused.body.errors[0]?.code, 'RATE_LIMIT_EXCEEDED');
+  t.is(readStore(server, (db) => (db.prepare("SELECT count(*) AS n FROM backtests WHERE state = 'queued'").get() as { n: number }).n), 16, 'sixteen wait');
+});
