@@ -53,9 +53,11 @@ closes the database. Started by npm start, the server also stops when npm goes a
     try {
       service = await startService(config, log, { accessLog: config.accessLog ? createAccessLog() : null });
     } catch (error) {
-      if (!(error instanceof StartupError)) throw error;
-      // One line, and out at once: a supervisor (systemd Restart=on-failure) sees the failure.
-      process.stderr.write(`fraud-scorer serve: ${error.message}\n`);
+      // Out at once, whatever failed: a supervisor (systemd Restart=on-failure) sees the failure.
+      // An error the start did not foresee (a write refused by the database, say) comes with its
+      // stack; left to the caller, the threads the start made (writer, checkpointer, rule workers)
+      // kept the process alive, listening on nothing and holding the data dir's lock.
+      process.stderr.write(error instanceof StartupError ? `fraud-scorer serve: ${error.message}\n` : `fraud-scorer serve: the start failed: ${(error as Error).stack ?? String(error)}\n`);
       process.exit(1);
     }
     if (service.bootstrap !== null) {

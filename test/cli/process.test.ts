@@ -4,6 +4,8 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { api, kCliPath, makeDataDir, startServer, waitFor } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
@@ -134,3 +136,24 @@ const npmSignal = test.macro(async (t, stop: (started: NpmStart) => void, draine
 test('npm start: SIGTERM to npm reaches the server, which drains and exits', npmSignal, (started) => started.npm.kill('SIGTERM'), true);
 test('npm start: Ctrl-C (SIGINT to the process group) stops npm and the server', npmSignal, (started) => process.kill(-started.npm.pid!, 'SIGINT'), true);
 test('npm start: npm killed outright (SIGKILL) leaves no orphan; the server drains on its own', npmSignal, (started) => started.npm.kill('SIGKILL'), true);
+
+test('a start that fails after its threads are up (a write the database refuses) exits 1 with the cause, and releases the data dir', async (t) => {
+  const first = await startServer({ keepDataDir: true });
+  const project = first.bootstrap.live_project_id;
+  t.deepEqual(await first.stop(), { code: 0, signal: null });
+  // The start marks a backtest left running as failed, through the writer thread: a trigger refuses it.
+  const db = new Database(join(first.dataDir, 'fraud-scorer.db'));
+  db.prepare(`INSERT INTO backtests (backtest_id, project_id, state, candidate, policy, range_from, range_to, event_limit, requested_by, created_at)
+    VALUES ('bt_left_running', ?, 'running', '{}', '{}', 0, 1, 1, 'key_test', 0)`).run(project);
+  db.exec(`CREATE TRIGGER refuse_at_start BEFORE UPDATE ON backtests BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+  db.close();
+  const failed = await startServer({ dataDir: first.dataDir }).then(async (server) => `started: ${await server.stop().then(() => server.output())}`, (error: Error) => error.message);
+  t.regex(failed, /server exited with 1 before listening/);
+  t.regex(failed, /fraud-scorer serve: the start failed: .*refused by the test/);
+  // The lock went with the process: with the trigger gone, the next start serves.
+  const repaired = new Database(join(first.dataDir, 'fraud-scorer.db'));
+  repaired.exec('DROP TRIGGER refuse_at_start');
+  repaired.close();
+  const next = await startServer({ dataDir: first.dataDir });
+  t.deepEqual(await next.stop(), { code: 0, signal: null });
+});
