@@ -10,7 +10,7 @@ readable only by you (mode 0600); it holds every tenant, project, key hash, fing
 install secret. It appears at FILE only when complete and checked (PRAGMA quick_check).
 
 --to FILE     where to write the copy (its folder must exist)
---force       replace FILE if it exists (refused otherwise)
+--force       replace FILE if it exists (refused otherwise; never a database in use)
 ${kDataDirHelp}
 
 Restore: stop the server, put FILE into an empty data dir as ${kDatabaseFileName}, start the server

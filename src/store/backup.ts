@@ -13,9 +13,10 @@
 // the move is a hard link, which fails rather than replace a file that appeared meanwhile.
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, linkSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, openSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { databasePath, openDatabase } from './database.js';
+import { acquireDataDirLock, DataDirLockedError, lockPath } from './data-dir-lock.js';
+import { databasePath, kDatabaseFileName, openDatabase } from './database.js';
 import { flushToDisk } from './flush-to-disk.js';
 
 export class BackupError extends Error {}
@@ -40,6 +41,8 @@ export async function backupDatabase(dataDir: string, destination: string, optio
   }
   const folder = dirname(destination);
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new BackupError(`${folder} is not a directory`);
+  const refusal = refusedDestination(source, destination);
+  if (refusal !== null) throw new BackupError(refusal);
 
   const partial = join(folder, `.${basename(destination)}.partial-${process.pid}-${randomBytes(4).toString('hex')}`);
   closeSync(openSync(partial, 'wx', 0o600));
@@ -68,6 +71,34 @@ export async function backupDatabase(dataDir: string, destination: string, optio
   } finally {
     if (existsSync(partial)) unlinkSync(partial);
   }
+}
+
+/**
+ * Why the copy must not go to `destination`, or null. Replacing a database file under a server
+ * that has it open corrupts it (the server goes on writing its WAL against the old file), and a
+ * database file put beside another one's -wal is read with that WAL's pages: a backup never
+ * replaces a database in use, nor the one it copies, and never restores into a running server.
+ */
+function refusedDestination(source: string, destination: string): string | null {
+  const real = (path: string): string => join(realpathSync(dirname(path)), basename(path));
+  const target = real(destination);
+  const live = real(source);
+  if ([live, `${live}-wal`, `${live}-shm`].includes(target)) return `${destination} is the database being backed up (or its WAL); --to names a new file`;
+  // Any other name is a file of its own, even inside a data dir.
+  if (basename(target) !== kDatabaseFileName) return null;
+  const folder = dirname(target);
+  for (const companion of ['-wal', '-shm']) {
+    const path = `${join(folder, kDatabaseFileName)}${companion}`;
+    if (existsSync(path)) return `${path} exists: ${folder} holds a database in use or not closed cleanly; restore into an empty data dir (docs/operations.md, "Restore")`;
+  }
+  if (!existsSync(lockPath(folder))) return null;
+  try {
+    acquireDataDirLock(folder).release();
+  } catch (error) {
+    if (error instanceof DataDirLockedError) return `a server runs on ${folder}; stop it before writing its database (to restore, use an empty data dir: docs/operations.md, "Restore")`;
+    throw error;
+  }
+  return null;
 }
 
 /** Makes the copy one self-contained file and checks it. */

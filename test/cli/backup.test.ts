@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync,
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { components, createKeyWithCli } from '../_helpers/fingerprint.js';
+import { minimalEvent } from '../_helpers/events.js';
 import { api, kCliPath, makeDataDir, runCli, startServer } from '../_helpers/server.js';
 
 const execFileAsync = promisify(execFile);
@@ -108,4 +109,27 @@ test('a backup taken while the server runs and writes restores into a working se
   const listed = await runCli(['keys', 'list', '--data-dir', restoredDir, '--json']);
   const keys = JSON.parse(listed.stdout) as Array<{ key_id: string; label: string }>;
   t.true(keys.some((key) => key.key_id === made.key_id && key.label === 'before backup'));
+});
+
+test('backup refuses to write over a database in use: the one it copies, its WAL, or a running server\'s; nothing is replaced', async (t) => {
+  const source = await startServer();
+  t.teardown(() => source.stop());
+  const other = await startServer();
+  t.teardown(() => other.stop());
+  for (const target of [join(source.dataDir, 'fraud-scorer.db'), join(source.dataDir, 'fraud-scorer.db-wal'), join(other.dataDir, 'fraud-scorer.db')]) {
+    const before = statSync(target).ino;
+    const result = await runCli(['backup', '--data-dir', source.dataDir, '--to', target, '--force']);
+    t.is(result.code, 1, target);
+    t.regex(result.stderr, /is the database being backed up|holds a database in use|a server runs on/, target);
+    t.is(statSync(target).ino, before, `${target} not replaced`);
+  }
+  // Both servers still serve what they stored.
+  for (const server of [source, other]) {
+    const response = await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body: minimalEvent() });
+    t.is(response.status, 200, response.text);
+  }
+  // A file of another name beside a running server's database is a backup like any other.
+  const beside = join(other.dataDir, 'copy.db');
+  t.is((await runCli(['backup', '--data-dir', source.dataDir, '--to', beside])).code, 0);
+  t.true(statSync(beside).size > 0);
 });
