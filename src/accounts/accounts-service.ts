@@ -96,17 +96,17 @@ const kNotFound = (): ApiError => apiError('NOT_FOUND', 'No such account in this
 export class AccountsService {
   readonly #deps: AccountsServiceDeps;
   readonly #externalIdOf: Statement<[string, string, string], string>;
-  readonly #erasedById: Statement<[string, string, string], { summary: string }>;
-  readonly #erasedByExternalId: Statement<[string, string, string], { summary: string }>;
+  readonly #erasedById: Statement<[string, string, string], ErasureRow>;
+  readonly #erasedByExternalId: Statement<[string, string, string], ErasureRow>;
 
   constructor(deps: AccountsServiceDeps) {
     this.#deps = deps;
     const db = deps.readDb;
     this.#externalIdOf = db.prepare('SELECT external_account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND account_id = ?')
       .pluck() as unknown as Statement<[string, string, string], string>;
-    this.#erasedById = db.prepare('SELECT summary FROM erasures WHERE tenant_id = ? AND environment = ? AND account_id = ?');
+    this.#erasedById = db.prepare('SELECT project_id, summary FROM erasures WHERE tenant_id = ? AND environment = ? AND account_id = ?');
     this.#erasedByExternalId = db.prepare(
-      'SELECT summary FROM erasures WHERE tenant_id = ? AND environment = ? AND external_id_hash = ? ORDER BY erased_at DESC LIMIT 1',
+      'SELECT project_id, summary FROM erasures WHERE tenant_id = ? AND environment = ? AND external_id_hash = ? ORDER BY erased_at DESC LIMIT 1',
     );
   }
 
@@ -117,7 +117,8 @@ export class AccountsService {
    * is an acc_ id or an external id made of URL-safe characters.
    */
   links(scope: AccountScope, id: string): { ok: true; json: string } | { ok: false; error: ApiError } {
-    if (!id.startsWith('acc_') && !kUrlSafeExternalId.test(id)) return { ok: false, error: kNotFound() };
+    // acc_ ids are made of these characters too; an external id that merely starts with acc_ is held to them as well.
+    if (!kUrlSafeExternalId.test(id)) return { ok: false, error: kNotFound() };
     const json = this.#deps.hotAccounts.linksJson(scope.tenantId, scope.environment, scope.projectId, id);
     return json === null ? { ok: false, error: kNotFound() } : { ok: true, json };
   }
@@ -181,14 +182,20 @@ export class AccountsService {
     return kUrlSafeExternalId.test(id) ? id : null;
   }
 
-  /** A retried DELETE answers the first one's summary, once the files are clean. */
+  /**
+   * A retried DELETE answers the first one's summary, once the files are clean — to a project
+   * that used the account (as the first DELETE was): to any other, the account is unknown (404).
+   */
   async #answerPrevious(scope: AccountScope, id: string): Promise<ErasureAnswer> {
     const row = id.startsWith('acc_')
       ? this.#erasedById.get(scope.tenantId, scope.environment, id) ?? this.#erasedByExternalId.get(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id))
       : this.#erasedByExternalId.get(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id));
     if (row === undefined) return { ok: false, error: kNotFound() };
+    const { used_by: usedBy, ...summary } = JSON.parse(row.summary) as Omit<ErasureSummary, 'already_erased'> & { used_by?: string[] };
+    // Rows of erasures before used_by was kept name the erasing project only.
+    if (!(usedBy ?? [row.project_id]).includes(scope.projectId)) return { ok: false, error: kNotFound() };
     if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
-    return { ok: true, body: { ...(JSON.parse(row.summary) as Omit<ErasureSummary, 'already_erased'>), already_erased: true } };
+    return { ok: true, body: { ...summary, already_erased: true } };
   }
 
   /**
@@ -253,6 +260,13 @@ export type ErasureOutcome =
       /** The account's cases opened and not written yet, written (and unlinked) by the erasure. */
       readonly casesWritten: string[];
     };
+
+/** A row of erasures, as a retried DELETE reads it. */
+interface ErasureRow {
+  project_id: string;
+  /** The summary answered (JSON), with the projects that used the account (`used_by`). */
+  summary: string;
+}
 
 interface ErasedEventRow {
   seq: number;
@@ -354,7 +368,8 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     at: now,
   });
   db.prepare('INSERT OR REPLACE INTO erasures (tenant_id, environment, account_id, external_id_hash, project_id, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-    tenantId, environment, accountId ?? `pending:${request.externalIdHash}`, request.externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined }),
+    // used_by: the projects a retried DELETE is answered to (never shown).
+    tenantId, environment, accountId ?? `pending:${request.externalIdHash}`, request.externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined, used_by: [...usedBy] }),
   );
   return { kind: 'erased', summary, velocityKeys, listsSeq: lists.seq, pendingSeqs: pending.map((event) => event.seq), casesWritten };
 }

@@ -146,6 +146,36 @@ test('unknown accounts are 404 NOT_FOUND; an external id with other characters w
   const byId = await links(event.account_public_id);
   t.is(byId.status, 200);
   t.is(byId.body.data.external_account_id, odd);
+  // Starting with acc_ does not exempt an external id from the allowed characters, on either route.
+  const lookalike = `acc_x y/${unique()}`;
+  const lookalikeEvent = await send({ external_account_id: lookalike });
+  for (const [method, path] of [['GET', `/v1/accounts/${encodeURIComponent(lookalike)}/links`], ['DELETE', `/v1/accounts/${encodeURIComponent(lookalike)}`]] as const) {
+    const refused = await api(server, method, path, { key });
+    t.is(refused.status, 404, `${method} ${refused.text}`);
+    t.is(refused.body.errors[0]?.parameter, 'id');
+  }
+  t.is((await links(lookalikeEvent.account_public_id)).body.data.external_account_id, lookalike, 'found by its acc_ id, and not erased');
+});
+
+test('a retried DELETE is answered only to a project that used the account: another project of the tenant gets 404, before and after', async (t) => {
+  const tag = unique();
+  const event = await send({ external_account_id: `carol-${tag}` });
+  const other = await secondLiveProjectKey();
+  for (const id of [`carol-${tag}`, event.account_public_id]) {
+    const before = await api(server, 'DELETE', `/v1/accounts/${id}`, { key: other });
+    t.is(before.status, 404, before.text);
+  }
+  const erased = await api(server, 'DELETE', `/v1/accounts/carol-${tag}`, { key });
+  t.is(erased.status, 200, erased.text);
+  for (const id of [`carol-${tag}`, event.account_public_id]) {
+    const retried = await api(server, 'DELETE', `/v1/accounts/${id}`, { key });
+    t.is(retried.status, 200, retried.text);
+    t.true(retried.body.data.already_erased);
+    t.false('used_by' in retried.body.data);
+    const elsewhere = await api(server, 'DELETE', `/v1/accounts/${id}`, { key: other });
+    t.is(elsewhere.status, 404, `another project learns nothing of the erasure: ${elsewhere.text}`);
+    t.is(elsewhere.body.errors[0]?.code, 'NOT_FOUND');
+  }
 });
 
 test('a project sees only the accounts it used', async (t) => {
