@@ -164,7 +164,7 @@ export class AccountsService {
       this.#deps.hotAccounts.erased(scope.tenantId, scope.environment, externalId);
       this.#deps.asyncScorer.drop(outcome.pendingSeqs);
       for (const caseId of outcome.casesWritten) this.#deps.unfoldedCases.forget(caseId);
-      for (const { projectId, keys } of outcome.velocityKeys) this.#deps.velocity.forget(projectId, keys);
+      for (const { projectId, keys, amountCents, at } of outcome.velocityEvents) this.#deps.velocity.forgetEvent(projectId, keys, amountCents, at);
       if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
       return { ok: true, body: outcome.summary };
     });
@@ -252,7 +252,8 @@ export type ErasureOutcome =
   | {
       readonly kind: 'erased';
       readonly summary: ErasureSummary;
-      readonly velocityKeys: Array<{ projectId: string; keys: VelocityKeys }>;
+      /** The account's scored events as the velocity windows counted them, to take out of them. */
+      readonly velocityEvents: Array<{ projectId: string; keys: VelocityKeys; amountCents: number; at: number }>;
       /** The lists clock after the erasure (it removed list items when it moved). */
       readonly listsSeq: number;
       /** The rows of the account's pending async events, erased before they were scored. */
@@ -271,6 +272,7 @@ interface ErasureRow {
 interface ErasedEventRow {
   seq: number;
   project_id: string;
+  received_at: number;
   state: string;
   payload: string;
   body_hash: string | null;
@@ -290,7 +292,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   const projects = accountId === null ? [] : (db.prepare('SELECT project_id FROM account_projects WHERE account_id = ?').pluck().all(accountId) as string[]);
   // Accepted async events not yet scored carry no account id yet: found by their external id.
   const pendingRow = db.prepare(
-    `SELECT seq, project_id, state, payload, body_hash FROM events
+    `SELECT seq, project_id, state, payload, body_hash, received_at FROM events
      WHERE seq = ? AND state = 'pending' AND project_id IN (SELECT project_id FROM projects WHERE tenant_id = ? AND environment = ?)`,
   );
   const pending: ErasedEventRow[] = [];
@@ -306,7 +308,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
 
   const scored = accountId === null ? [] : accountEvents(db, accountId);
   const scrub = db.prepare('UPDATE events SET payload = ?, body_hash = ?, account_id = NULL, state = ? WHERE seq = ?');
-  const velocityKeys: Array<{ projectId: string; keys: VelocityKeys }> = [];
+  const velocityEvents: Array<{ projectId: string; keys: VelocityKeys; amountCents: number; at: number }> = [];
   // The account's signal rows, all of them (keyed by account since migration 15).
   const signals = accountId === null ? 0 : db.prepare('DELETE FROM account_signals WHERE account_id = ?').run(accountId).changes;
   // The account's values as lists hold them, gathered before its events lose them.
@@ -317,7 +319,10 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
       const body = JSON.parse(event.payload) as EventInput;
       listValues.addEvent(body);
       const ids = velocityIdentifiers(body);
-      velocityKeys.push({ projectId: event.project_id, keys: { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp } });
+      // Only scored events were counted (after their commit); a pending one never was.
+      if (event.state === 'scored') {
+        velocityEvents.push({ projectId: event.project_id, keys: { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp }, amountCents: ids.amountCents, at: event.received_at });
+      }
       // Kept so that a retry of the same request is still recognised (and a different body refused).
       bodyHash ??= canonicalBodyHash(body as unknown as Record<string, unknown>);
     } catch {
@@ -371,7 +376,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     // used_by: the projects a retried DELETE is answered to (never shown).
     tenantId, environment, accountId ?? `pending:${request.externalIdHash}`, request.externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined, used_by: [...usedBy] }),
   );
-  return { kind: 'erased', summary, velocityKeys, listsSeq: lists.seq, pendingSeqs: pending.map((event) => event.seq), casesWritten };
+  return { kind: 'erased', summary, velocityEvents, listsSeq: lists.seq, pendingSeqs: pending.map((event) => event.seq), casesWritten };
 }
 
 /**
@@ -387,7 +392,7 @@ function accountEvents(db: Db, accountId: string): ErasedEventRow[] {
   for (const chunk of db.prepare('SELECT seqs FROM account_event_seqs WHERE account_id = ?').pluck().all(accountId) as Buffer[]) decodeSeqs(chunk, seqs);
   const recent = db.prepare('SELECT seq FROM events WHERE seq >= (SELECT from_seq FROM derived_stamp WHERE id = 1) AND account_id = ?').pluck();
   for (const seq of recent.all(accountId) as number[]) seqs.push(seq);
-  const event = db.prepare('SELECT seq, project_id, state, payload, body_hash FROM events WHERE seq = ? AND account_id = ?');
+  const event = db.prepare('SELECT seq, project_id, state, payload, body_hash, received_at FROM events WHERE seq = ? AND account_id = ?');
   const rows: ErasedEventRow[] = [];
   for (const seq of [...new Set(seqs)].sort((a, b) => a - b)) {
     const row = event.get(seq, accountId) as ErasedEventRow | undefined;

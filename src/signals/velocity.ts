@@ -194,6 +194,24 @@ class Arena {
     if (at > this.lastAt[slot]!) this.lastAt[slot] = at;
   }
 
+  /** Takes back what record(slot, at, amount) added, where it still is (never below zero). */
+  unrecord(slot: number, at: number, amount: number): void {
+    this.advance(slot, at);
+    const fine = Math.floor(at / kFineMs);
+    const coarse = Math.floor(at / kCoarseMs);
+    const base = slot * kRingWidth;
+    const amountSlot = this.amountSlot[slot]! - 1;
+    if (fine > this.heads[slot * 2]! - kFineCount && this.counts[base + (fine % kFineCount)]! > 0) this.counts[base + (fine % kFineCount)]! -= 1;
+    if (coarse > this.heads[slot * 2 + 1]! - kCoarseCount) {
+      const at24 = base + kFineCount + (coarse % kCoarseCount);
+      if (this.counts[at24]! > 0) this.counts[at24]! -= 1;
+      if (amountSlot >= 0) {
+        const sum = amountSlot * kAmountWidth + (coarse % kCoarseCount);
+        this.amounts[sum] = Math.max(0, this.amounts[sum]! - amount);
+      }
+    }
+  }
+
   /** [events in the hour, events in the day, amount in the day] */
   totals(slot: number): [number, number, number] {
     const base = slot * kRingWidth;
@@ -417,14 +435,27 @@ export class VelocityWindows {
     return idle.length;
   }
 
-  /** Forgets every key of an erased account's identifiers. */
-  forget(projectId: string, keys: VelocityKeys): void {
+  /**
+   * Takes an erased account's scored event (recorded at `at` with `amountCents`) out of the
+   * windows. Its account key goes whole. Its card, IP, email and device keys lose this event's
+   * count and amount, and go once nothing is left in them: other accounts' events on a shared card,
+   * IP or device still count — as they do after a restart, which rebuilds the windows from the
+   * stored events, the erased ones scrubbed.
+   */
+  forgetEvent(projectId: string, keys: VelocityKeys, amountCents: number, at: number): void {
     const project = this.#projects.get(projectId) ?? 0;
-    const kinds: Array<[Kind, string | null]> = [['card', keys.cardToken], ['ip', keys.ip], ['account', keys.accountId], ['email', keys.email], ['fp', keys.fp]];
-    for (const [kind, value] of kinds) {
+    if (keys.accountId !== null) {
+      const slot = this.#find(project, 'account', keys.accountId);
+      if (slot >= 0) this.#drop(slot);
+    }
+    const shared: Array<[Kind, string | null]> = [['card', keys.cardToken], ['ip', keys.ip], ['email', keys.email], ['fp', keys.fp]];
+    for (const [kind, value] of shared) {
       if (value === null) continue;
       const slot = this.#find(project, kind, value);
-      if (slot >= 0) this.#drop(slot);
+      if (slot < 0) continue;
+      this.#arena.unrecord(slot, at, amountCents);
+      const [, day, amount] = this.#arena.totals(slot);
+      if (day === 0 && amount === 0) this.#drop(slot);
     }
   }
 

@@ -7,6 +7,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, runCli, startServer, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
+import { createRule, newProject, publish } from '../_helpers/rules.js';
 
 let server: TestServer;
 let key: string;
@@ -299,4 +300,24 @@ test('erasure removes the account, its signals and links and the personal data o
   // The same external id later is a new account.
   const reborn = await send({ external_account_id: `doomed-${tag}` });
   t.not(reborn.account_public_id, doomed.account_public_id);
+});
+
+test('erasure takes only the erased account\'s events out of a shared device\'s velocity: other accounts\' events on it still count, as after a restart', async (t) => {
+  const project = await newProject(server, 'none');
+  await createRule(server, project.key, { rule_id: 'device_seen_twice', kind: 'scoring', status: 'active', score_delta: 10, expression: 'velocity.fp_24h == 2' });
+  await publish(server, project.key);
+  const tag = unique();
+  const device = { fp_id: `fp_shared_${tag}` };
+  const score = async (account: string): Promise<boolean> => {
+    const response = await api(server, 'POST', '/v1/events', { key: project.key, body: minimalEvent({ event_type: 'login', external_account_id: account, context: device }) });
+    t.is(response.status, 200, response.text);
+    return response.body.data.breakdown.find((entry: { rule_id: string }) => entry.rule_id === 'device_seen_twice').matched as boolean;
+  };
+  await score(`victim-${tag}`);
+  await score(`victim-${tag}`);
+  t.true(await score(`other-${tag}`), 'two earlier events on the device');
+  // Three events on the device now (three would not match); erasing `other` leaves the victim's two (dropping the device's whole count would leave none).
+  const erased = await api(server, 'DELETE', `/v1/accounts/other-${tag}`, { key: project.key });
+  t.is(erased.status, 200, erased.text);
+  t.true(await score(`victim-${tag}`), 'the victim\'s two events on the device still count, the erased one does not');
 });

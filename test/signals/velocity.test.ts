@@ -108,12 +108,33 @@ test('the arena grows in place: its columns keep their buffers past several doub
   t.is(VelocityWindows.fromParts(hasher, after).read('p', keys('tok4999'), start).card_amount_24h, 1);
 });
 
-test('forget drops the keys of an erased account', (t) => {
+test('forgetEvent drops the keys of an erased account that nobody else used', (t) => {
   const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
-  windows.record('p', keys('tok', { email: 'e' }), 10, start);
-  windows.forget('p', keys('tok', { email: 'e' }));
-  t.is(windows.size, 0);
-  t.deepEqual(windows.read('p', keys('tok'), start), { card_1h: 0, card_24h: 0, card_amount_24h: 0 });
+  windows.record('p', keys('tok', { email: 'e', accountId: 'acc_gone' }), 10, start);
+  windows.record('p', keys('tok', { email: 'e', accountId: 'acc_gone' }), 5, start + 90 * 60_000);
+  windows.forgetEvent('p', keys('tok', { email: 'e', accountId: 'acc_gone' }), 10, start);
+  windows.forgetEvent('p', keys('tok', { email: 'e', accountId: 'acc_gone' }), 5, start + 90 * 60_000);
+  t.is(windows.size, 0, 'no key left: not the card, the email or the account');
+  t.deepEqual(windows.read('p', keys('tok'), start + 91 * 60_000), { card_1h: 0, card_24h: 0, card_amount_24h: 0 });
+});
+
+test('forgetEvent takes only the erased account\'s events out of a shared card, IP or device: the others still count', (t) => {
+  const windows = new VelocityWindows(new KeyHasher(randomBytes(32)));
+  const shared = { ip: '203.0.113.7', fp: 'fp_shared' };
+  windows.record('p', keys('tok', { ...shared, accountId: 'acc_stays' }), 100, start);
+  windows.record('p', keys('tok', { ...shared, accountId: 'acc_gone' }), 40, start + 60_000);
+  windows.record('p', keys('tok', { ...shared, accountId: 'acc_stays' }), 7, start + 2 * 60_000);
+  windows.forgetEvent('p', keys('tok', { ...shared, accountId: 'acc_gone' }), 40, start + 60_000);
+  const now = start + 3 * 60_000;
+  t.like(windows.read('p', keys('tok', { ...shared, accountId: 'acc_stays' }), now), {
+    card_1h: 2, card_24h: 2, card_amount_24h: 107, ip_1h: 2, ip_24h: 2, fp_1h: 2, fp_24h: 2, account_1h: 2, account_24h: 2, account_amount_24h: 107,
+  });
+  t.like(windows.read('p', keys(null, { accountId: 'acc_gone' }), now), { account_1h: 0, account_24h: 0, account_amount_24h: 0 });
+  // An event already out of the ring is not taken from the buckets that replaced it.
+  const later = start + 25 * 3_600_000;
+  windows.record('p', keys('tok', { ...shared, accountId: 'acc_stays' }), 1, later);
+  windows.forgetEvent('p', keys('tok', { ...shared, accountId: 'acc_gone' }), 40, start + 60_000);
+  t.like(windows.read('p', keys('tok', shared), later + 1), { card_1h: 1, card_24h: 1, card_amount_24h: 1, ip_24h: 1 });
 });
 
 /** Seeded draws (a linear congruential generator): `next(n)` in 0..n-1, `value` a key of `kind` among n, or null one time in four. */
