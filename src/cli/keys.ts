@@ -87,6 +87,8 @@ function list(args: string[]): number {
 function revoke(args: string[]): number {
   const { values, positionals } = parse(args, { ...kDataDirOption, 'key-id': { type: 'string' }, json: { type: 'boolean' } }, true);
   if (values.help) return (print(kHelp), 0);
+  // One key per command: a second id (or one beside --key-id) would otherwise be ignored, unrevoked.
+  if (positionals.length > (values['key-id'] === undefined ? 1 : 0)) throw new UsageError(`one key per command: unexpected ${positionals.slice(values['key-id'] === undefined ? 1 : 0).join(' ')}`);
   const keyId = values['key-id'] ?? positionals[0];
   if (keyId === undefined) throw new UsageError('--key-id is required');
   return withDataDir(values, (db) => {

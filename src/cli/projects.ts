@@ -47,6 +47,7 @@ export const projectsCommand = actionCommand('projects', 'create and list projec
     const { values } = parse(args, { ...kDataDirOption, tenant: { type: 'string' }, json: { type: 'boolean' } });
     if (values.help) return (print(kProjectsHelp), 0);
     return withDataDir(values, (db) => {
+      if (values.tenant !== undefined && !findTenant(db, values.tenant)) throw new UsageError(`no such tenant: ${values.tenant}`);
       const projects = listProjects(db, values.tenant);
       if (values.json) printJson(projects);
       else for (const p of projects) print(`${p.project_id}  ${p.environment.padEnd(7)} tenant ${p.tenant_id}  preset ${p.preset}  created ${formatTime(p.created_at)}  "${p.name}"`);

@@ -178,6 +178,13 @@ test('keys create --json prints one JSON object; list and revoke work; bad argum
   const listed = JSON.parse((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; revoked_at: number | null }>;
   t.is(listed.length, 5, 'three bootstrap keys and two new ones');
   t.false(JSON.stringify(listed).includes(key.key));
+  // One key per command: extra ids are refused (exit 2), not ignored, and nothing is revoked.
+  for (const args of [[key.key_id, listed[0]!.key_id], ['--key-id', key.key_id, listed[0]!.key_id]]) {
+    const extra = await runCli(['keys', 'revoke', '--data-dir', dataDir, ...args]);
+    t.is(extra.code, 2, extra.stderr);
+    t.regex(extra.stderr, /one key per command/);
+  }
+  t.true((JSON.parse((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ revoked_at: number | null }>).every((k) => k.revoked_at === null));
   t.is((await runCli(['keys', 'revoke', '--data-dir', dataDir, '--key-id', key.key_id])).code, 0);
   const unknown = (await runCli(['keys', 'revoke', '--data-dir', dataDir, '--key-id', 'key_nope']));
   t.is(unknown.code, 1);
@@ -219,6 +226,9 @@ test('projects create adds a live project with the preset published; --preset no
   t.is((await runCli(['projects', 'create', '--data-dir', dataDir])).code, 2);
   const listed = JSON.parse((await runCli(['projects', 'list', '--data-dir', dataDir, '--json'])).stdout);
   t.is(listed.length, 6, 'bootstrap live and sandbox, acme live and sandbox, shop, bare');
+  const unknownTenant = await runCli(['projects', 'list', '--data-dir', dataDir, '--tenant', 'ten_nope']);
+  t.is(unknownTenant.code, 2, 'an unknown tenant is an error, not an empty list');
+  t.regex(unknownTenant.stderr, /no such tenant: ten_nope/);
 });
 
 /** SQL that takes a database back to before its newest migration, by that migration's version. */
