@@ -186,7 +186,13 @@ export class BacktestService {
       ? this.#writer.call('finishBacktest', backtestId, JSON.stringify(outcome.report), this.#now())
       : this.#writer.call('failBacktest', backtestId, outcome.message, this.#now());
     if (!outcome.ok) this.#log.warn('a backtest failed', { backtest_id: backtestId, reason: outcome.message });
-    write.catch((error: unknown) => this.#log.error('the outcome of a backtest could not be stored', { backtest_id: backtestId, error }));
+    write.catch(async (error: unknown) => {
+      this.#log.error('the outcome of a backtest could not be stored', { backtest_id: backtestId, error });
+      // Not left 'running' until the next start: failed, with why (if even that can be written).
+      if (!outcome.ok) return;
+      await this.#writer.call('failBacktest', backtestId, `The report could not be stored (${(error as Error).message}); start the backtest again.`, this.#now())
+        .catch((again: unknown) => this.#log.error('a backtest could not be marked failed', { backtest_id: backtestId, error: again }));
+    });
   }
 
   #view(record: BacktestRecord): Record<string, unknown> {

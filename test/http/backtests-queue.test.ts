@@ -4,6 +4,8 @@
 // at the next start. The running backtest is held at the test-only hold point `backtest`
 // (FAULT_INJECTION=hold_points, src/shared/fault-latch.ts): no test waits for time to pass.
 import test from 'ava';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 import { heldAt, release } from '../_helpers/faults.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { newProject, readStore } from '../_helpers/rules.js';
@@ -108,4 +110,27 @@ test('at most 16 backtests wait, counting requests that arrive together: of thre
   t.deepEqual(together.map((response) => response.status).sort(), [202, 429, 429], together.map((response) => response.text).join('\n'));
   for (const refused of together.filter((response) => response.status === 429)) t.is(refused.body.errors[0]?.code, 'RATE_LIMIT_EXCEEDED');
   t.is(readStore(server, (db) => (db.prepare("SELECT count(*) AS n FROM backtests WHERE state = 'queued'").get() as { n: number }).n), 16, 'sixteen wait');
+});
+
+test('a backtest whose report cannot be stored is failed, and says so, rather than left running', async (t) => {
+  const server = await holdingServer();
+  t.teardown(() => server.stop());
+  const project = await newProject(server);
+  t.is((await api(server, 'POST', '/v1/events', { key: project.key, body: minimalEvent() })).status, 200);
+  const started = await api(server, 'POST', '/v1/rules/backtests', { key: project.key, body: body() });
+  t.is(started.status, 202, started.text);
+  await heldAt(server, 'backtest');
+  // The report's write is refused (as a full disk would refuse it); marking it failed is not.
+  const db = new Database(join(server.dataDir, 'fraud-scorer.db'));
+  db.exec(`CREATE TRIGGER refuse_report BEFORE UPDATE OF report ON backtests WHEN NEW.report IS NOT NULL BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`);
+  db.close();
+  release(server, 'backtest');
+  const failed = await waitFor(async () => {
+    const read = await state(server, project.key, started.body.data.backtest_id);
+    return read.state === 'failed' ? read : null;
+  }, 'the backtest marked failed');
+  t.regex(failed.error, /The report could not be stored .*refused by the test/);
+  t.is(failed.report, null);
+  // The project may start the next one.
+  t.is((await api(server, 'POST', '/v1/rules/backtests', { key: project.key, body: body() })).status, 202);
 });
