@@ -417,7 +417,9 @@ export async function startService(config: Config, log: Logger, options: Service
   } catch (error) {
     // Nothing was served: stop what was started, so that the process can end at once.
     await shutdown();
-    if (error instanceof ListenError) throw new StartupError(error.message);
+    // A first start made its keys before it failed: they are printed only by a start that serves.
+    const keys = bootstrap === null ? '' : `; this first start made the tenant and its keys: they are in ${join(config.dataDir, kBootstrapKeysFile)} (not printed again)`;
+    if (error instanceof ListenError) throw new StartupError(`${error.message}${keys}`);
     throw error;
   }
   return { port, bootstrap, shutdown };

@@ -4,6 +4,7 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
@@ -61,8 +62,13 @@ test('a port held by another program: exit 1 at once, one line, no stack', async
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => holder.close(() => resolve())));
   const port = (holder.address() as { port: number }).port;
-  const finished = await failedStart(['--port', String(port), '--data-dir', makeDataDir()]);
-  assertOneLineRefusal(t, finished, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${port}: another process is listening there$`));
+  const dataDir = makeDataDir();
+  const finished = await failedStart(['--port', String(port), '--data-dir', dataDir]);
+  // A first start: the keys it made are in their file, and the line says so (they are not printed again).
+  assertOneLineRefusal(t, finished, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${port}: another process is listening there; this first start made the tenant and its keys: they are in .*bootstrap-keys\\.json \\(not printed again\\)$`));
+  t.true(existsSync(join(dataDir, 'bootstrap-keys.json')));
+  const again = await failedStart(['--port', String(port), '--data-dir', dataDir]);
+  assertOneLineRefusal(t, again, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${port}: another process is listening there$`));
 });
 
 test('a second server on the same data dir exits 1 with one line; after the first is killed, a new one starts', async (t) => {
