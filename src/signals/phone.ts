@@ -76,7 +76,15 @@ function parsePhone(raw: string, country: string | null): PhoneAnalysis {
   };
 }
 
+/**
+ * The country code and the last two digits, the rest starred; a short number (a parseable but
+ * invalid one can have 1–7 digits after its country code) shows no digit of it: its last two
+ * would be most of it.
+ */
 function maskE164(e164: string, countryCallingCodeLength: number): string {
   const keep = 1 + countryCallingCodeLength;
-  return `${e164.slice(0, keep)}${'*'.repeat(Math.max(0, e164.length - keep - 2))}${e164.slice(-2)}`;
+  const national = e164.length - keep;
+  if (national < kMinDigitsForTail) return `${e164.slice(0, keep)}${'*'.repeat(national)}`;
+  return `${e164.slice(0, keep)}${'*'.repeat(national - 2)}${e164.slice(-2)}`;
 }
+const kMinDigitsForTail = 8;

@@ -16,6 +16,14 @@ test('a national number is read with the country; the same digits in another cou
   t.is(analyzePhone('+44 7400 123456', null).e164, '+447400123456');
 });
 
+test('the mask shows the country code and the last two digits; of a short number, no digit after the country code', (t) => {
+  t.is(analyzePhone('+4915112345678', null).masked, '+49*********78');
+  t.is(analyzePhone('+33612345678', null).masked, '+33*******78');
+  for (const [number, masked] of [['+4412', '+44**'], ['+441234', '+44****'], ['+4412345', '+44*****'], ['+12345678', '+1*******']]) {
+    t.is(analyzePhone(number, null).masked, masked, number);
+  }
+});
+
 test('unparseable numbers and no number', (t) => {
   const bad = analyzePhone('12', null);
   t.is(bad.status, 'unparseable');
