@@ -350,6 +350,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     // Its cases not written yet are written first, and unlinked with the others.
     casesWritten = writeOpenedCasesOf(db, accountId);
     cases = db.prepare('UPDATE cases SET account_id = NULL, updated_at = ? WHERE account_id = ?').run(now, accountId).changes;
+    unlinkWebhookMessages(db, accountId);
     db.prepare('DELETE FROM account_projects WHERE account_id = ?').run(accountId);
     db.prepare('DELETE FROM account_event_seqs WHERE account_id = ?').run(accountId);
     db.prepare('DELETE FROM accounts WHERE account_id = ?').run(accountId);
@@ -377,6 +378,18 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     tenantId, environment, accountId ?? `pending:${request.externalIdHash}`, request.externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined, used_by: [...usedBy] }),
   );
   return { kind: 'erased', summary, velocityEvents, listsSeq: lists.seq, pendingSeqs: pending.map((event) => event.seq), casesWritten };
+}
+
+/**
+ * Decision webhooks of the account's events, queued or sent, no longer name it: their payloads
+ * (score-result.ts, decisionWebhookJson) end with its acc_ id, which goes — as the events
+ * themselves lose their account. A message not yet delivered is still delivered, without it (the
+ * decision is the event's, which stays). One pass over the outbox (it has no index by account,
+ * and an erasure is rare; messages are pruned after a week).
+ */
+function unlinkWebhookMessages(db: Db, accountId: string): number {
+  const tail = `,"account_public_id":${JSON.stringify(accountId)}}}`;
+  return db.prepare("UPDATE webhook_outbox SET payload = substr(payload, 1, length(payload) - length(@tail)) || '}}' WHERE substr(payload, -length(@tail)) = @tail").run({ tail }).changes;
 }
 
 /**

@@ -51,7 +51,8 @@ export const webhookCommand = actionCommand('webhook', 'set, rotate, show or rem
     const { values } = parse(args, { ...kProjectOptions, url: { type: 'string' }, secret: { type: 'string' } });
     if (values.help) return (print(kHelp), 0);
     const url = required(values.url, 'url');
-    if (!isHttpUrl(url)) throw new UsageError(`--url: ${JSON.stringify(url)} is not an http(s) URL`);
+    const problem = webhookUrlProblem(url);
+    if (problem !== null) throw new UsageError(`--url: ${problem}`);
     const secret = checkedSecret(values.secret);
     return withProject(values, (db, project) => printConfig(setWebhook(db, project.project_id, url, secret, Date.now(), kCliActor), values.json));
   },
@@ -164,11 +165,16 @@ export function parseDuration(text: string): number | null {
   return match === null ? null : Number(match[1]) * kDurationUnits[match[2]!]!;
 }
 
-function isHttpUrl(value: string): boolean {
+/** Why `value` cannot be a webhook URL, or null. */
+function webhookUrlProblem(value: string): string | null {
+  let url: URL;
   try {
-    const url = new URL(value);
-    return url.protocol === 'https:' || url.protocol === 'http:';
+    url = new URL(value);
   } catch {
-    return false;
+    return 'not an http(s) URL';
   }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'not an http(s) URL';
+  // fetch refuses URLs with credentials: nothing would ever be delivered (put a token in the path or query instead).
+  if (url.username !== '' || url.password !== '') return 'a URL with a user name or password (user:password@) cannot be delivered to; put a token in the path or the query instead';
+  return null;
 }

@@ -129,7 +129,9 @@ export class RulesPool {
    * Resolves once every worker of the pool has loaded its module (or after `limitMs`). The server
    * listens only then: a worker ended while Node instantiates its module — a stop just after the
    * start — aborted the whole process under Node 22 ("FATAL ERROR: v8::Module::IsGraphAsync must
-   * be used on an instantiated module", test/cli/serve-signals.test.ts, once in a CI run).
+   * be used on an instantiated module", test/cli/serve-signals.test.ts, once in a CI run), and
+   * under Node 20 while it built the module's CommonJS facade after evaluating it (the worker
+   * counts itself once the code loading its module has returned: pool/worker.ts).
    */
   async ready(limitMs = 30_000): Promise<void> {
     const until = performance.now() + limitMs;

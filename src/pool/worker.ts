@@ -110,4 +110,11 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
 }
 
 // Loaded: the HTTP thread waits for every worker to get here before it listens (RulesPool.ready).
-Atomics.add(new Int32Array(setup.loaded), 0, 1);
+// Counted once the code that loads this module has returned, not while the module evaluates:
+// piscina loads it with require() (Node's require of an ES module), which after evaluating it
+// still builds the module's CommonJS facade, and a worker terminated in between — a stop right
+// after the start — aborted the whole process ("Assertion failed: facade->InstantiateModule(...)",
+// Node 20, test/cli/serve-signals.test.ts in CI). The require is synchronous and runs in a promise
+// callback: a microtask queued now runs after it returns. (Not a macrotask: piscina's worker then
+// blocks its event loop in Atomics.wait until a task comes.)
+queueMicrotask(() => Atomics.add(new Int32Array(setup.loaded), 0, 1));

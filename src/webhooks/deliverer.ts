@@ -130,7 +130,10 @@ export class WebhookDeliverer {
       await response.body?.cancel();
       return response.status >= 200 && response.status < 300 ? '' : `HTTP ${response.status}`;
     } catch (error) {
-      return (error as Error).name === 'TimeoutError' ? `no answer within ${this.#options.timeoutMs} ms` : (error as Error).message;
+      if ((error as Error).name === 'TimeoutError') return `no answer within ${this.#options.timeoutMs} ms`;
+      // Listed to any scores:read key (GET /v1/webhooks/deliveries): the URL's path and query may
+      // carry the receiver's token, so the error names the URL's origin only.
+      return withoutUrl((error as Error).message, url);
     }
   }
 
@@ -142,4 +145,18 @@ export class WebhookDeliverer {
       this.#log.error('webhook outbox update failed', { error });
     }
   }
+}
+
+/** `message` with `url` (as given, or as URL prints it) replaced by its origin. */
+function withoutUrl(message: string, url: string): string {
+  let origin: string;
+  let normalised: string;
+  try {
+    const parsed = new URL(url);
+    origin = parsed.origin;
+    normalised = parsed.href;
+  } catch {
+    return message.split(url).join('<the webhook URL>');
+  }
+  return message.split(url).join(origin).split(normalised).join(origin);
 }

@@ -5,6 +5,9 @@ import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { api, makeDataDir, runCli, sleep, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
+import { readStore } from '../_helpers/rules.js';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
 
 interface Received {
   readonly headers: Record<string, string>;
@@ -164,6 +167,11 @@ test('webhook set refuses bad URLs and secrets; show and remove', async (t) => {
   const { server, projectId } = await ownProject();
   const dataDir = server.dataDir;
   t.is((await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'ftp://x'])).code, 2);
+  // Credentials in the URL: fetch refuses such a URL, so nothing would ever be delivered.
+  const withPassword = await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'https://hook:s3cret@hooks.example/x']);
+  t.is(withPassword.code, 2);
+  t.regex(withPassword.stderr, /user name or password/);
+  t.false(withPassword.stderr.includes('s3cret'));
   t.is((await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'https://hooks.example/x', '--secret', 'plain'])).code, 2);
   t.is((await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', 'prj_nope', '--url', 'https://hooks.example/x'])).code, 2);
   t.is((await runCli(['webhook', 'show', '--data-dir', dataDir, '--project', projectId])).code, 1);
@@ -398,4 +406,66 @@ test('webhook deliveries and redeliver on the command line', async (t) => {
   t.is((await runCli(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId, '--message-id', 'msg_nope'])).code, 1);
   t.is((await runCli(['webhook', 'redeliver', '--data-dir', server.dataDir, '--project', projectId])).code, 2, 'neither --message-id nor --all-abandoned');
   t.is((await runCli(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'lost'])).code, 2);
+});
+
+test('erasure: the outbox\'s messages of the account\'s events no longer name it; one still queued is delivered without it', async (t) => {
+  let accept = true;
+  const received: Received[] = [];
+  const receiver = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => {
+      if (!accept) {
+        response.writeHead(503).end('later');
+        return;
+      }
+      received.push({ headers: request.headers as Record<string, string>, body });
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+  const { server, projectId, key } = await ownProject();
+  await setWebhook(server.dataDir, `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`, projectId);
+  const account = `erased-${Date.now()}`;
+  const first = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: account }) });
+  const accountId = first.body.data.account_public_id as string;
+  const delivered = minimalEvent({ external_account_id: account, async: true });
+  t.is((await api(server, 'POST', '/v1/events', { key, body: delivered })).status, 202);
+  await until(() => received.some((entry) => entry.body.includes(delivered.event_id as string)), 'the first message delivered');
+  t.true(received[0]!.body.includes(accountId), 'before the erasure, a message names the account');
+  accept = false;
+  const queued = minimalEvent({ external_account_id: account, async: true });
+  t.is((await api(server, 'POST', '/v1/events', { key, body: queued })).status, 202);
+  const outbox = (): Array<{ event_id: string; payload: string; delivered_at: number | null }> =>
+    readStore(server, (db) => db.prepare('SELECT event_id, payload, delivered_at FROM webhook_outbox WHERE project_id = ? ORDER BY seq').all(projectId) as Array<{ event_id: string; payload: string; delivered_at: number | null }>);
+  await waitFor(() => outbox().some((row) => row.event_id === queued.event_id), 'the second message queued');
+
+  const erased = await api(server, 'DELETE', `/v1/accounts/${account}`, { key });
+  t.is(erased.status, 200, erased.text);
+  const rows = outbox();
+  t.is(rows.length, 2);
+  for (const row of rows) {
+    t.false(row.payload.includes(accountId), `${row.event_id}: no acc_ id left`);
+    t.is(JSON.parse(row.payload).data.event_id, row.event_id, 'still the event\'s decision');
+  }
+  accept = true;
+  await until(() => received.some((entry) => entry.body.includes(queued.event_id as string)), 'the queued message delivered after the erasure');
+  const late = received.find((entry) => entry.body.includes(queued.event_id as string))!;
+  t.false(late.body.includes(accountId));
+  t.false('account_public_id' in JSON.parse(late.body).data);
+});
+
+test('a delivery error never shows the webhook URL\'s path, query or credentials (a URL set before credentials were refused)', async (t) => {
+  const { server, projectId, key } = await ownProject();
+  await setWebhook(server.dataDir, 'http://127.0.0.1:9/placeholder', projectId);
+  // As an older build let it be set: credentials in the URL, which fetch refuses to send to.
+  const db = new Database(join(server.dataDir, 'fraud-scorer.db'));
+  db.prepare('UPDATE webhooks SET url = ? WHERE project_id = ?').run('http://hook:s3cret@127.0.0.1:9/hooks/token-abc?key=q1', projectId);
+  db.close();
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })).status, 202);
+  const failed = await waitFor(async () => {
+    const page = await deliveries(server, key);
+    return page.deliveries.find((d) => d.last_error !== null) ?? null;
+  }, 'a failed attempt');
+  for (const secret of ['s3cret', 'token-abc', 'key=q1', 'hook:']) t.false(failed.last_error!.includes(secret), `${secret} in ${failed.last_error}`);
 });
