@@ -39,6 +39,12 @@ const kRetryDelayMs = 1000;
  * a worker every second.
  */
 const kMaxRetryDelayMs = 600_000;
+/**
+ * Set-aside events are kept in buckets of this many ms of due time, each retried as a whole: one
+ * timer per bucket, never a scan of every set-aside event per event (a backlog of a project with no
+ * ruleset yet is set aside all at once, and comes due all at once).
+ */
+const kRetryBucketMs = 250;
 
 /** An accepted event, stored as pending at row `seq`. */
 export interface PendingJob extends ScoreJob {
@@ -79,10 +85,15 @@ export class AsyncScorer {
   #maxActive = kMaxActive;
   #loadCheck: NodeJS.Timeout | null = null;
   #pumpLater: NodeJS.Immediate | null = null;
-  /** Events set aside, each with when it is due again. */
-  #delayed: Array<{ seq: number; due: number }> = [];
+  /** Events set aside, by the end of the bucket of due time they fall in (kRetryBucketMs). */
+  #delayed = new Map<number, number[]>();
+  #delayedCount = 0;
+  /** Accepted events between the check of the bound and the queue (EventService awaits their write). */
+  #reserved = 0;
   readonly #attempts = new Map<number, number>();
   #retryTimer: NodeJS.Timeout | null = null;
+  /** When #retryTimer fires (the earliest bucket when it was set). */
+  #retryAt = Number.POSITIVE_INFINITY;
   #idleWaiters: Array<() => void> = [];
   /** Events scored since start, for /metrics. */
   scored = 0;
@@ -93,13 +104,25 @@ export class AsyncScorer {
     this.#source = source;
   }
 
-  /** Queued plus being scored: what counts against the bound. */
+  /** Queued, set aside, being scored, or accepted and being written: what counts against the bound. */
   get depth(): number {
-    return this.#waiting() - this.#dropped.size + this.#activeSeqs.size + this.#delayed.length;
+    return this.#waiting() - this.#dropped.size + this.#activeSeqs.size + this.#delayedCount + this.#reserved;
   }
 
   canAccept(): boolean {
     return !this.#paused && this.depth < this.#limit;
+  }
+
+  /**
+   * Holds a place under the bound for an event accepted and not yet queued (its write is awaited),
+   * so that requests arriving meanwhile see it; `unreserve` when it is queued or was not stored.
+   */
+  reserve(): void {
+    this.#reserved++;
+  }
+
+  unreserve(): void {
+    this.#reserved--;
   }
 
   /** Starts scoring with `run` (EventService.scorePending). */
@@ -147,11 +170,16 @@ export class AsyncScorer {
   drop(seqs: readonly number[]): void {
     const gone = new Set(seqs);
     const setAside = new Set<number>();
-    this.#delayed = this.#delayed.filter(({ seq }) => {
-      if (!gone.has(seq)) return true;
-      setAside.add(seq);
-      return false;
-    });
+    for (const [due, bucket] of this.#delayed) {
+      const kept = bucket.filter((seq) => {
+        if (!gone.has(seq)) return true;
+        setAside.add(seq);
+        return false;
+      });
+      if (kept.length === 0) this.#delayed.delete(due);
+      else this.#delayed.set(due, kept);
+    }
+    this.#delayedCount -= setAside.size;
     for (const seq of seqs) {
       this.#attempts.delete(seq);
       // A pending event is being scored (left to the writer), set aside (removed above) or waiting.
@@ -169,17 +197,33 @@ export class AsyncScorer {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** One timer for the earliest set-aside event; due events go to #retryDue, ahead of the queue. */
+  /** Sets `seq` aside until `due`, in its bucket. */
+  #setAside(seq: number, due: number): void {
+    const bucket = Math.ceil(due / kRetryBucketMs) * kRetryBucketMs;
+    const seqs = this.#delayed.get(bucket);
+    if (seqs === undefined) this.#delayed.set(bucket, [seq]);
+    else seqs.push(seq);
+    this.#delayedCount++;
+    if (bucket < this.#retryAt) this.#scheduleRetry();
+  }
+
+  /** One timer for the earliest bucket; its events (and any other due) go to #retryDue, ahead of the queue. */
   #scheduleRetry(): void {
-    if (this.#paused || this.#delayed.length === 0) return;
-    let next = Number.POSITIVE_INFINITY;
-    for (const d of this.#delayed) if (d.due < next) next = d.due;
     if (this.#retryTimer !== null) clearTimeout(this.#retryTimer);
+    this.#retryTimer = null;
+    this.#retryAt = Number.POSITIVE_INFINITY;
+    if (this.#paused || this.#delayed.size === 0) return;
+    let next = Number.POSITIVE_INFINITY;
+    for (const due of this.#delayed.keys()) if (due < next) next = due;
+    this.#retryAt = next;
     this.#retryTimer = setTimeout(() => {
-      this.#retryTimer = null;
       const now = Date.now();
-      for (const d of this.#delayed) if (d.due <= now) this.#retryDue.push(d.seq);
-      this.#delayed = this.#delayed.filter((d) => d.due > now);
+      for (const [due, seqs] of this.#delayed) {
+        if (due > now) continue;
+        for (const seq of seqs) this.#retryDue.push(seq);
+        this.#delayedCount -= seqs.length;
+        this.#delayed.delete(due);
+      }
       this.#scheduleRetry();
       this.#pump();
     }, Math.max(0, next - Date.now()));
@@ -209,21 +253,29 @@ export class AsyncScorer {
       // The store could not be read (a locked or failing disk): the events wait and come back.
       this.#log.error('queued async events could not be read', { events: seqs.length, error });
       const due = Date.now() + kRetryDelayMs;
-      for (const seq of seqs) this.#delayed.push({ seq, due });
-      this.#scheduleRetry();
+      for (const seq of seqs) this.#setAside(seq, due);
       return;
     }
     for (const job of jobs) this.#start(job);
+    // Those no longer pending (scored or erased meanwhile) are done with: their retry count too.
+    if (jobs.length < seqs.length) {
+      const started = new Set(jobs.map((job) => job.seq));
+      for (const seq of seqs) if (!started.has(seq)) this.#attempts.delete(seq);
+    }
     if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);
       this.#head = 0;
     }
-    if (this.#activeSeqs.size < this.#maxActive && this.#waiting() > 0 && this.#pumpLater === null) {
-      this.#pumpLater = setImmediate(() => {
-        this.#pumpLater = null;
-        this.#pump();
-      });
-    }
+    if (this.#activeSeqs.size < this.#maxActive && this.#waiting() > 0) this.#pumpSoon();
+  }
+
+  /** #pump on the next turn of the event loop (once, however often asked meanwhile). */
+  #pumpSoon(): void {
+    if (this.#pumpLater !== null || this.#run === null || this.#paused) return;
+    this.#pumpLater = setImmediate(() => {
+      this.#pumpLater = null;
+      this.#pump();
+    });
   }
 
   /** Events waiting for their turn (due again, or queued), dropped ones included. */
@@ -253,12 +305,14 @@ export class AsyncScorer {
       const attempts = (this.#attempts.get(seq) ?? 0) + 1;
       this.#attempts.set(seq, attempts);
       const delay = Math.min(kMaxRetryDelayMs, kRetryDelayMs * 2 ** Math.min(attempts - 1, 30));
-      this.#delayed.push({ seq, due: Date.now() + delay });
-      this.#scheduleRetry();
+      this.#setAside(seq, Date.now() + delay);
     }
     if (this.#activeSeqs.size === 0 && this.#idleWaiters.length > 0) {
       for (const wake of this.#idleWaiters.splice(0)) wake();
     }
-    this.#pump();
+    // On the next turn, never from here: an outcome that comes at once (no ruleset yet) would
+    // otherwise start the next events within this turn, and a whole backlog would pass through
+    // it without the thread serving a request.
+    this.#pumpSoon();
   }
 }

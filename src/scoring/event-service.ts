@@ -191,8 +191,11 @@ export class EventService {
       else this.#deps.asyncScorer.drop([existing.seq]); // it was pending: its queued job is done with
       return { kind: 'result', json: outcome.result };
     }
-    // Scored by the background scorer between our read and our write: answer with its result.
+    // No longer pending when our write came: scored by the background scorer meanwhile (answer
+    // with its result), or erased with its account while we waited at the account's gate (answer
+    // as for any erased event).
     const stored = this.#deps.reader.find(submission.projectId, eventId);
+    if (stored?.state === 'erased') return { kind: 'result', json: JSON.stringify(erasedView(eventId, stored)) };
     return stored?.result ? { kind: 'result', json: stored.result } : { kind: 'error', error: apiError('INTERNAL_ERROR') };
   }
 
@@ -207,15 +210,21 @@ export class EventService {
     // event arriving during an erasure is stored after it (accounts/account-gate.ts).
     const externalId = externalAccountIdOf(submission.event);
     const gateKey = externalId === null ? null : AccountGate.key(submission.tenantId, submission.environment, externalId);
-    if (gateKey !== null) await this.#deps.gate.enter(gateKey);
+    // Counted against the bound from the check until queued: requests checked meanwhile see it.
+    asyncScorer.reserve();
     let seq: number;
     try {
-      seq = await writer.call('insertPendingEvent', { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload });
-      this.#deps.reader.stored(submission.projectId, eventId, seq);
-    } catch (error) {
-      return unavailable(causedBy(apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.'), error));
+      if (gateKey !== null) await this.#deps.gate.enter(gateKey);
+      try {
+        seq = await writer.call('insertPendingEvent', { projectId: submission.projectId, eventId, eventType: submission.event.event_type, receivedAt: submission.receivedAt, payload: submission.payload });
+        this.#deps.reader.stored(submission.projectId, eventId, seq);
+      } catch (error) {
+        return unavailable(causedBy(apiError('ASYNC_UNAVAILABLE', 'The event could not be stored. Nothing was stored; retry with backoff.'), error));
+      } finally {
+        if (gateKey !== null) this.#deps.gate.leave(gateKey);
+      }
     } finally {
-      if (gateKey !== null) this.#deps.gate.leave(gateKey);
+      asyncScorer.unreserve();
     }
     asyncScorer.enqueue({ ...jobOf(submission, eventId, submission.receivedAt), seq });
     return { kind: 'receipt', receipt: { event_id: eventId, state: 'pending', accepted_at: acceptedAt } };

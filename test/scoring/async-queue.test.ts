@@ -131,3 +131,28 @@ test('a drop takes a waiting event out at once without scanning for it; one bein
   t.false(log.reads.flat().includes(290), 'never read from the log');
   await scorer.pause();
 });
+
+test('events that cannot be scored yet are set aside a read at a time per turn, not a whole backlog within one turn', async (t) => {
+  const { scorer } = queued(10_000);
+  let runs = 0;
+  scorer.start(async () => {
+    runs++;
+    return 'retry'; // as for a project with no published ruleset: at once
+  });
+  const inFirstTurns = await new Promise<number>((resolve) => setImmediate(() => resolve(runs)));
+  t.true(inFirstTurns <= 2 * 64, `${inFirstTurns} events started before the thread could serve anything else`);
+  await waitFor(() => runs === 10_000, 'every event tried once');
+  t.is(scorer.depth, 10_000, 'all set aside, none lost');
+  await scorer.pause();
+});
+
+test('a reservation counts against the bound until released', (t) => {
+  const scorer = new AsyncScorer(2, quiet, new MemoryLog());
+  scorer.reserve();
+  t.true(scorer.canAccept());
+  scorer.reserve();
+  t.false(scorer.canAccept(), 'two places taken by events being written');
+  t.is(scorer.depth, 2);
+  scorer.unreserve();
+  t.true(scorer.canAccept());
+});

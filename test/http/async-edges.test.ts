@@ -1,0 +1,58 @@
+// Async events at the edges of erasure and of the queue's bound, driven step by step with the
+// test-only hold points (FAULT_INJECTION=hold_points): a sync retry of a queued async event that
+// waited behind its account's erasure, and requests that pass the bound's check together.
+import test from 'ava';
+import { randomUUID } from 'node:crypto';
+import { heldAt, metric, reached, release } from '../_helpers/faults.js';
+import { minimalEvent } from '../_helpers/events.js';
+import { api, startServer, waitFor } from '../_helpers/server.js';
+
+test('a sync retry of a queued async event that waited behind its account\'s erasure answers the erased view, not 500', async (t) => {
+  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points' } });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  await heldAt(server, 'async-scorer'); // the background scorer never starts: the event stays queued
+  const user = `race-${randomUUID().slice(0, 8)}`;
+  const event = minimalEvent({ external_account_id: user });
+  t.is((await api(server, 'POST', '/v1/events', { key, body: { ...event, async: true } })).status, 202);
+  // An event of the account held scored and not stored: the erasure waits for it at the gate...
+  const inFlight = api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: user, extras: { fault_hold: 'held-sync' } }) });
+  await heldAt(server, 'held-sync');
+  const erasure = api(server, 'DELETE', `/v1/accounts/${user}`, { key });
+  await reached(server, 'erasure-gate-closed');
+  // ...and the retry of the async event, sent sync, waits behind the erasure.
+  const retry = api(server, 'POST', '/v1/events', { key, body: event });
+  await waitFor(async () => (await metric(server, 'fraud_scorer_events_in_flight')) === 2, 'the retry admitted');
+  release(server, 'held-sync');
+  await inFlight;
+  t.is((await erasure).body.data.erased.pending_events, 1);
+  const answer = await retry;
+  t.is(answer.status, 200, answer.text);
+  t.deepEqual(answer.body.data, { event_id: event.event_id, state: 'erased', accepted_at: answer.body.data.accepted_at });
+  t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).body.data.state, 'erased');
+});
+
+test('ASYNC_QUEUE_LIMIT holds for requests that pass its check together: the second waits for the first\'s write and is refused', async (t) => {
+  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points', ASYNC_QUEUE_LIMIT: '1' } });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  await heldAt(server, 'async-scorer');
+  const user = `bound-${randomUUID().slice(0, 8)}`;
+  const inFlight = api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: user, extras: { fault_hold: 'held-sync' } }) });
+  await heldAt(server, 'held-sync');
+  const erasure = api(server, 'DELETE', `/v1/accounts/${user}`, { key });
+  await reached(server, 'erasure-gate-closed');
+  // The first passes the bound's check and waits at the account's gate (closed by the erasure)
+  // before its write; the second comes while it waits: it must count the first.
+  const first = api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: user, async: true }) });
+  await waitFor(async () => (await metric(server, 'fraud_scorer_events_in_flight')) === 2, 'the first waiting at the gate');
+  let secondAnswered = false;
+  const second = api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: user, async: true }) }).finally(() => (secondAnswered = true));
+  await waitFor(async () => secondAnswered || (await metric(server, 'fraud_scorer_events_in_flight')) === 3, 'the second answered, or waiting too');
+  release(server, 'held-sync');
+  await inFlight;
+  t.is((await erasure).status, 200);
+  const statuses = (await Promise.all([first, second])).map((response) => response.status).sort();
+  t.deepEqual(statuses, [202, 503]);
+  t.is(await metric(server, 'fraud_scorer_async_queue_depth'), 1);
+});
