@@ -50,7 +50,8 @@ test('a second server on the same port exits 1 with one line; the first keeps ev
   const first = await startServer();
   t.teardown(() => first.stop());
   const second = await failedStart(['--port', String(first.port), '--data-dir', makeDataDir()]);
-  assertOneLineRefusal(t, second, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${first.port}: another process is listening there$`));
+  // (A first start on its data dir: the line also names the file of the keys it made.)
+  assertOneLineRefusal(t, second, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${first.port}: another process is listening there; this first start made the tenant and its keys: they are in .*bootstrap-keys\\.json \\(not printed again\\)$`));
   // Had both listened, the kernel would share connections between them, and the second server
   // does not know the first one's key.
   const statuses = await Promise.all(Array.from({ length: 20 }, () => api(first, 'POST', '/v1/events', { key: first.bootstrap.keys.live_secret.key, body: minimalEvent() }).then((r) => r.status)));
