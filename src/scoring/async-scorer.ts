@@ -310,9 +310,11 @@ export class AsyncScorer {
     if (this.#activeSeqs.size === 0 && this.#idleWaiters.length > 0) {
       for (const wake of this.#idleWaiters.splice(0)) wake();
     }
-    // On the next turn, never from here: an outcome that comes at once (no ruleset yet) would
-    // otherwise start the next events within this turn, and a whole backlog would pass through
-    // it without the thread serving a request.
-    this.#pumpSoon();
+    // After a retry, on the next turn, never from here: that outcome can come at once (no ruleset
+    // yet), and a whole backlog would then pass through this turn without the thread serving a
+    // request. A scored event came back from the rule workers and the writer: the next ones start
+    // now, as they always did.
+    if (outcome === 'done') this.#pump();
+    else this.#pumpSoon();
   }
 }
