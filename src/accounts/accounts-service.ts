@@ -23,6 +23,7 @@ import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
 import type { ListsClock } from '../lists/lists-clock.js';
 import type { AsyncScorer } from '../scoring/async-scorer.js';
 import { pendingEventErased, pendingEventSeqs, writeOpenedCasesOf } from '../scoring/event-store.js';
+import { webhookAccountTail } from '../scoring/score-result.js';
 import { payloadText } from '../scoring/stored-payload.js';
 import type { UnfoldedCases } from '../cases/unfolded-cases.js';
 
@@ -382,13 +383,13 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
 
 /**
  * Decision webhooks of the account's events, queued or sent, no longer name it: their payloads
- * (score-result.ts, decisionWebhookJson) end with its acc_ id, which goes — as the events
+ * end with its acc_ id (score-result.ts, webhookAccountTail), which goes — as the events
  * themselves lose their account. A message not yet delivered is still delivered, without it (the
  * decision is the event's, which stays). One pass over the outbox (it has no index by account,
  * and an erasure is rare; messages are pruned after a week).
  */
 function unlinkWebhookMessages(db: Db, accountId: string): number {
-  const tail = `,"account_public_id":${JSON.stringify(accountId)}}}`;
+  const tail = `${webhookAccountTail(accountId)}}`;
   return db.prepare("UPDATE webhook_outbox SET payload = substr(payload, 1, length(payload) - length(@tail)) || '}}' WHERE substr(payload, -length(@tail)) = @tail").run({ tail }).changes;
 }
 

@@ -71,6 +71,15 @@ export function responseResultJson(stored: string, degraded: readonly string[], 
 
 /** The decision webhook body (Standard Webhooks: type, timestamp, data): the stored form plus the account. */
 export function decisionWebhookJson(stored: string, accountPublicId: string | null, now: number): string {
-  const data = accountPublicId === null ? stored : `${stored.slice(0, -1)},"account_public_id":${JSON.stringify(accountPublicId)}}`;
+  const data = accountPublicId === null ? stored : `${stored.slice(0, -1)}${webhookAccountTail(accountPublicId)}`;
   return `{"type":"event.scored","timestamp":"${new Date(now).toISOString()}","data":${data}}`;
+}
+
+/**
+ * The end of a decision webhook's `data` when it names the account: `,"account_public_id":"acc_…"}`
+ * (the body closes with one more `}`). An erasure finds the account's messages by it and cuts it
+ * out (accounts-service.ts).
+ */
+export function webhookAccountTail(accountPublicId: string): string {
+  return `,"account_public_id":${JSON.stringify(accountPublicId)}}`;
 }
