@@ -83,13 +83,18 @@ function parseTime(value: string | null): number | null | undefined {
   return Number.isNaN(time) ? undefined : time;
 }
 
+/** Cursors of the cases of `projectId`. */
+function casesCursorScope(projectId: string): string {
+  return `cases ${projectId}`;
+}
+
 /** The cursor after `cursor` in the cases of `projectId`. */
 export function encodeCursor(projectId: string, cursor: CaseCursor): string {
-  return encodePosition(`cases ${projectId}`, [cursor.createdAt, cursor.caseId]);
+  return encodePosition(casesCursorScope(projectId), [cursor.createdAt, cursor.caseId]);
 }
 
 function decodeCursor(projectId: string, text: string): CaseCursor | null {
-  const position = decodePosition(`cases ${projectId}`, text, 2);
+  const position = decodePosition(casesCursorScope(projectId), text, 2);
   if (position === null) return null;
   const [createdAt, caseId] = position as [unknown, unknown];
   if (!Number.isSafeInteger(createdAt) || typeof caseId !== 'string' || !/^case_[A-Za-z0-9]{1,64}$/.test(caseId)) return null;
