@@ -205,7 +205,9 @@ export async function startService(config: Config, log: Logger, options: Service
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: hotAccounts, unfoldedCases, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: () => deliverer.poke() });
-  const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb));
+  const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb), config.asyncRetryDelayMs);
+  // Events set aside for want of a ruleset are tried as soon as one is published, not at their pause's end.
+  rulesets.onChange(() => asyncScorer.retrySetAsideNow());
   const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorer, unfoldedCases });
   const cases = new CasesService(readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();
@@ -276,6 +278,7 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.counter('fraud_scorer_case_folds_total', 'Writes (one transaction each, at most 250 cases) of new cases and of events into their open cases.', () => derived.caseFolds);
   metrics.gauge('fraud_scorer_async_queue_depth', 'Async events accepted and not yet scored.', () => asyncScorer.depth);
   metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', () => asyncScorer.scored);
+  metrics.gauge('fraud_scorer_async_set_aside', 'Async events that could not be scored yet (no published ruleset, over the evaluation budget), waiting to be tried again.', () => asyncScorer.setAside);
   metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);
   metrics.counter('fraud_scorer_rule_pool_batches_total', 'Batches sent to the rule workers.', () => pool.batches);
   metrics.counter('fraud_scorer_rule_pool_worker_failures_total', 'Rule-worker tasks that ended their thread (died or overran).', () => pool.workerFailures);

@@ -64,6 +64,10 @@ export const kSettings = {
     flag: 'async-queue-limit', env: 'ASYNC_QUEUE_LIMIT', type: 'integer', default: 1_000_000, minimum: 1, maximum: 10_000_000,
     description: 'Async events accepted but not yet scored; past it, async answers 503 ASYNC_UNAVAILABLE.',
   },
+  asyncRetryDelayMs: {
+    flag: 'async-retry-delay-ms', env: 'ASYNC_RETRY_DELAY_MS', type: 'integer', default: 1000, minimum: 10, maximum: 600_000,
+    description: 'First pause before an async event that could not be scored (no published ruleset yet) is tried again; it doubles per attempt up to 10 minutes. A publish tries them all at once.',
+  },
   maxEventsInFlight: {
     flag: 'max-events-in-flight', env: 'MAX_EVENTS_IN_FLIGHT', type: 'integer', default: 512, minimum: 1, maximum: 1_000_000,
     description: 'POST /v1/events being scored or stored at once, at most; past it, 503 at once with Retry-After (overload is refused at the door).',

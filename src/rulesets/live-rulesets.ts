@@ -34,10 +34,22 @@ export class LiveRulesets {
   readonly #latest: Statement<[string], Row>;
   readonly #watcher: GenerationWatcher;
   #cache = new Map<string, LiveRulesetLookup>();
+  #listeners: Array<() => void> = [];
 
   constructor(db: Db) {
     this.#latest = db.prepare('SELECT version, max_possible, signals, policy FROM rulesets WHERE project_id = ? ORDER BY version DESC LIMIT 1');
-    this.#watcher = new GenerationWatcher(db, 'rulesets_generation', () => (this.#cache = new Map()));
+    this.#watcher = new GenerationWatcher(db, 'rulesets_generation', () => {
+      this.#cache = new Map();
+      for (const listener of this.#listeners) listener();
+    });
+  }
+
+  /**
+   * Calls `listener` whenever published rulesets changed (this process or another published or
+   * restored, any project), within the watcher's interval, after the cache was dropped.
+   */
+  onChange(listener: () => void): void {
+    this.#listeners.push(listener);
   }
 
   start(): void {

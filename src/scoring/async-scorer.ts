@@ -32,11 +32,13 @@ const kLoadCheckMs = 100;
 export function activeLimit(utilization: number, depth: number, queueLimit: number): number {
   return utilization > kBusyUtilization && depth < kYieldUntilDepth * queueLimit ? kBusyActive : kMaxActive;
 }
-const kRetryDelayMs = 1000;
+/** The first pause before an event that could not be scored is tried again (ASYNC_RETRY_DELAY_MS). */
+export const kRetryDelayMs = 1000;
 /**
- * Retries of one event back off, doubling up to this: some causes do not pass by themselves (an
- * event over its evaluation budget fails the same way until the rules change), and must not cost
- * a worker every second.
+ * Retries of one event back off, doubling up to this (or the first pause, if longer): some causes
+ * do not pass by themselves (an event over its evaluation budget fails the same way until the
+ * rules change), and must not cost a worker every second. A publish retries them all at once
+ * (retrySetAsideNow).
  */
 const kMaxRetryDelayMs = 600_000;
 /**
@@ -70,6 +72,7 @@ export class AsyncScorer {
   readonly #limit: number;
   readonly #log: Logger;
   readonly #source: PendingSource;
+  readonly #retryDelayMs: number;
   #run: ((job: PendingJob) => Promise<'done' | 'retry'>) | null = null;
   // The seqs of the events waiting, a FIFO as an array with a moving head: no shift() per event.
   // A waiting event costs 8 bytes here; its body stays in the log until its turn.
@@ -98,15 +101,21 @@ export class AsyncScorer {
   /** Events scored since start, for /metrics. */
   scored = 0;
 
-  constructor(limit: number, log: Logger, source: PendingSource) {
+  constructor(limit: number, log: Logger, source: PendingSource, retryDelayMs = kRetryDelayMs) {
     this.#limit = limit;
     this.#log = log;
     this.#source = source;
+    this.#retryDelayMs = retryDelayMs;
   }
 
   /** Queued, set aside, being scored, or accepted and being written: what counts against the bound. */
   get depth(): number {
     return this.#waiting() - this.#dropped.size + this.#activeSeqs.size + this.#delayedCount + this.#reserved;
+  }
+
+  /** Events set aside, waiting for their pause to end or for a publish (retrySetAsideNow). */
+  get setAside(): number {
+    return this.#delayedCount;
   }
 
   canAccept(): boolean {
@@ -187,6 +196,20 @@ export class AsyncScorer {
     }
   }
 
+  /**
+   * The rules changed (a ruleset was published or restored): every event set aside is due now,
+   * whatever its back-off, since what failed it (no live ruleset yet, an event over the evaluation
+   * budget) may be gone. One that fails again is set aside for its next, longer pause, as before.
+   */
+  retrySetAsideNow(): void {
+    if (this.#delayedCount === 0) return;
+    for (const seqs of this.#delayed.values()) for (const seq of seqs) this.#retryDue.push(seq);
+    this.#delayed.clear();
+    this.#delayedCount = 0;
+    this.#scheduleRetry(); // nothing left to wait for: clears the timer
+    this.#pumpSoon();
+  }
+
   /** Stops taking new events from the queue; resolves when those being scored are done. */
   pause(): Promise<void> {
     this.#paused = true;
@@ -252,7 +275,7 @@ export class AsyncScorer {
     } catch (error) {
       // The store could not be read (a locked or failing disk): the events wait and come back.
       this.#log.error('queued async events could not be read', { events: seqs.length, error });
-      const due = Date.now() + kRetryDelayMs;
+      const due = Date.now() + this.#retryDelayMs;
       for (const seq of seqs) this.#setAside(seq, due);
       return;
     }
@@ -304,7 +327,7 @@ export class AsyncScorer {
       // within microseconds, and retrying at once would spin.
       const attempts = (this.#attempts.get(seq) ?? 0) + 1;
       this.#attempts.set(seq, attempts);
-      const delay = Math.min(kMaxRetryDelayMs, kRetryDelayMs * 2 ** Math.min(attempts - 1, 30));
+      const delay = Math.min(Math.max(kMaxRetryDelayMs, this.#retryDelayMs), this.#retryDelayMs * 2 ** Math.min(attempts - 1, 30));
       this.#setAside(seq, Date.now() + delay);
     }
     if (this.#activeSeqs.size === 0 && this.#idleWaiters.length > 0) {

@@ -56,7 +56,7 @@ test('--version prints the package version', async (t) => {
 
 test('serve --help lists every setting with its environment variable', async (t) => {
   const help = (await runCli(['serve', '--help'])).stdout;
-  for (const env of ['HOST', 'PORT', 'DATA_DIR', 'WORKERS', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_PER_ROUTE', 'RATE_LIMIT_FP_PER_KEY', 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', 'RATE_LIMIT_FAILED_KEY_LOOKUPS', 'TRUST_PROXY', 'ASYNC_QUEUE_LIMIT', 'MAX_EVENTS_IN_FLIGHT', 'OVERLOAD_EVENTS_IN_FLIGHT', 'OVERLOAD_AFTER_MS', 'DERIVED_FLUSH_MS', 'LOG_LEVEL', 'ACCESS_LOG']) {
+  for (const env of ['HOST', 'PORT', 'DATA_DIR', 'WORKERS', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_PER_ROUTE', 'RATE_LIMIT_FP_PER_KEY', 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', 'RATE_LIMIT_FAILED_KEY_LOOKUPS', 'TRUST_PROXY', 'ASYNC_QUEUE_LIMIT', 'ASYNC_RETRY_DELAY_MS', 'MAX_EVENTS_IN_FLIGHT', 'OVERLOAD_EVENTS_IN_FLIGHT', 'OVERLOAD_AFTER_MS', 'DERIVED_FLUSH_MS', 'LOG_LEVEL', 'ACCESS_LOG']) {
     t.true(help.includes(env), env);
   }
 });
@@ -76,7 +76,8 @@ test('unknown commands, actions and flags are usage errors (exit 2)', async (t) 
     t.regex(badFlush.stderr, /DERIVED_FLUSH_MS/);
   }
   for (const [env, value] of [['OVERLOAD_EVENTS_IN_FLIGHT', '0'], ['OVERLOAD_AFTER_MS', '-1'], ['OVERLOAD_AFTER_MS', '60001'], ['OVERLOAD_AFTER_MS', '50ms'],
-    ['CASE_EVENTS_WAIT_MS', '-1'], ['CASE_EVENTS_WAIT_MS', '3600001'], ['CASE_EVENTS_WAIT_MS', '30s']] as const) {
+    ['CASE_EVENTS_WAIT_MS', '-1'], ['CASE_EVENTS_WAIT_MS', '3600001'], ['CASE_EVENTS_WAIT_MS', '30s'],
+    ['ASYNC_RETRY_DELAY_MS', '9'], ['ASYNC_RETRY_DELAY_MS', '600001'], ['ASYNC_RETRY_DELAY_MS', '1s']] as const) {
     const bad = await runCli(['serve'], { [env]: value });
     t.is(bad.code, 2, `${env}=${value}`);
     t.regex(bad.stderr, new RegExp(env));

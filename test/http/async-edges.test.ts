@@ -5,7 +5,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { heldAt, metric, reached, release } from '../_helpers/faults.js';
 import { minimalEvent } from '../_helpers/events.js';
-import { api, startServer, waitFor } from '../_helpers/server.js';
+import { api, runCli, startServer, waitFor } from '../_helpers/server.js';
 
 test('a sync retry of a queued async event that waited behind its account\'s erasure answers the erased view, not 500', async (t) => {
   const server = await startServer({ env: { FAULT_INJECTION: 'hold_points' } });
@@ -55,4 +55,20 @@ test('ASYNC_QUEUE_LIMIT holds for requests that pass its check together: the sec
   const statuses = (await Promise.all([first, second])).map((response) => response.status).sort();
   t.deepEqual(statuses, [202, 503]);
   t.is(await metric(server, 'fraud_scorer_async_queue_depth'), 1);
+});
+
+test('an async event of a project with no ruleset yet is scored as soon as one is published, not after its pause', async (t) => {
+  // A first pause of 10 minutes: only the publish can bring the event back within this test.
+  const server = await startServer({ env: { ASYNC_RETRY_DELAY_MS: '600000' } });
+  t.teardown(() => server.stop());
+  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'bare', '--preset', 'none', '--json'])).stdout);
+  const key = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
+  const event = minimalEvent({ async: true });
+  t.is((await api(server, 'POST', '/v1/events', { key, body: event })).status, 202);
+  await waitFor(async () => (await metric(server, 'fraud_scorer_async_set_aside')) === 1, 'the event tried and set aside');
+  t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).body.data.state, 'pending');
+  t.is((await api(server, 'POST', '/v1/rules/publish', { key })).status, 201);
+  await waitFor(async () => (await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).body.data.state === 'scored', 'the event scored', 60_000);
+  t.is(await metric(server, 'fraud_scorer_async_set_aside'), 0);
+  t.is(await metric(server, 'fraud_scorer_async_queue_depth'), 0);
 });

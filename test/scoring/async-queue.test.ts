@@ -146,6 +146,31 @@ test('events that cannot be scored yet are set aside a read at a time per turn, 
   await scorer.pause();
 });
 
+test('events set aside are tried again at once when the rules change, however long their pause', async (t) => {
+  const log = new MemoryLog();
+  for (let seq = 1; seq <= 3; seq++) log.pending.set(seq, job(seq, 'log'));
+  const scorer = new AsyncScorer(1000, quiet, log, 600_000); // a first pause of 10 minutes
+  scorer.loadPending();
+  let published = false;
+  let runs = 0;
+  scorer.start(async (pending) => {
+    runs++;
+    if (!published) return 'retry';
+    log.pending.delete(pending.seq);
+    return 'done';
+  });
+  await waitFor(() => scorer.setAside === 3, 'every event tried once and set aside');
+  t.is(runs, 3);
+  published = true;
+  scorer.retrySetAsideNow();
+  t.is(scorer.setAside, 0);
+  t.is(scorer.depth, 3, 'due again, still counted');
+  await waitFor(() => scorer.scored === 3, 'the three scored');
+  t.is(runs, 6);
+  t.is(scorer.depth, 0);
+  await scorer.pause();
+});
+
 test('a reservation counts against the bound until released', (t) => {
   const scorer = new AsyncScorer(2, quiet, new MemoryLog());
   scorer.reserve();
