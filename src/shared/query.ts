@@ -1,5 +1,6 @@
-// Checks shared by the list routes' query strings (cases, lists, audit, webhook deliveries): known
-// parameters only, each at most once; a page size; opaque cursors. Pure.
+// Checks shared by the routes' query strings: known parameters only, each at most once (every keyed
+// route: the list routes, cases, audit, webhook deliveries, and the routes that take none or one, such
+// as events, scores and accounts); a page size; opaque cursors. Pure.
 import { createHash } from 'node:crypto';
 import { apiError, type ApiError } from './errors.js';
 
@@ -13,6 +14,18 @@ export function unknownOrRepeatedParameter(params: URLSearchParams, allowed: Rea
     if (params.getAll(name).length > 1) return apiError('VALIDATION_ERROR', `${name} is given more than once.`, name);
   }
   return null;
+}
+
+const kNoParameters: ReadonlySet<string> = new Set();
+
+/**
+ * The query string of a route that knows only `allowed` (no parameter, by default): a
+ * VALIDATION_ERROR naming the first parameter that is unknown or given twice, else null — so that
+ * a misspelt or misplaced parameter (`?async=true` on POST /v1/events) is refused, not silently
+ * ignored. An empty query string is not parsed: POST /v1/events runs this on every request.
+ */
+export function refuseUnknownQuery(query: string, allowed: ReadonlySet<string> = kNoParameters): ApiError | null {
+  return query === '' ? null : unknownOrRepeatedParameter(new URLSearchParams(query), allowed);
 }
 
 /** `limit`: absent → the default; else an integer from 1 to kMaxPageSize, or a VALIDATION_ERROR. */

@@ -64,7 +64,7 @@ test('bodies are stored coded, read back exactly as sent, and every reader of pa
   t.is(storedRows(dataDir, [queued.event_id as string])[0]!.state, 'scored');
 
   // The erasure reads each payload to find the account's values and scrubs them.
-  const erased = await api(server, 'DELETE', '/v1/accounts/payload-user?project_id=' + server.bootstrap.live_project_id, { key });
+  const erased = await api(server, 'DELETE', '/v1/accounts/payload-user', { key });
   t.is(erased.status, 200, erased.text);
   t.is(erased.body.data.erased.events, 3);
   for (const row of storedRows(dataDir, [compact.event_id as string, pretty.event_id as string, queued.event_id as string])) {

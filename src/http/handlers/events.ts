@@ -2,11 +2,15 @@
 // scoring/event-service.ts.
 import type { EventReply, EventService } from '../../scoring/event-service.js';
 import { apiError } from '../../shared/errors.js';
+import { refuseUnknownQuery } from '../../shared/query.js';
 import { mayAskForAsync, validateEventInput } from '../../validation/event-input.js';
 import { data, failure, serialized, type Admission, type Handler, type Reply } from '../types.js';
 
 export function createSubmitEventHandler(events: EventService): Handler {
   return async (context) => {
+    // The route takes no query parameter: `async` and everything else are body fields.
+    const refusal = refuseUnknownQuery(context.query);
+    if (refusal !== null) return failure(refusal);
     const checked = validateEventInput(context.body!);
     if (!checked.ok) return failure(checked.error);
     const key = context.key!;
@@ -47,6 +51,8 @@ function replyOf(reply: EventReply): Reply {
 
 export function createReadScoreHandler(events: EventService): Handler {
   return (context) => {
+    const refusal = refuseUnknownQuery(context.query);
+    if (refusal !== null) return failure(refusal);
     const found = events.read(context.key!.projectId, context.params.event_id!);
     if (found === null) return failure(apiError('NOT_FOUND', 'No event with this event_id in this project.', 'event_id'));
     return found.kind === 'stored' ? serialized(found.json) : data(found.body);
