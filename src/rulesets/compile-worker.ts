@@ -4,7 +4,7 @@
 // the writer thread, which commits their events. Normalising the 10,000 values of a list request
 // (phone numbers take ~10 µs each) runs here for the same reason. Results are plain data.
 import {
-  compileRuleset, validateRuleDefinition, type CompileResult, type RuleDefinition, type RuleProblem,
+  compileRuleset, validateRuleDefinition, type CompileResult, type RuleDefinition, type RuleDiagnostic, type RuleProblem,
 } from '../../compiler/index.js';
 import { normalizeListItem, type ListKind } from '../lists/list-kinds.js';
 import { announceThread } from '../shared/threads.js';
@@ -26,6 +26,26 @@ export function validate({ input, lists }: { input: unknown; lists: string[] }):
 /** Compiles a whole ruleset (the drafts of a project), its in_list() ids checked against `lists`. */
 export function compile({ rules, lists }: { rules: RuleDefinition[]; lists: string[] }): CompileResult {
   return compileRuleset(rules, { lists });
+}
+
+export type RuleListsOutcome =
+  | { readonly ok: true; readonly lists: Record<string, string[]> }
+  | { readonly ok: false; readonly errors: RuleDiagnostic[] };
+
+/**
+ * The lists each of `rules` reads, by rule id, in_list() ids checked against `lists`. For archived
+ * rules, which compileRuleset skips (it compiles only what scores) but whose lists stay in use
+ * (docs/lists.md): a restore saves them without compiling them.
+ */
+export function ruleLists({ rules, lists }: { rules: RuleDefinition[]; lists: string[] }): RuleListsOutcome {
+  const read: Record<string, string[]> = {};
+  const errors: RuleDiagnostic[] = [];
+  for (const rule of rules) {
+    const checked = validateRuleDefinition(rule, { lists });
+    if (checked.ok) read[rule.rule_id] = checked.lists;
+    else for (const problem of checked.problems) errors.push({ rule_id: rule.rule_id, field: problem.field, message: problem.message, position: null });
+  }
+  return errors.length === 0 ? { ok: true, lists: read } : { ok: false, errors };
 }
 
 export type NormalizeOutcome =

@@ -4,7 +4,7 @@
 import { Piscina } from 'piscina';
 import type { CompileResult, RuleDefinition } from '../../compiler/index.js';
 import type { ListKind } from '../lists/list-kinds.js';
-import type { NormalizeOutcome, ValidateOutcome } from './compile-worker.js';
+import type { NormalizeOutcome, RuleListsOutcome, ValidateOutcome } from './compile-worker.js';
 
 const kIdleTimeoutMs = 60_000;
 
@@ -27,6 +27,11 @@ export class RulesCompiler {
   /** compileRuleset on the compiler thread. Rejects only if the thread fails (or the compiler throws on a bug). */
   compile(rules: readonly RuleDefinition[], lists: readonly string[]): Promise<CompileResult> {
     return this.#pool.run({ rules, lists }, { name: 'compile' }) as Promise<CompileResult>;
+  }
+
+  /** The lists each rule reads, archived rules included (compile-worker.ts ruleLists). */
+  ruleLists(rules: readonly RuleDefinition[], lists: readonly string[]): Promise<RuleListsOutcome> {
+    return this.#pool.run({ rules, lists }, { name: 'ruleLists' }) as Promise<RuleListsOutcome>;
   }
 
   /** List values normalised by `kind` on the compiler thread (lists-service.ts). */

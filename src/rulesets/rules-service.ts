@@ -192,9 +192,20 @@ export class RulesService {
       const plan = restorePlan(snapshot, target);
       const live = readLiveRuleset(this.#readDb, projectId);
       if (live !== null && sameDrafts(plan, live)) return ok({ changed: false, restored_from: version, ...rulesetView(live, live.version) });
+      // The rules the restore saves archived are not compiled, but the lists they read stay in use
+      // (docs/lists.md): read them here, off the writer. One naming a list deleted since refuses
+      // the restore, as a missing list refuses a rule when it is saved.
+      let archived;
+      try {
+        archived = await this.#compiler.ruleLists(plan.saved.filter((rule) => rule.status === 'archived'), projectListIds(this.#readDb, projectId));
+      } catch (error) {
+        return failed('The ruleset could not be compiled', error);
+      }
+      if (!archived.ok) return refused(publishDiagnosticsError(archived.errors));
+      const archivedLists = archived.lists;
       // A compile error is possible only if the compiler changed since the version was published.
       const answer = await this.#compileAndStore(projectId, plan.rules, 'restored', { restored_from: version }, (artifact) =>
-        this.#writer.call('storeRestoredRuleset', projectId, version, snapshot, artifact, keyId, this.#now()));
+        this.#writer.call('storeRestoredRuleset', projectId, version, snapshot, artifact, archivedLists, keyId, this.#now()));
       if (answer !== 'retry') return answer;
     }
     return refused(apiError('INTERNAL_ERROR', 'The drafts kept changing while the version was being restored. Nothing was published; retry.'));

@@ -479,9 +479,12 @@ export type RestoreOutcome = StoreRulesetOutcome;
 /**
  * Write command: resets the drafts to published version `version` and publishes them as version
  * N+1 with `artifact`, compiled elsewhere from `restorePlan(snapshot, version)`; one transaction.
+ * `archivedLists`: the lists read by each rule the plan saves archived (the artifact has only the
+ * rules it compiled), by rule id; a list read by a draft rule of any status stays in use.
  */
 export function storeRestoredRuleset(
-  db: Db, projectId: string, version: number, snapshot: DraftSnapshot, artifact: RulesetArtifact, restoredBy: string, now: number,
+  db: Db, projectId: string, version: number, snapshot: DraftSnapshot, artifact: RulesetArtifact,
+  archivedLists: Readonly<Record<string, readonly string[]>>, restoredBy: string, now: number,
 ): RestoreOutcome {
   if (!sameDrafts(readDraftSnapshot(db, projectId), snapshot)) return { kind: 'stale' };
   const target = readRuleset(db, projectId, version);
@@ -489,13 +492,16 @@ export function storeRestoredRuleset(
   const plan = restorePlan(snapshot, target);
   const live = readLiveRuleset(db, projectId);
   if (live !== null && sameDrafts(plan, live)) return { kind: 'unchanged', ruleset: live };
-  const missing = missingLists(db, projectId, artifact.lists);
+  const listsOf = new Map<string, readonly string[]>(artifact.rules.map((rule) => [rule.rule_id, rule.lists]));
+  for (const [ruleId, lists] of Object.entries(archivedLists)) listsOf.set(ruleId, lists);
+  const missing = missingLists(db, projectId, [...new Set([...artifact.lists, ...Object.values(archivedLists).flat()])]);
   if (missing.length > 0) return { kind: 'missing_lists', lists: missing };
-  const listsOf = new Map(artifact.rules.map((rule) => [rule.rule_id, rule.lists]));
   for (const rule of plan.saved) {
+    const lists = listsOf.get(rule.rule_id);
+    if (lists === undefined) throw new Error(`the lists read by rule ${rule.rule_id} (${rule.status}) are not known`);
     const stored = saveDraftRule(db, projectId, rule, restoredBy, now);
     if (stored.version !== rule.version) throw new Error(`rule ${rule.rule_id} was saved as version ${stored.version}, planned ${rule.version}`);
-    setRuleLists(db, projectId, rule.rule_id, listsOf.get(rule.rule_id) ?? []);
+    setRuleLists(db, projectId, rule.rule_id, lists);
   }
   if (plan.policyChanged) saveDraftPolicy(db, projectId, plan.policy, now);
   const ruleset = insertRuleset(db, projectId, plan, artifact, restoredBy, now);

@@ -1,14 +1,14 @@
 // Block and allow lists over real HTTP (DESIGN §8, docs/lists.md): the routes and every refusal
 // (status, code, parameter, nothing stored), normalisation by kind, paging, environments, the
-// rules that read lists (save, publish, delete), and list changes moving live scores without a
-// publish.
+// rules that read lists (save, publish, restore, delete), and list changes moving live scores
+// without a publish.
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { createKeyWithCli } from '../_helpers/fingerprint.js';
 import { minimalEvent } from '../_helpers/events.js';
-import { createRule, newProject, publish, readStore } from '../_helpers/rules.js';
+import { createRule, newProject, publish, readStore, rulesState } from '../_helpers/rules.js';
 import { openSocket, readResponse, requestHead } from '../_helpers/raw-http.js';
 import { api, serverForFile, waitFor, type ApiResponse } from '../_helpers/server.js';
 
@@ -407,4 +407,81 @@ test('in_list spends what a lookup in its list costs: thousands of phone lookups
   const scored = await api(file.server, 'POST', '/v1/events', { key, body: few });
   t.is(scored.status, 200, scored.text);
   t.true(scored.body.data.breakdown.find((entry: { rule_id: string }) => entry.rule_id === 'old_phone_blocked').matched);
+});
+
+/** The rules that read a list, as GET /v1/lists/{list_id} answers them. */
+async function usedBy(key: string, listId: string): Promise<unknown> {
+  const response = await api(file.server, 'GET', `/v1/lists/${listId}`, { key });
+  if (response.status !== 200) throw new Error(`list not read: ${response.text}`);
+  return response.body.data.used_by;
+}
+
+test('restore: the rules it archives or brings back keep their lists in use, archived ones included; lists read by no rule any more can go', async (t) => {
+  const { projectId, key } = await newProject(file.server, 'none');
+  await createList(key, 'early_ips', 'ip');
+  await createList(key, 'late_emails', 'email');
+  await createList(key, 'old_bins', 'bin');
+  // Version A: `kept` reads early_ips; `parked` is archived and reads old_bins.
+  await createRule(file.server, key, { rule_id: 'kept', kind: 'scoring', status: 'active', score_delta: 5, expression: "in_list('early_ips', context.ip)" });
+  await createRule(file.server, key, { rule_id: 'parked', kind: 'scoring', status: 'archived', score_delta: 5, expression: "in_list('old_bins', payment.bin)" });
+  const versionA = (await publish(file.server, key)).body.data.version as number;
+  // Version B: `kept` and `parked` read nothing; `late`, new, reads late_emails.
+  for (const [ruleId, status] of [['kept', 'active'], ['parked', 'archived']] as const) {
+    const changed = await api(file.server, 'PUT', `/v1/rules/${ruleId}`, { key, body: { kind: 'scoring', status, score_delta: 5, expression: `extras.${ruleId} == true` } });
+    t.is(changed.status, 200, changed.text);
+  }
+  await createRule(file.server, key, { rule_id: 'late', kind: 'scoring', status: 'active', score_delta: 5, expression: "in_list('late_emails', user.email)" });
+  const versionB = (await publish(file.server, key)).body.data.version as number;
+  t.deepEqual(await usedBy(key, 'old_bins'), { draft_rules: [], published_rules: [] });
+
+  // Back to A: `late` is archived and still reads late_emails; `parked` comes back, archived,
+  // reading old_bins; `kept` reads early_ips again, in the drafts and live.
+  const restored = await api(file.server, 'POST', `/v1/rulesets/${versionA}/restore`, { key });
+  t.is(restored.status, 201, restored.text);
+  t.deepEqual(await usedBy(key, 'late_emails'), { draft_rules: ['late'], published_rules: [] });
+  t.deepEqual(await usedBy(key, 'old_bins'), { draft_rules: ['parked'], published_rules: [] });
+  t.deepEqual(await usedBy(key, 'early_ips'), { draft_rules: ['kept'], published_rules: ['kept'] });
+  const before = listsState(projectId);
+  for (const [listId, rule] of [['late_emails', 'late'], ['old_bins', 'parked'], ['early_ips', 'kept']] as const) {
+    const inUse = await api(file.server, 'DELETE', `/v1/lists/${listId}`, { key });
+    refusal(t, inUse, 400, 'VALIDATION_ERROR', 'list_id');
+    t.regex(inUse.body.errors[0].message, new RegExp(`${rule} \\(draft\\)`));
+  }
+  t.deepEqual(listsState(projectId), before, 'refused deletes store nothing');
+  // Making `late` active again needs no list created again.
+  const back = await api(file.server, 'PUT', '/v1/rules/late', { key, body: { kind: 'scoring', status: 'active', score_delta: 5, expression: "in_list('late_emails', user.email)" } });
+  t.is(back.status, 200, back.text);
+  await api(file.server, 'PUT', '/v1/rules/late', { key, body: { kind: 'scoring', status: 'archived', score_delta: 5, expression: "in_list('late_emails', user.email)" } });
+
+  // Forward to B: `parked` and `kept` read nothing any more, so their lists can go.
+  const forward = await api(file.server, 'POST', `/v1/rulesets/${versionB}/restore`, { key });
+  t.is(forward.status, 201, forward.text);
+  t.deepEqual(await usedBy(key, 'late_emails'), { draft_rules: ['late'], published_rules: ['late'] });
+  t.deepEqual(await usedBy(key, 'old_bins'), { draft_rules: [], published_rules: [] });
+  t.deepEqual(await usedBy(key, 'early_ips'), { draft_rules: [], published_rules: [] });
+  t.is((await api(file.server, 'DELETE', '/v1/lists/old_bins', { key })).status, 200);
+  t.is((await api(file.server, 'DELETE', '/v1/lists/early_ips', { key })).status, 200);
+  const live = await api(file.server, 'DELETE', '/v1/lists/late_emails', { key });
+  refusal(t, live, 400, 'VALIDATION_ERROR', 'list_id');
+  t.regex(live.body.errors[0].message, /late \(draft\), late \(published\)/);
+});
+
+test('restore: an archived rule it would bring back reading a list deleted since is refused, naming the rule, and nothing is stored', async (t) => {
+  const { projectId, key } = await newProject(file.server, 'none');
+  await createList(key, 'old_bins', 'bin');
+  await createRule(file.server, key, { rule_id: 'parked', kind: 'scoring', status: 'archived', score_delta: 5, expression: "in_list('old_bins', payment.bin)" });
+  const versionA = (await publish(file.server, key)).body.data.version as number;
+  const changed = await api(file.server, 'PUT', '/v1/rules/parked', { key, body: { kind: 'scoring', status: 'archived', score_delta: 5, expression: 'extras.parked == true' } });
+  t.is(changed.status, 200, changed.text);
+  await publish(file.server, key);
+  t.is((await api(file.server, 'DELETE', '/v1/lists/old_bins', { key })).status, 200, 'no rule reads it');
+
+  const rulesBefore = rulesState(file.server, projectId);
+  const listsBefore = listsState(projectId);
+  const refused = await api(file.server, 'POST', `/v1/rulesets/${versionA}/restore`, { key });
+  refusal(t, refused, 400, 'VALIDATION_ERROR', 'rules.parked.expression');
+  t.regex(refused.body.errors[0].message, /no list 'old_bins'/);
+  t.deepEqual(rulesState(file.server, projectId), rulesBefore);
+  t.deepEqual(listsState(projectId), listsBefore);
+  t.deepEqual(readStore(file.server, (db) => db.prepare('SELECT list_id, rule_id FROM rule_lists WHERE project_id = ?').all(projectId)), []);
 });
