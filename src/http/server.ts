@@ -116,6 +116,11 @@ class Exchange {
   closeAfterAnswer = false;
   /** Origin to reflect in Access-Control-Allow-Origin ('' for none). */
   corsOrigin = '';
+  /**
+   * A CORS route (or its preflight): the answer depends on Origin, so it says so (Vary: Origin)
+   * whether or not it allows one, lest a cache in front serve one page's answer to another.
+   */
+  cors = false;
   aborted = false;
   finished = false;
   #address: string | null = null;
@@ -282,7 +287,10 @@ export class HttpServer {
 
     // Pages may read the answers of CORS routes, errors included (a page with a revoked key sees
     // 401, not a failed fetch); only a refused origin gets no Access-Control-Allow-Origin.
-    if (route.cors) exchange.corsOrigin = origin;
+    if (route.cors) {
+      exchange.cors = true;
+      exchange.corsOrigin = origin;
+    }
     let key: AuthenticatedKey | null = null;
     if (route.auth === 'key') {
       const outcome = this.#authenticate(authorization, addressOf);
@@ -391,6 +399,11 @@ export class HttpServer {
     if (route.liveOnly && key.environment !== 'live') return apiError('SANDBOX_KEY_FORBIDDEN');
     if (route.cors && key.allowedOrigins !== null && !key.allowedOrigins.includes(origin)) {
       return apiError('SCOPE_ERROR', 'This key may not be used from this origin.', 'origin');
+    }
+    // A page (a request with Origin) holding a secret key has leaked it: refused, and without
+    // Access-Control-Allow-Origin, so that the mistake shows at once instead of working.
+    if (route.cors && key.kind === 'secret' && origin !== '') {
+      return apiError('SCOPE_ERROR', 'A secret key belongs on the caller\'s backend only; a page uses a publishable key (pk_…).', 'origin');
     }
     return null;
   }
@@ -539,6 +552,7 @@ export class HttpServer {
     ];
     // Preflights carry no key, so they cannot be checked against a key's origins: the real
     // request is, and is refused without Access-Control-Allow-Origin when the origin is not listed.
+    exchange.cors = true;
     exchange.corsOrigin = origin;
     this.#send(exchange, 200, kJson, successBody({ methods: allowed }), headers);
   }
@@ -563,10 +577,10 @@ export class HttpServer {
         res.writeHeader('Content-Type', contentType);
         res.writeHeader('x-request-id', exchange.requestId);
         if (!closeConnection) res.writeHeader('Keep-Alive', kKeepAlive);
+        if (exchange.cors) res.writeHeader('Vary', 'Origin');
         if (exchange.corsOrigin !== '') {
           res.writeHeader('Access-Control-Allow-Origin', exchange.corsOrigin);
           res.writeHeader('Access-Control-Expose-Headers', kCorsExposeHeaders);
-          res.writeHeader('Vary', 'Origin');
         }
         for (let i = 0; i < headers.length; i++) res.writeHeader(headers[i]![0], headers[i]![1]);
         if (exchange.head) {

@@ -228,6 +228,13 @@ function refusals(keys: { noScope: string; originBound: string }): Refusal[] {
     { title: 'secret key without fp:write', status: 403, code: 'SCOPE_ERROR', parameter: '', send: () => collect({ components: sample() }, keys.noScope) },
     { title: 'origin the key does not allow', status: 403, code: 'SCOPE_ERROR', parameter: 'origin', send: () => collect({ components: sample() }, keys.originBound, { origin: 'https://evil.example' }) },
     { title: 'no origin for a key bound to origins', status: 403, code: 'SCOPE_ERROR', parameter: 'origin', send: () => collect({ components: sample() }, keys.originBound) },
+    {
+      title: 'a secret key sent from a page (with Origin)',
+      status: 403,
+      code: 'SCOPE_ERROR',
+      parameter: 'origin',
+      send: () => collect({ components: sample() }, server.bootstrap.keys.live_secret.key, { origin: 'https://shop.example' }),
+    },
   );
   return list;
 }
@@ -257,6 +264,30 @@ test.serial('every refusal answers its status, code and parameter, and changes n
   const allowed = await collect({ components: own('kept1') }, originBound, { origin: 'https://shop.example' });
   t.is(allowed.status, 200, allowed.text);
   t.is(allowed.headers.get('access-control-allow-origin'), 'https://shop.example');
+});
+
+test('a secret key from a page is refused without Access-Control-Allow-Origin; from a backend (no Origin) it collects', async (t) => {
+  const secret = server.bootstrap.keys.live_secret.key;
+  const fromPage = await collect({ components: own('secret1') }, secret, { origin: 'https://shop.example' });
+  assertError(t, fromPage, 403, 'SCOPE_ERROR', 'origin');
+  t.regex(fromPage.body.errors[0]!.message, /publishable key/);
+  t.is(fromPage.headers.get('access-control-allow-origin'), null);
+  const fromBackend = await collect({ components: own('secret1') }, secret);
+  t.is(fromBackend.status, 200, fromBackend.text);
+  t.is(fromBackend.body.data.seen_count, 1, 'the refused one was not counted');
+});
+
+test('answers of the CORS routes say they vary by Origin, with or without one, allowed or not', async (t) => {
+  const checks: Array<[string, Promise<ApiResponse>]> = [
+    ['agent without Origin', api(server, 'GET', '/v1/fp/agent.js')],
+    ['agent with Origin', api(server, 'GET', '/v1/fp/agent.js', { headers: { origin: 'https://shop.example' } })],
+    ['preflight without Origin', api(server, 'OPTIONS', '/v1/fp/collect', { headers: { 'access-control-request-method': 'POST' } })],
+    ['collect without Origin', collect({ components: own('vary1') })],
+    ['collect refused for its origin', collect({ components: own('vary1') }, server.bootstrap.keys.live_secret.key, { origin: 'https://shop.example' })],
+  ];
+  for (const [what, answer] of checks) t.is((await answer).headers.get('vary'), 'Origin', what);
+  // Routes without CORS do not.
+  t.is((await api(server, 'GET', '/healthz')).headers.get('vary'), null);
 });
 
 test('a refused origin gets no Access-Control-Allow-Origin, so the page cannot read the answer', async (t) => {
