@@ -205,6 +205,11 @@ export function locateNonFiniteNumber(value: unknown): string {
   return locate(value, (text, isNumber) => isNumber && (text === 'Infinity' || text === '-Infinity'));
 }
 
+/** The path of the first string or member name of `value` that `matches`; '' when none does. */
+export function locateString(value: unknown, matches: (text: string) => boolean): string {
+  return locate(value, (text, isNumber) => !isNumber && matches(text));
+}
+
 function locate(root: unknown, matches: (text: string, isNumber: boolean) => boolean): string {
   // Iterative walk: bodies are untrusted, so recursion depth must not depend on them.
   const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];

@@ -1,7 +1,7 @@
 // Turns a request body into a JSON object, or into the error the interface names for it.
 // Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { containsCardNumber, containsNul, locateCardNumber, locateNonFiniteNumber, locateNul } from './body-scan.js';
+import { containsCardNumber, containsNul, locateCardNumber, locateNonFiniteNumber, locateNul, locateString } from './body-scan.js';
 
 export type JsonObject = Record<string, unknown>;
 export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };
@@ -50,7 +50,8 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid('The body must be a JSON object.');
   }
-  if (exceedsDepth(value, kMaxBodyDepth)) {
+  const members = countMembers(value, kMaxBodyDepth);
+  if (members === -1) {
     return invalid(`The body is nested deeper than ${kMaxBodyDepth} levels.`);
   }
   // A number beyond the double range (1e400) parses as ±Infinity: it could not be stored or
@@ -65,6 +66,22 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   }
   if (containsCardNumber(text) || (text.includes('\\u') && containsCardNumber(JSON.stringify(value, numbersLeftOut)))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value)) };
+  }
+  // JSON.parse keeps the last of two members of one name ({"trusted":false,"trusted":true} reads
+  // as trusted), other parsers the first: a gateway that checks the body before us could see
+  // another event than we score. RFC 8259 §4 leaves duplicates to the parser; I-JSON (RFC 7493
+  // §2.3) forbids them, and so do we. The parse dropped a member exactly when the text names more
+  // members than the parsed value holds, so the slower search runs only on refusal.
+  if (countMemberNames(text) !== members) {
+    const at = locateDuplicateMember(text);
+    return { ok: false, error: apiError('VALIDATION_ERROR', `${at} appears twice in one object; a member name may appear once.`, at) };
+  }
+  // A \uD800-\uDFFF escape without its pair makes a string no UTF-8 can hold (I-JSON, RFC 7493
+  // §2.1): stored, it turns into U+FFFD, so that "a\ud800" and "a\ud801" would become one
+  // external_account_id, one account. Only a body with such an escape can hold one.
+  if (kSurrogateEscape.test(text)) {
+    const at = locateLoneSurrogate(value);
+    if (at !== '') return { ok: false, error: apiError('VALIDATION_ERROR', `${at} holds a lone UTF-16 surrogate (a \\uD800-\\uDFFF escape without its pair).`, at) };
   }
   return { ok: true, value: value as JsonObject, text };
 }
@@ -82,20 +99,110 @@ function invalid(message: string): ParsedBody {
   return { ok: false, error: apiError('VALIDATION_ERROR', message, 'body') };
 }
 
-/** Iterative, so that the check itself cannot overflow the stack. */
-function exceedsDepth(root: object, limit: number): boolean {
+/**
+ * The number of object members in the parsed `root`, or -1 when it is nested deeper than `limit`.
+ * Iterative, so that the check itself cannot overflow the stack.
+ */
+function countMembers(root: object, limit: number): number {
+  let members = 0;
   const stack: Array<[unknown, number]> = [[root, 1]];
   while (stack.length > 0) {
     const [value, depth] = stack.pop()!;
-    if (depth > limit) return true;
+    if (depth > limit) return -1;
     if (Array.isArray(value)) {
       for (const item of value) if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
     } else {
       for (const key in value as object) {
+        members++;
         const item = (value as Record<string, unknown>)[key];
         if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
       }
     }
   }
-  return false;
+  return members;
+}
+
+const kQuote = 0x22;
+const kColon = 0x3a;
+
+/** The end of the string whose opening quote is at `start` in valid JSON text: its closing quote. */
+function stringEnd(text: string, start: number): number {
+  let at = text.indexOf('"', start + 1);
+  // A quote ending an odd run of backslashes is escaped (valid JSON: it always has a closer).
+  while (countBackslashesBefore(text, at) % 2 === 1) at = text.indexOf('"', at + 1);
+  return at;
+}
+
+function countBackslashesBefore(text: string, at: number): number {
+  let count = 0;
+  while (at - 1 - count >= 0 && text.charCodeAt(at - 1 - count) === 0x5c) count++;
+  return count;
+}
+
+/** Index of the first character after `at` that is not JSON whitespace. */
+function skipWhitespace(text: string, at: number): number {
+  for (;;) {
+    const c = text.charCodeAt(at);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return at;
+    at++;
+  }
+}
+
+/** How many member names valid JSON text holds: strings followed by a colon. Linear. */
+function countMemberNames(text: string): number {
+  let names = 0;
+  for (let at = text.indexOf('"'); at !== -1; at = text.indexOf('"', at + 1)) {
+    at = stringEnd(text, at);
+    if (text.charCodeAt(skipWhitespace(text, at + 1)) === kColon) names++;
+  }
+  return names;
+}
+
+type Frame = { readonly path: string; readonly names: Set<string> | null; index: number; name: string };
+
+/**
+ * The path (`user.trusted`, `extras.list[0].a`) of the first member of valid JSON text whose name
+ * (decoded: "a" and "\u0061" are one name) its object already had; '' when there is none.
+ */
+function locateDuplicateMember(text: string): string {
+  const frames: Frame[] = [];
+  const childPath = (): string => {
+    const top = frames[frames.length - 1];
+    if (top === undefined) return '';
+    return top.names === null ? `${top.path}[${top.index}]` : top.path === '' ? top.name : `${top.path}.${top.name}`;
+  };
+  for (let at = 0; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      frames.push({ path: childPath(), names: c === 0x7b ? new Set() : null, index: 0, name: '' });
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      frames.pop();
+    } else if (c === 0x2c /* , */) {
+      const top = frames[frames.length - 1];
+      if (top !== undefined && top.names === null) top.index++;
+    } else if (c === kQuote) {
+      const end = stringEnd(text, at);
+      const next = skipWhitespace(text, end + 1);
+      const top = frames[frames.length - 1];
+      if (text.charCodeAt(next) === kColon && top !== undefined && top.names !== null) {
+        const name = JSON.parse(text.slice(at, end + 1)) as string;
+        top.name = name;
+        if (top.names.has(name)) return childPath();
+        top.names.add(name);
+        at = next;
+      } else {
+        at = end;
+      }
+    }
+  }
+  return '';
+}
+
+/** A \u escape of a UTF-16 surrogate, in any case. */
+const kSurrogateEscape = /\\u[dD][89a-fA-F]/;
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const kLoneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function locateLoneSurrogate(value: unknown): string {
+  return locateString(value, (text) => kLoneSurrogate.test(text));
 }
