@@ -7,6 +7,7 @@
 // breakdown.
 import type { RulesetOutcome } from '../../compiler/index.js';
 import type { EnrichmentStatus } from '../pool/protocol.js';
+import type { Environment } from '../auth/api-keys.js';
 
 export type Decision = 'allow' | 'review' | 'block';
 
@@ -69,10 +70,14 @@ export function responseResultJson(stored: string, degraded: readonly string[], 
   );
 }
 
-/** The decision webhook body (Standard Webhooks: type, timestamp, data): the stored form plus the account. */
-export function decisionWebhookJson(stored: string, accountPublicId: string | null, now: number): string {
+/**
+ * The decision webhook body (Standard Webhooks: type, timestamp, data): the stored form plus the
+ * account, and which project and environment it is of — a receiver that takes the live and the
+ * sandbox project's messages at one URL tells them apart by more than which secret verifies.
+ */
+export function decisionWebhookJson(stored: string, accountPublicId: string | null, now: number, projectId: string, environment: Environment): string {
   const data = accountPublicId === null ? stored : `${stored.slice(0, -1)}${webhookAccountTail(accountPublicId)}`;
-  return `{"type":"event.scored","timestamp":"${new Date(now).toISOString()}","data":${data}}`;
+  return `{"type":"event.scored","timestamp":"${new Date(now).toISOString()}","project_id":${JSON.stringify(projectId)},"environment":"${environment}","data":${data}}`;
 }
 
 /**

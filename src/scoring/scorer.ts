@@ -166,7 +166,7 @@ export class Scorer {
       shadow: evaluated.compactShadow,
       signals: evaluated.recordedSignals,
       scoredAt: now,
-      webhookPayload: pending ? decisionWebhookJson(evaluated.storedJson, accountId, now) : null,
+      webhookPayload: pending ? decisionWebhookJson(evaluated.storedJson, accountId, now, job.projectId, job.environment) : null,
     };
     if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event, 'fault_hold');
     let persisted;

@@ -78,8 +78,10 @@ test('an async decision is delivered signed; the signature verifies; sync decisi
     const delivery = receiver.received[0]!;
     t.is(delivery.headers['content-type'], 'application/json');
     t.regex(delivery.headers['webhook-id'] ?? '', /^msg_/);
-    const payload = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; data: { event_id: string; decision: string; account_public_id: string } };
+    const payload = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; project_id: string; environment: string; data: { event_id: string; decision: string; account_public_id: string } };
     t.is(payload.type, 'event.scored');
+    t.is(payload.project_id, server.bootstrap.live_project_id);
+    t.is(payload.environment, 'live');
     t.is(payload.data.event_id, event.event_id as string);
     t.true(['allow', 'review', 'block'].includes(payload.data.decision));
     t.regex(payload.data.account_public_id, /^acc_/);
