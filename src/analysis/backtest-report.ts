@@ -57,6 +57,8 @@ export interface ReplayedEvent {
 
 export class BacktestTally {
   scanned = 0;
+  /** Events of the range not scored when the backtest started (among those read): left out. */
+  pending = 0;
   truncated = false;
   overBudget = 0;
   readonly #notReplayable = { no_recorded_signals: 0, erased: 0, signals_not_recorded: 0 };
@@ -162,6 +164,7 @@ export class BacktestTally {
     return {
       events_scanned: this.scanned,
       truncated: this.truncated,
+      events_pending: this.pending,
       events_replayed: this.#replayed,
       not_replayable: { total: notReplayable, ...this.#notReplayable, missing_signals: { ...this.#missingGroups } },
       candidate_over_budget: this.overBudget,

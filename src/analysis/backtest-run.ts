@@ -1,13 +1,17 @@
 // One backtest, start to end, on the connection it is given (the backtest thread's read-only one):
-// every scored event of the project that arrived in the range, in arrival order, up to the
-// limit, judged again by the candidate and compared with what was stored (docs/backtests.md).
-// Synchronous: it runs on a thread of its own (backtest-worker.ts).
+// every event of the project that arrived in the range and was scored when the backtest started,
+// in arrival order, up to the limit, judged again by the candidate and compared with what was
+// stored (docs/backtests.md). Synchronous: it runs on a thread of its own (backtest-worker.ts).
+//
+// "When the backtest started" is one moment, the snapshot taken before the first chunk is read
+// (event-range.ts snapshotRange): the events it includes, and the lists in_list() reads, are
+// those of that moment, however long the chunks then take.
 import { loadRuleset } from '../../compiler/index.js';
 import type { Decision, Thresholds } from '../scoring/score-result.js';
 import { decide } from '../scoring/score-result.js';
 import type { Db } from '../store/database.js';
 import { BacktestTally, type CandidateRule } from './backtest-report.js';
-import { EventChunks, seqRangeOf } from './event-range.js';
+import { EventChunks, snapshotRange } from './event-range.js';
 import { labelsOf } from './labels.js';
 import { replayInput, type SignalGroups } from './replay.js';
 import { readStoredOutcome, StoredVersions } from './stored-outcomes.js';
@@ -39,16 +43,39 @@ export interface BacktestJob {
 /**
  * Shared with the thread that started the run: [0] cancel (1 = stop), [1] events scanned, [2]
  * progress in millionths, [3] pace: the share of time the run may work, in thousandths (1000 = all
- * of it; the rest it waits between chunks; backtest-runner.ts sets it from live load).
+ * of it; the rest it waits between chunks; backtest-runner.ts sets it from live load), [4] go: 1
+ * once the run may read past its snapshot (set before the thread starts unless a test holds it).
  */
 export type ProgressCells = Int32Array;
 export const kCancel = 0;
 export const kScanned = 1;
 export const kProgress = 2;
 export const kPace = 3;
-export const kCells = 4;
+export const kGo = 4;
+export const kCells = 5;
 
 export class BacktestCancelled extends Error {}
+
+/** Waits until the thread that started the run lets it go on (kGo), or stops it. */
+export function waitToGo(cells: ProgressCells): void {
+  while (Atomics.load(cells, kGo) === 0) {
+    if (Atomics.load(cells, kCancel) !== 0) throw new BacktestCancelled('cancelled');
+    Atomics.wait(cells, kGo, 0, 50);
+  }
+}
+
+/** What runBacktest needs from outside the store. */
+export interface BacktestHooks {
+  /** The clock: read once, at the snapshot (the moment in_list() judges expiry at). */
+  readonly now: () => number;
+  /**
+   * Called once the snapshot is taken, before the first chunk is read. The backtest thread waits
+   * there while a test holds it (backtest-worker.ts, FAULT_INJECTION=hold_points).
+   */
+  readonly snapshotTaken: () => void;
+}
+
+const kNoHooks: BacktestHooks = { now: Date.now, snapshotTaken: () => undefined };
 
 /**
  * Between chunks: stops when asked to, and keeps to the pace — after `workedMs` of work at pace p
@@ -67,6 +94,7 @@ interface EventRow {
   state: string;
   payload: string;
   scored_at: number | null;
+  scored_order: number | null;
   ruleset_version: number | null;
   decision: Decision | null;
   risk_score: number | null;
@@ -75,25 +103,36 @@ interface EventRow {
   signals: string | null;
 }
 
-const kColumns = 'event_id, state, payload, scored_at, ruleset_version, decision, risk_score, result, shadow, signals';
+const kColumns = 'event_id, state, payload, scored_at, scored_order, ruleset_version, decision, risk_score, result, shadow, signals';
 
-export function runBacktest(db: Db, job: BacktestJob, progress: ProgressCells): Record<string, unknown> {
+export function runBacktest(db: Db, job: BacktestJob, progress: ProgressCells, hooks: BacktestHooks = kNoHooks): Record<string, unknown> {
   const started = performance.now();
   const evaluate = loadRuleset(job.candidate.source);
   const versions = new StoredVersions(db);
-  const range = seqRangeOf(db, job.from, job.to);
+  const { range, scoredThrough } = snapshotRange(db, job.from, job.to);
+  const snapshotAt = hooks.now();
+  hooks.snapshotTaken();
   const labels = labelsOf(db, job.projectId, range, job.from, job.to);
   const tally = new BacktestTally(job.candidate.rules, labels !== null);
   const chunks = new EventChunks<EventRow>(db, kColumns, job.projectId, job.from, job.to, range, kBacktestChunk);
   const { reads, policy } = job.candidate;
-  // in_list() reads the project's lists as this run finds them (docs/backtests.md), through the
-  // reader the rule workers use; its clock never moves, so each list is read once, when first used.
+  // in_list() reads the project's lists as they are when the backtest starts (docs/backtests.md),
+  // through the reader the rule workers use; its clock never moves, so each list is read once, when
+  // first used. Expiry is judged at the snapshot too, not at each event's time: an item past its
+  // expires_at is off the list (the sweep deletes it within a minute), and judging it at the event's
+  // time would make the answer depend on whether the sweep had run yet.
   const lists = new WorkerLists(db, new ListsClock());
   let chunkStarted = performance.now();
   scan: for (let rows = chunks.next(); rows.length > 0; rows = chunks.next()) {
     pause(progress, performance.now() - chunkStarted);
     chunkStarted = performance.now();
     for (const row of rows) {
+      // Not scored at the snapshot: still pending (async), or scored since; an event erased while
+      // pending was never scored.
+      if (row.state === 'pending' || (row.state === 'scored' && row.scored_order !== null && row.scored_order > scoredThrough)) {
+        tally.pending++;
+        continue;
+      }
       if (row.state !== 'scored') continue;
       if (tally.scanned === job.limit) {
         tally.truncated = true;
@@ -119,7 +158,7 @@ export function runBacktest(db: Db, job: BacktestJob, progress: ProgressCells): 
       tally.notReplayable(replay.reason, replay.reason === 'signals_not_recorded' ? replay.group : undefined);
       return;
     }
-    const listView = lists.forEvent(job.projectId, replay.input.now, userCountry(replay.input.event));
+    const listView = lists.forEvent(job.projectId, snapshotAt, userCountry(replay.input.event));
     const outcome = evaluate({ ...replay.input, lists: listView });
     // As the rule workers do: no verdict from rules that could not read a list.
     if (listView.failure !== null) throw new Error(`lists could not be read: ${listView.failure}`);

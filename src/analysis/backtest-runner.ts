@@ -7,7 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import type { FaultLatch } from '../shared/fault-latch.js';
 import type { BacktestJob } from './backtest-run.js';
-import { kCancel, kCells, kPace, kProgress, kScanned } from './backtest-run.js';
+import { kCancel, kCells, kGo, kPace, kProgress, kScanned } from './backtest-run.js';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { BacktestThreadMessage, BacktestThreadSetup } from './backtest-worker.js';
 
@@ -103,13 +103,33 @@ export class BacktestRunner {
     Atomics.store(running.cells, kPace, 1000);
     this.#running = running;
     await this.#events.started(job.backtestId);
-    // Tests (FAULT_INJECTION=hold_points) hold a backtest here, running (and stored as such), to
-    // see what a second gets.
-    await this.#latch.hold('backtest');
     if (this.#stopped) return;
-    const setup: BacktestThreadSetup = { dataDir: this.#dataDir, job, progress: running.cells.buffer as SharedArrayBuffer };
+    // Tests (FAULT_INJECTION=hold_points) hold a backtest at `backtest`, running (and stored as
+    // such), to see what a second gets, or what changes meanwhile. Held once its thread has taken
+    // its snapshot (which events, which lists): what is scored or listed during the hold is after
+    // the backtest started, as it would be during a long run.
+    const hold = this.#latch.enabled;
+    Atomics.store(running.cells, kGo, hold ? 0 : 1);
+    const setup: BacktestThreadSetup = { dataDir: this.#dataDir, job, progress: running.cells.buffer as SharedArrayBuffer, holdAfterSnapshot: hold };
     const worker = new Worker(new URL('./backtest-worker.js', import.meta.url), { workerData: setup, resourceLimits: { maxOldGenerationSizeMb: kThreadHeapMb } });
     running.worker = worker;
+    let message: BacktestThreadMessage | null = null;
+    let snapshotTaken: () => void = () => undefined;
+    const snapshot = new Promise<void>((resolve) => (snapshotTaken = resolve));
+    worker.on('message', (value: BacktestThreadMessage) => {
+      if ('snapshot' in value) snapshotTaken();
+      else message = value;
+    });
+    let threadError: Error | null = null;
+    worker.once('error', (error) => (threadError = error));
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    if (hold) {
+      await Promise.race([snapshot, exited]);
+      await this.#latch.hold('backtest');
+      if (this.#stopped) return;
+      Atomics.store(running.cells, kGo, 1);
+      Atomics.notify(running.cells, kGo);
+    }
     let utilisation: EventLoopUtilization = performance.eventLoopUtilization();
     const pacer = setInterval(() => {
       const now = performance.eventLoopUtilization();
@@ -117,15 +137,11 @@ export class BacktestRunner {
       utilisation = now;
     }, kPaceIntervalMs);
     pacer.unref();
-    let message: BacktestThreadMessage | null = null;
-    worker.once('message', (value: BacktestThreadMessage) => (message = value));
-    let threadError: Error | null = null;
-    worker.once('error', (error) => (threadError = error));
-    await new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    await exited;
     clearInterval(pacer);
     if (this.#stopped) return;
     this.#running = null;
-    const received = message as BacktestThreadMessage | null;
+    const received = message as Exclude<BacktestThreadMessage, { snapshot: true }> | null;
     if (received?.ok === true) this.#events.finished(job.backtestId, { ok: true, report: received.report });
     else this.#events.finished(job.backtestId, { ok: false, message: received?.message ?? `the backtest thread stopped: ${(threadError as Error | null)?.message ?? 'no reason given'}` });
     void this.#next();
@@ -144,6 +160,7 @@ export class BacktestRunner {
     if (running === null) return;
     Atomics.store(running.cells, kCancel, 1);
     Atomics.notify(running.cells, kCancel);
+    Atomics.notify(running.cells, kGo);
     await running.worker?.terminate();
   }
 }

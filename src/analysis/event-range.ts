@@ -52,6 +52,38 @@ export function seqRangeOf(db: Db, from: number, to: number): SeqRange {
 }
 
 /**
+ * The range of a backtest as the log stands at one moment (one read transaction): its seq range,
+ * and how far scoring had gone then. An event of the range was scored by that moment when its
+ * scored_order is at most `scoredThrough` (or null: scored before migration 013 numbered them); an
+ * async event still pending then is scored later with a higher one, and a sync event committed
+ * later has a seq past the range. So the events of the range scored at the moment stay exactly
+ * those, however long the chunks take to read and whatever is scored meanwhile.
+ */
+export interface RangeSnapshot {
+  readonly range: SeqRange;
+  readonly scoredThrough: number;
+}
+
+/**
+ * `scoredThrough` without a scan of the log (no index on scored_order, migration 013): every event
+ * scored after the derived stamp has seq ≥ its from_seq (from_seq also stays at or below the lowest
+ * pending event, migration 022), and every event before from_seq was scored within the stamp. So the
+ * highest scored_order of the range's rows from from_seq on, or the stamp's, bounds the range's
+ * events scored so far — read over the tail of the range only (normally seconds of events).
+ */
+export function snapshotRange(db: Db, from: number, to: number): RangeSnapshot {
+  return db.transaction((): RangeSnapshot => {
+    const range = seqRangeOf(db, from, to);
+    const stamp = db.prepare(kStampQuery).get() as { scored_order: number; from_seq: number };
+    const tail = db.prepare(kTailOrderQuery).pluck().get(Math.max(range.low, stamp.from_seq), range.high) as number | null;
+    return { range, scoredThrough: Math.max(stamp.scored_order, tail ?? 0) };
+  })();
+}
+
+const kStampQuery = 'SELECT scored_order, from_seq FROM derived_stamp WHERE id = 1';
+export const kTailOrderQuery = 'SELECT max(scored_order) FROM events WHERE seq BETWEEN ? AND ?';
+
+/**
  * The statement of a chunk. `+project_id`: without the unary plus SQLite picks the (project_id,
  * event_id) index, reads every event of the project and sorts them, for each chunk (quadratic: a
  * million events took minutes). The plan wanted is the rowid range: the rows of the range in

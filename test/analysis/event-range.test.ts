@@ -3,7 +3,7 @@
 // read in chunks by rowid.
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { chunkQuery, EventChunks, kArrivalDisorderMs, kLogSeqBoundsQuery, logSeqBounds, seqRangeOf } from '../../src/analysis/event-range.js';
+import { chunkQuery, EventChunks, kArrivalDisorderMs, kLogSeqBoundsQuery, kTailOrderQuery, logSeqBounds, seqRangeOf, snapshotRange } from '../../src/analysis/event-range.js';
 import { kMigrations } from '../../src/store/migrations/index.js';
 import { migrate } from '../../src/store/migrate.js';
 
@@ -58,4 +58,33 @@ test('the events of a range, in chunks: projects interleaved, late commits insid
   t.deepEqual(seen, ['a30', 'a31', 'a32', 'a33', 'a34', 'a35', 'a36', 'a37', 'a38', 'a39', 'late_inside']);
   t.is(chunks.fraction, 1);
   t.is(kArrivalDisorderMs, 10 * minute);
+});
+
+test('a backtest\'s snapshot: the range\'s events scored by then stay those, whatever is scored later; read from the tail of the range by rowid', (t) => {
+  const db = store();
+  const minute = 60_000;
+  const insert = db.prepare(`INSERT INTO events (seq, project_id, event_id, event_type, received_at, state, payload, scored_order) VALUES (?, 'p', ?, 'payment', ?, ?, '{}', ?)`);
+  // Seqs 1–3 scored before migration 013 numbered them; 4–9 scored in order 1–6, except seq 6,
+  // an async event still pending; the derived stamp covers orders up to 2 (seq 5), so from_seq is
+  // 6 (the pending one).
+  for (let seq = 1; seq <= 3; seq++) insert.run(seq, `e${seq}`, seq * minute, 'scored', null);
+  for (const [seq, order] of [[4, 1], [5, 2], [7, 3], [8, 4], [9, 5]] as const) insert.run(seq, `e${seq}`, seq * minute, 'scored', order);
+  insert.run(6, 'e6', 6 * minute, 'pending', null);
+  db.prepare('UPDATE derived_stamp SET scored_order = 2, from_seq = 6 WHERE id = 1').run();
+
+  // The range's tail from from_seq on (seqs 6–9) says how far scoring had got.
+  const snapshot = snapshotRange(db, 0, 10 * minute);
+  t.deepEqual(snapshot, { range: { low: 1, high: 9 }, scoredThrough: 5 });
+  // Later: the pending event is scored (order 6), and a new event too (seq 10, order 7).
+  db.prepare(`UPDATE events SET state = 'scored', scored_order = 6 WHERE seq = 6`).run();
+  insert.run(10, 'e10', 9 * minute + 1, 'scored', 7);
+  const rows = new EventChunks<{ seq: number; state: string; scored_order: number | null }>(db, 'state, scored_order', 'p', 0, 10 * minute, snapshot.range, 100).next();
+  const scoredThen = rows.filter((row) => row.state === 'scored' && (row.scored_order === null || row.scored_order <= snapshot.scoredThrough)).map((row) => row.seq);
+  t.deepEqual(scoredThen, [1, 2, 3, 4, 5, 7, 8, 9], 'the event pending at the snapshot is out; the one committed later is past the range');
+
+  // Nothing in the range's tail: the stamp bounds it.
+  db.prepare('UPDATE derived_stamp SET scored_order = 7, from_seq = 11 WHERE id = 1').run();
+  t.is(snapshotRange(db, 0, 10 * minute).scoredThrough, 7);
+  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${kTailOrderQuery}`).all(1, 2) as Array<{ detail: string }>).map((row) => row.detail);
+  t.deepEqual(plan, ['SEARCH events USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)']);
 });
