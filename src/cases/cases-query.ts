@@ -1,7 +1,8 @@
 // The query strings and the PATCH body of the cases routes, checked into values or a
 // VALIDATION_ERROR naming the parameter. Pure.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { decodeCursor as decodePosition, encodeCursor as encodePosition, parsePageSize, unknownOrRepeatedParameter } from '../shared/query.js';
+import { characterLength } from '../shared/text.js';
+import { decodeCursor as decodePosition, encodeCursor as encodePosition, parsePageSize, parseRfc3339, unknownOrRepeatedParameter } from '../shared/query.js';
 
 export const kMaxNoteLength = 4000;
 export const kMaxAssigneeLength = 128;
@@ -54,7 +55,7 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   const status = params.get('status');
   if (status !== null && status !== 'open' && status !== 'closed') return invalid('status', 'status must be open or closed.');
   const account = params.get('account');
-  if (account !== null && (account === '' || account.length > 64)) return invalid('account', 'account must be an acc_ id or an external account id.');
+  if (account !== null && (account === '' || characterLength(account) > 64)) return invalid('account', 'account must be an acc_ id or an external account id.');
   const createdAfter = parseTime(params.get('created_after'));
   if (createdAfter === undefined) return invalid('created_after', 'created_after must be an RFC 3339 date-time.');
   const createdBefore = parseTime(params.get('created_before'));
@@ -73,14 +74,10 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   };
 }
 
-const kRfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
-
 /** null when absent, undefined when invalid. */
 function parseTime(value: string | null): number | null | undefined {
   if (value === null) return null;
-  if (!kRfc3339.test(value)) return undefined;
-  const time = Date.parse(value);
-  return Number.isNaN(time) ? undefined : time;
+  return parseRfc3339(value) ?? undefined;
 }
 
 /** Cursors of the cases of `projectId`. */
@@ -127,13 +124,13 @@ export function parseCaseChange(body: Record<string, unknown>): Checked<CaseChan
     change.resolution = body.resolution;
   }
   if ('assignee' in body) {
-    if (body.assignee !== null && (typeof body.assignee !== 'string' || body.assignee.trim() === '' || body.assignee.length > kMaxAssigneeLength)) {
+    if (body.assignee !== null && (typeof body.assignee !== 'string' || body.assignee.trim() === '' || characterLength(body.assignee) > kMaxAssigneeLength)) {
       return invalid('assignee', `assignee must be null or a string of 1 to ${kMaxAssigneeLength} characters.`);
     }
     change.assignee = body.assignee;
   }
   if ('note' in body) {
-    if (typeof body.note !== 'string' || body.note.trim() === '' || body.note.length > kMaxNoteLength) {
+    if (typeof body.note !== 'string' || body.note.trim() === '' || characterLength(body.note) > kMaxNoteLength) {
       return invalid('note', `note must be a string of 1 to ${kMaxNoteLength} characters.`);
     }
     change.note = body.note;

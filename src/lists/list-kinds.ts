@@ -6,6 +6,7 @@
 import { normalizeEmail } from '../signals/email.js';
 import { expandIpv6, normalizeIp } from '../signals/ip.js';
 import { analyzePhone } from '../signals/phone.js';
+import { characterLength } from '../shared/text.js';
 
 export const kListKinds = ['email', 'email_domain', 'phone', 'ip', 'bin', 'card', 'country', 'account', 'fp', 'string'] as const;
 export type ListKind = (typeof kListKinds)[number];
@@ -87,11 +88,11 @@ export function normalizeListItem(kind: ListKind, raw: unknown): Normalized {
       return kCountry.test(country) ? accepted(country.toUpperCase()) : refused('a country is an ISO 3166 alpha-2 code (two letters)');
     }
     case 'account':
-      return raw.length >= 1 && raw.length <= kMaxAccountLength ? accepted(raw) : refused('an account id is a string of 1 to 64 characters');
+      return raw.length >= 1 && characterLength(raw) <= kMaxAccountLength ? accepted(raw) : refused('an account id is a string of 1 to 64 characters');
     case 'fp':
-      return raw.length >= 1 && raw.length <= kMaxFpLength ? accepted(raw) : refused('a device id (fp_id) is a string of 1 to 128 characters');
+      return raw.length >= 1 && characterLength(raw) <= kMaxFpLength ? accepted(raw) : refused('a device id (fp_id) is a string of 1 to 128 characters');
     case 'string':
-      return raw.length >= 1 && raw.length <= kMaxStringValueLength ? accepted(raw) : refused(`a value is a string of 1 to ${kMaxStringValueLength} characters`);
+      return raw.length >= 1 && characterLength(raw) <= kMaxStringValueLength ? accepted(raw) : refused(`a value is a string of 1 to ${kMaxStringValueLength} characters`);
   }
 }
 

@@ -4,6 +4,7 @@
 import { kListIdPattern } from '../../compiler/index.js';
 import { apiError, type ApiError } from '../shared/errors.js';
 import { decodeCursor, parsePageSize, parseRfc3339, unknownOrRepeatedParameter } from '../shared/query.js';
+import { characterLength } from '../shared/text.js';
 import { isListKind, kListKinds, type ListKind } from './list-kinds.js';
 import { kMaxItemsPerRequest } from './list-store.js';
 
@@ -43,7 +44,7 @@ export function parseCreateList(body: Readonly<Record<string, unknown>>): Checke
   if (body.kind === undefined) return invalid('kind', 'kind is required.');
   if (!isListKind(body.kind)) return invalid('kind', `kind must be one of ${kListKinds.join(', ')}.`);
   const description = body.description ?? '';
-  if (typeof description !== 'string' || description.length > kMaxListDescriptionLength) {
+  if (typeof description !== 'string' || characterLength(description) > kMaxListDescriptionLength) {
     return invalid('description', `description must be a string of at most ${kMaxListDescriptionLength} characters.`);
   }
   return { ok: true, value: { list_id: listId, kind: body.kind, description } };
@@ -78,7 +79,7 @@ export function parseAddItems(body: Readonly<Record<string, unknown>>, now: numb
     if (fields.value === undefined || fields.value === null) return invalid(`${at}.value`, `${at}.value is required.`);
     let note: string | null = null;
     if (fields.note !== undefined && fields.note !== null) {
-      if (typeof fields.note !== 'string' || fields.note.length > kMaxItemNoteLength) {
+      if (typeof fields.note !== 'string' || characterLength(fields.note) > kMaxItemNoteLength) {
         return invalid(`${at}.note`, `${at}.note must be a string of at most ${kMaxItemNoteLength} characters.`);
       }
       note = fields.note === '' ? null : fields.note;

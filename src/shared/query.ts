@@ -69,11 +69,21 @@ function cursorCheck(scope: string, json: string): string {
   return createHash('sha256').update(scope).update('\u0000').update(json).digest().subarray(0, 9).toString('base64url');
 }
 
-const kRfc3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+const kRfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/i;
 
-/** An RFC 3339 date-time as epoch ms, or null when `value` is not one. */
+/**
+ * An RFC 3339 date-time (section 5.6) as epoch ms, or null when `value` is not one. Date.parse
+ * alone takes 2026-02-30 for March 2 and T24:00 for the next day: a filter or an expiry would
+ * silently move. Every field is checked against the calendar (a leap second, :60, is refused:
+ * Date cannot hold it).
+ */
 export function parseRfc3339(value: string): number | null {
-  if (!kRfc3339.test(value)) return null;
+  const match = kRfc3339.exec(value);
+  if (match === null) return null;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return null;
+  if (match[9] !== undefined && (Number(match[9]) > 23 || Number(match[10]) > 59)) return null;
   const time = Date.parse(value);
   return Number.isNaN(time) ? null : time;
 }

@@ -132,6 +132,18 @@ test('scopes: reading needs rules:read, changing rules:write; other keys are ref
   t.deepEqual(listsState(projectId), before);
 });
 
+test('lengths count characters, not UTF-16 units: an account id of 64 emoji is listed (as an event takes it), 65 are refused', async (t) => {
+  const { projectId, key } = await newProject(file.server, 'none');
+  await createList(key, 'accounts', 'account');
+  const emoji = '\u{1F600}';
+  const listed = await api(file.server, 'POST', '/v1/lists/accounts/items', { key, body: { items: [{ value: emoji.repeat(64), note: emoji.repeat(1000) }] } });
+  t.is(listed.status, 200, listed.text);
+  const before = listsState(projectId);
+  refusal(t, await api(file.server, 'POST', '/v1/lists/accounts/items', { key, body: { items: [{ value: emoji.repeat(65) }] } }), 400, 'VALIDATION_ERROR', 'items[0].value');
+  refusal(t, await api(file.server, 'POST', '/v1/lists/accounts/items', { key, body: { items: [{ value: 'a', note: emoji.repeat(1001) }] } }), 400, 'VALIDATION_ERROR', 'items[0].note');
+  t.deepEqual(listsState(projectId), before);
+});
+
 test('items refusals: an invalid value names items[i].value and nothing of the request is stored', async (t) => {
   const { projectId, key } = await newProject(file.server, 'none');
   await createList(key, 'ips', 'ip');
@@ -147,6 +159,9 @@ test('items refusals: an invalid value names items[i].value and nothing of the r
     [{ items: [{ value: '192.0.2.9', note: 'x'.repeat(1001) }] }, 'items[0].note'],
     [{ items: [{ value: '192.0.2.9', expires_at: 'tomorrow' }] }, 'items[0].expires_at'],
     [{ items: [valid(1), { value: '192.0.2.9', expires_at: '2020-01-01T00:00:00Z' }] }, 'items[1].expires_at'],
+    // Impossible dates are refused, not moved (Date.parse reads Feb 30 as Mar 2, T24:00 as the next day).
+    [{ items: [{ value: '192.0.2.9', expires_at: '2099-02-30T00:00:00Z' }] }, 'items[0].expires_at'],
+    [{ items: [{ value: '192.0.2.9', expires_at: '2099-04-01T24:00:00Z' }] }, 'items[0].expires_at'],
     [{ items: [{ value: '192.0.2.9', colour: 'red' }] }, 'items[0].colour'],
     [{ items: ['192.0.2.9'] }, 'items[0]'],
     [{ items: [] }, 'items'],
