@@ -106,8 +106,10 @@ export class AccountsService {
     this.#externalIdOf = db.prepare('SELECT external_account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND account_id = ?')
       .pluck() as unknown as Statement<[string, string, string], string>;
     this.#erasedById = db.prepare('SELECT project_id, summary FROM erasures WHERE tenant_id = ? AND environment = ? AND account_id = ?');
+    // Every erasure of the external id, newest first: the same external id may have named
+    // accounts of other projects since, erased in their turn, which must not hide this project's.
     this.#erasedByExternalId = db.prepare(
-      'SELECT project_id, summary FROM erasures WHERE tenant_id = ? AND environment = ? AND external_id_hash = ? ORDER BY erased_at DESC LIMIT 1',
+      'SELECT project_id, summary FROM erasures WHERE tenant_id = ? AND environment = ? AND external_id_hash = ? ORDER BY erased_at DESC',
     );
   }
 
@@ -188,13 +190,13 @@ export class AccountsService {
    * that used the account (as the first DELETE was): to any other, the account is unknown (404).
    */
   async #answerPrevious(scope: AccountScope, id: string): Promise<ErasureAnswer> {
-    const row = id.startsWith('acc_')
-      ? this.#erasedById.get(scope.tenantId, scope.environment, id) ?? this.#erasedByExternalId.get(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id))
-      : this.#erasedByExternalId.get(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id));
-    if (row === undefined) return { ok: false, error: kNotFound() };
-    const { used_by: usedBy, ...summary } = JSON.parse(row.summary) as Omit<ErasureSummary, 'already_erased'> & { used_by?: string[] };
-    // Rows of erasures before used_by was kept name the erasing project only.
-    if (!(usedBy ?? [row.project_id]).includes(scope.projectId)) return { ok: false, error: kNotFound() };
+    const byId = id.startsWith('acc_') ? this.#erasedById.get(scope.tenantId, scope.environment, id) : undefined;
+    const rows = byId !== undefined ? [byId] : this.#erasedByExternalId.all(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id));
+    // The newest erasure of an account this project used: an account of the same external id
+    // that only other projects used, erased later, is not this project's (issue: a retried DELETE
+    // turned from 200 into 404 once another project had erased its own account of that id).
+    const summary = rows.map(erasedSummary).find(({ usedBy }) => usedBy.includes(scope.projectId))?.summary;
+    if (summary === undefined) return { ok: false, error: kNotFound() };
     if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
     return { ok: true, body: { ...summary, already_erased: true } };
   }
@@ -268,6 +270,12 @@ interface ErasureRow {
   project_id: string;
   /** The summary answered (JSON), with the projects that used the account (`used_by`). */
   summary: string;
+}
+
+/** A row's summary, and the projects it is answered to (rows of erasures before used_by was kept name the erasing project only). */
+function erasedSummary(row: ErasureRow): { summary: Omit<ErasureSummary, 'already_erased'>; usedBy: string[] } {
+  const { used_by: usedBy, ...summary } = JSON.parse(row.summary) as Omit<ErasureSummary, 'already_erased'> & { used_by?: string[] };
+  return { summary, usedBy: usedBy ?? [row.project_id] };
 }
 
 interface ErasedEventRow {
