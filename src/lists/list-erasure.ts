@@ -2,8 +2,9 @@
 // the environment's lists that holds one of the account's values is removed, with the change-log
 // rows that carry it, inside the erasure's transaction. The account's values are those of its
 // events, normalised as items are: its external id (account lists), emails, phones, IP addresses,
-// device ids and cards, and for `string` lists every string the events carried. Ranges, domains,
-// BINs and countries are not one person's and stay. The rule workers reload the lists concerned
+// device ids and cards, and for `string` lists every string the events carried but those that say
+// where or how, not who (kNotThePerson). Ranges, domains, BINs and countries are not one person's
+// and stay. The rule workers reload the lists concerned
 // (a 'reload' change carries no value), so the erased values are in no file and no memory.
 import type { Db } from '../store/database.js';
 import type { EventInput } from '../validation/event-input.js';
@@ -12,6 +13,16 @@ import { logListChanges, listClock } from './list-store.js';
 
 /** Event members kept by erasure (accounts/erasure.ts): not the person's. */
 const kKept = new Set(['event_id', 'event_type', 'brand_id', 'async']);
+/**
+ * Members of the interface's objects that say where or how the person paid, not who they are: a
+ * `string` item equal to one of them ("EUR", "card", "GB") is shared by countless accounts, and
+ * erasing one of them must not take it off a list for all the others.
+ */
+const kNotThePerson: Readonly<Record<string, ReadonlySet<string>>> = {
+  user: new Set(['country']),
+  context: new Set(['country']),
+  payment: new Set(['currency', 'method', 'billing_country']),
+};
 /** Strings nested deeper than this in extras are not looked at (the body is 32 levels at most). */
 const kMaxDepth = 32;
 
@@ -38,7 +49,15 @@ export class ErasableValues {
     if (typeof context?.ip === 'string') this.#add('ip', context.ip);
     if (typeof context?.fp_id === 'string') this.#add('fp', context.fp_id);
     if (typeof payment?.bin === 'string' && typeof payment.last4 === 'string') this.#add('card', `${payment.bin}:${payment.last4}`);
-    for (const [name, value] of Object.entries(event)) if (!kKept.has(name)) this.#strings(value, 0);
+    for (const [name, value] of Object.entries(event)) {
+      if (kKept.has(name)) continue;
+      const skipped = kNotThePerson[name];
+      if (skipped !== undefined && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        for (const [member, item] of Object.entries(value)) if (!skipped.has(member)) this.#strings(item, 1);
+      } else {
+        this.#strings(value, 0);
+      }
+    }
   }
 
   /** The values a list of `kind` may hold (as stored: normalised). */

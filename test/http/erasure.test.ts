@@ -274,7 +274,8 @@ test('lists and labels holding the erased account\'s values: its items go, range
       ['phones', 'phone', [`+447700900${victim.values[2]!.slice(-3)}`]],
       ['ips', 'ip', [fields.context.ip, '2001:db8::/32']],
       ['devices', 'fp', [fields.context.fp_id]],
-      ['notes', 'string', [fields.extras.note, 'not about anyone']],
+      // GBP is the victim's payment currency, and everyone's: it stays.
+      ['notes', 'string', [fields.extras.note, 'not about anyone', 'GBP']],
       ['domains', 'email_domain', ['example.org']],
     ];
     for (const [listId, kind, values] of lists) {
@@ -308,7 +309,7 @@ test('lists and labels holding the erased account\'s values: its items go, range
     t.deepEqual(await left('phones'), []);
     t.deepEqual(await left('ips'), ['2001:db8::/32'], 'a range is no one person\'s');
     t.deepEqual(await left('devices'), []);
-    t.deepEqual(await left('notes'), ['not about anyone']);
+    t.deepEqual((await left('notes')).sort(), ['GBP', 'not about anyone']);
     t.deepEqual(await left('domains'), ['example.org']);
     t.is((await api(server, 'GET', '/v1/lists/emails', { key: sandbox })).body.data.item_count, 1);
 
