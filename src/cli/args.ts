@@ -35,6 +35,8 @@ export const kDataDirHelp = `--data-dir D  the data dir (default: DATA_DIR, else
               fraud-scorer serve creates one`;
 
 export function dataDirOf(values: { 'data-dir'?: string | undefined }): string {
+  // As for serve: an empty --data-dir ("$DIR" unset) is a mistake, not ./data nor DATA_DIR.
+  if (values['data-dir'] === '') throw new UsageError('--data-dir: empty value; give a value, or leave the flag out to use DATA_DIR or ./data');
   return values['data-dir'] ?? (process.env.DATA_DIR || './data');
 }
 

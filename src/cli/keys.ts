@@ -2,7 +2,7 @@ import { resolveScopes, type KeyKind } from '../auth/api-keys.js';
 import { recordKeyCreated } from '../tenancy/provision.js';
 import { createApiKey, findApiKey, listApiKeys, resolveProjectRef, revokeApiKey, type ApiKeyInfo } from '../tenancy/tenancy-store.js';
 import { kCliActor, recordAudit } from '../audit/audit-store.js';
-import { actionCommand, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError } from './args.js';
+import { actionCommand, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError, CliError } from './args.js';
 
 const kHelp = `Usage:
   fraud-scorer keys create --project live|sandbox|<prj_id> --kind secret|publishable
@@ -43,6 +43,9 @@ function create(args: string[]): number {
   const origins = values.origins === undefined ? null : splitList(values.origins);
   if (origins !== null) {
     if (kind !== 'publishable') throw new UsageError('--origins applies to publishable keys only');
+    // `--origins "$SHOP_ORIGINS"` with the variable unset would otherwise make a key that every web
+    // page may use: no list is stored as no restriction.
+    if (origins.length === 0) throw new UsageError('--origins: no origin given; name at least one (https://shop.example), or leave the flag out for a key any page may use');
     for (const origin of origins) {
       if (!isOrigin(origin)) throw new UsageError(`--origins: ${JSON.stringify(origin)} is not an origin like https://shop.example`);
     }
@@ -102,10 +105,7 @@ function revoke(args: string[]): number {
       }
       return true;
     }).immediate();
-    if (!revoked) {
-      process.stderr.write(`no such key: ${keyId}\n`);
-      return 1;
-    }
+    if (!revoked) throw new CliError(`no such key: ${keyId}; keys list shows the key ids`);
     const info = findApiKey(db, keyId)!;
     if (values.json) printJson(info);
     else print(`revoked ${keyId} at ${formatTime(info.revoked_at)}`);

@@ -26,7 +26,7 @@ so does a start whose port cannot be bound.
 Every setting is a flag or an environment variable (flags win):
 ${describeSettings()}
 
-SIGTERM or SIGINT drains: stops listening, finishes requests in flight, flushes the writer and
+SIGTERM, SIGINT or SIGHUP drains: stops listening, finishes requests in flight, flushes the writer and
 closes the database. Started by npm start, the server also stops when npm goes away.`,
 
   async run(args) {
@@ -88,6 +88,11 @@ closes the database. Started by npm start, the server also stops when npm goes a
       };
       process.on('SIGTERM', () => stop('SIGTERM'));
       process.on('SIGINT', () => stop('SIGINT'));
+      // SIGHUP (the terminal of a foreground server closed, or a `kill -HUP` meant as "reload")
+      // would otherwise end the process at once: no drain, requests in flight cut, the WAL left
+      // behind and no start snapshot, so the next start loads from the tables. There is nothing
+      // to reload (settings are read once), so it is a clean stop too.
+      process.on('SIGHUP', () => stop('SIGHUP'));
       stopWhenNpmGoes(() => stop('npm exited'));
     });
     print(`fraud-scorer listening on http://${config.host}:${service.port} (data in ${config.dataDir})`);

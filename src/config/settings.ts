@@ -189,6 +189,10 @@ export function loadConfig(flags: SettingFlags, env: NodeJS.ProcessEnv): Config 
   const resolved: Record<string, unknown> = {};
   for (const [name, setting] of Object.entries(kSettings) as Array<[SettingName, SettingDefinition]>) {
     const flagValue = flags[setting.flag];
+    // An empty flag (`--data-dir "$DIR"` with DIR unset) is a mistake, not a wish for the default:
+    // taken as unset, it would pass over the environment too, and `--data-dir ""` would make a new
+    // database in ./data with new keys. (An empty environment variable counts as unset, as usual.)
+    if (flagValue === '') throw new ConfigError(`--${setting.flag}: empty value; give a value, or leave the flag out to use ${setting.env} or the default`);
     const raw = typeof flagValue === 'string' ? flagValue : env[setting.env];
     const source = typeof flagValue === 'string' ? `--${setting.flag}` : setting.env;
     resolved[name] = raw === undefined || raw === '' ? setting.default : convert(raw, setting, source);
@@ -223,6 +227,11 @@ function convert(raw: string, setting: SettingDefinition, source: string): unkno
 /** Help lines for the settings, shared by `serve --help` and the README. */
 export function describeSettings(): string {
   return Object.values(kSettings as Record<string, SettingDefinition>)
-    .map((s) => `  --${s.flag.padEnd(36)} ${s.env.padEnd(36)} default ${String(s.default).padEnd(10)} ${s.description}`)
+    .map((s) => `  --${s.flag.padEnd(36)} ${s.env.padEnd(36)} default ${showDefault(s.default).padEnd(10)} ${s.description}`)
     .join('\n');
+}
+
+/** A default as the operator writes it: booleans as on/off, the words the settings take. */
+function showDefault(value: string | number | boolean): string {
+  return typeof value === 'boolean' ? (value ? 'on' : 'off') : String(value);
 }

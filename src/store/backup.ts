@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, linkSync, openSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { acquireDataDirLock, DataDirLockedError, lockPath } from './data-dir-lock.js';
+import { acquireDataDirLock, DataDirLockedError, kLockFileName, lockPath } from './data-dir-lock.js';
 import { databasePath, kDatabaseFileName, openDatabase } from './database.js';
 import { flushToDisk } from './flush-to-disk.js';
 
@@ -34,26 +34,43 @@ const kAllPages = 2 ** 31 - 1;
 
 export async function backupDatabase(dataDir: string, destination: string, options: { readonly force: boolean }): Promise<BackupResult> {
   const source = databasePath(dataDir);
-  if (!existsSync(source)) throw new BackupError(`there is no database at ${source}`);
-  if (existsSync(destination)) {
-    if (statSync(destination).isDirectory()) throw new BackupError(`${destination} is a directory; --to names the file to write`);
-    if (!options.force) throw new BackupError(`${destination} exists; pass --force to replace it`);
-  }
+  if (!existsSync(source)) throw new BackupError(`there is no database at ${source}; check --data-dir or DATA_DIR`);
   const folder = dirname(destination);
   if (!existsSync(folder) || !statSync(folder).isDirectory()) throw new BackupError(`${folder} is not a directory`);
+  if (existsSync(destination) && statSync(destination).isDirectory()) throw new BackupError(`${destination} is a directory; --to names the file to write`);
+  // Refusals that --force does not lift come first: "pass --force" must not be said of them.
   const refusal = refusedDestination(source, destination);
   if (refusal !== null) throw new BackupError(refusal);
+  if (existsSync(destination) && !options.force) throw new BackupError(`${destination} exists; pass --force to replace it`);
 
   const partial = join(folder, `.${basename(destination)}.partial-${process.pid}-${randomBytes(4).toString('hex')}`);
-  closeSync(openSync(partial, 'wx', 0o600));
   try {
-    const db = openDatabase(dataDir, { readonly: true });
+    closeSync(openSync(partial, 'wx', 0o600));
+  } catch (error) {
+    throw new BackupError(`cannot write in ${folder}: ${(error as Error).message}${adviceFor(error)}`);
+  }
+  try {
+    let db;
+    try {
+      db = openDatabase(dataDir, { readonly: true });
+    } catch (error) {
+      throw new BackupError(`cannot read ${source}: ${(error as Error).message}${adviceFor(error)}`);
+    }
     try {
       await db.backup(partial, { progress: () => kAllPages });
+    } catch (error) {
+      throw new BackupError(`the copy into ${folder} failed, nothing was written at ${destination}: ${(error as Error).message}${adviceFor(error)}`);
     } finally {
       db.close();
     }
-    const { pages, schemaVersion } = seal(partial);
+    let sealed;
+    try {
+      sealed = seal(partial);
+    } catch (error) {
+      if (error instanceof BackupError) throw error;
+      throw new BackupError(`the copy into ${folder} could not be finished, nothing was written at ${destination}: ${(error as Error).message}${adviceFor(error)}`);
+    }
+    const { pages, schemaVersion } = sealed;
     flushToDisk(partial);
     if (options.force) {
       renameSync(partial, destination);
@@ -84,9 +101,15 @@ function refusedDestination(source: string, destination: string): string | null 
   const target = real(destination);
   const live = real(source);
   if ([live, `${live}-wal`, `${live}-shm`].includes(target)) return `${destination} is the database being backed up (or its WAL); --to names a new file`;
+  const folder = dirname(target);
+  // The files a data dir keeps beside its database are not backups' to replace: a new server.lock
+  // under a running server lets a second server start on the same data dir (the lock is held on
+  // the old file), and the others are a database's journal, the start snapshot or the first keys.
+  if (kDataDirFiles.includes(basename(target)) && (existsSync(join(folder, kDatabaseFileName)) || existsSync(lockPath(folder)))) {
+    return `${destination} is a file of the data dir ${folder}, not a place for a backup; --to names a new file (docs/operations.md, "The data dir")`;
+  }
   // Any other name is a file of its own, even inside a data dir.
   if (basename(target) !== kDatabaseFileName) return null;
-  const folder = dirname(target);
   for (const companion of ['-wal', '-shm']) {
     const path = `${join(folder, kDatabaseFileName)}${companion}`;
     if (existsSync(path)) return `${path} exists: ${folder} holds a database in use or not closed cleanly; restore into an empty data dir (docs/operations.md, "Restore")`;
@@ -99,6 +122,26 @@ function refusedDestination(source: string, destination: string): string | null 
     throw error;
   }
   return null;
+}
+
+/**
+ * The files of a data dir other than the database (docs/operations.md, "The data dir"). The names
+ * of the start snapshot and the first keys are set in scoring/start-snapshot.ts and main.ts, which
+ * the store does not import; test/cli/backup.test.ts checks them against those modules.
+ */
+export const kDataDirFiles: readonly string[] = [
+  kLockFileName, 'start-snapshot', 'bootstrap-keys.json',
+  `${kDatabaseFileName}-wal`, `${kDatabaseFileName}-shm`, `${kDatabaseFileName}-journal`,
+];
+
+/** What to do about a failed write or read, from its error code, for the one line the operator sees. */
+function adviceFor(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL') return ' (the disk is full: free space there, or write the copy to another disk)';
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN') {
+    return ' (check that the file system is mounted read-write and that this user may write there; take backups as the service user)';
+  }
+  return '';
 }
 
 /** Makes the copy one self-contained file and checks it. */

@@ -4,7 +4,7 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { components, createKeyWithCli } from '../_helpers/fingerprint.js';
 import { minimalEvent } from '../_helpers/events.js';
@@ -132,4 +132,52 @@ test('backup refuses to write over a database in use: the one it copies, its WAL
   const beside = join(other.dataDir, 'copy.db');
   t.is((await runCli(['backup', '--data-dir', source.dataDir, '--to', beside])).code, 0);
   t.true(statSync(beside).size > 0);
+});
+
+test('backup --force never replaces a file of a data dir (server.lock, the start snapshot, the first keys, a journal): a second server would start on a new lock', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  for (const name of ['server.lock', 'bootstrap-keys.json', 'start-snapshot', 'fraud-scorer.db-journal']) {
+    const target = join(server.dataDir, name);
+    const before = existsSync(target) ? readFileSync(target) : null;
+    const result = await runCli(['backup', '--data-dir', server.dataDir, '--to', target, '--force']);
+    t.is(result.code, 1, `${name}: ${result.stdout}${result.stderr}`);
+    t.regex(result.stderr, /^fraud-scorer backup: .* is a file of the data dir .*, not a place for a backup/, name);
+    t.deepEqual(existsSync(target) ? readFileSync(target) : null, before, `${name} is left as it was`);
+  }
+  // The lock is still the one the server holds: a second server is refused.
+  const second = await runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', server.dataDir]);
+  t.is(second.code, 1);
+  t.regex(second.stderr, /is in use by another fraud-scorer server/);
+});
+
+test('the data dir files backup keeps away from are the ones the server names', async (t) => {
+  const { kDataDirFiles } = await import('../../src/store/backup.js');
+  const { startSnapshotPath } = await import('../../src/scoring/start-snapshot.js');
+  const { kBootstrapKeysFile } = await import('../../src/main.js');
+  const { kLockFileName } = await import('../../src/store/data-dir-lock.js');
+  for (const name of [kLockFileName, kBootstrapKeysFile, basename(startSnapshotPath('.'))]) t.true(kDataDirFiles.includes(name), name);
+});
+
+test('backup --to the database it copies says it is refused, not "pass --force"', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const result = await runCli(['backup', '--data-dir', server.dataDir, '--to', join(server.dataDir, 'fraud-scorer.db')]);
+  t.is(result.code, 1);
+  t.regex(result.stderr, /is the database being backed up/);
+  t.notRegex(result.stderr, /--force/);
+});
+
+test('a backup that cannot write its copy fails with one line, exit 1, no stack trace', async (t) => {
+  if (process.platform !== 'linux') {
+    t.pass('/proc is Linux');
+    return;
+  }
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  // /proc takes no new files: the write of the copy fails as on a read-only or full disk.
+  const result = await runCli(['backup', '--data-dir', server.dataDir, '--to', '/proc/fraud-scorer-backup.db']);
+  t.is(result.code, 1, result.stderr);
+  t.regex(result.stderr, /^fraud-scorer backup: cannot write in \/proc: /);
+  t.is(result.stderr.trim().split('\n').length, 1, result.stderr);
 });

@@ -2,11 +2,11 @@
 // and projects, and the rule that only serve creates a database.
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { api, makeDataDir, runCli, startServer, waitFor } from '../_helpers/server.js';
+import { api, kCliPath, makeDataDir, runCli, startServer, waitFor } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 
 const kPackage = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };
@@ -286,4 +286,46 @@ test('the command line migrates an older schema only while no server holds the d
   const after = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
   t.truthy(after.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(newest));
   after.close();
+});
+
+test('keys create --origins with no origin in it is refused, not a key every page may use', async (t) => {
+  const dataDir = await servedDataDir();
+  for (const origins of ['', ' , ']) {
+    const result = await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--origins', origins]);
+    t.is(result.code, 2, JSON.stringify(origins));
+    t.regex(result.stderr, /^fraud-scorer keys: --origins: no origin given/);
+  }
+  const keys = JSON.parse((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as unknown[];
+  t.is(keys.length, 3, 'no key made');
+});
+
+test('keys revoke of an unknown key says so like every other refusal: prefixed, exit 1', async (t) => {
+  const dataDir = await servedDataDir();
+  const unknown = await runCli(['keys', 'revoke', '--data-dir', dataDir, '--key-id', 'key_nope']);
+  t.is(unknown.code, 1);
+  t.regex(unknown.stderr, /^fraud-scorer keys: no such key: key_nope; keys list shows the key ids\n$/);
+});
+
+test('an empty flag value is refused, not taken as the default over the environment (no database made in ./data)', async (t) => {
+  const cwd = makeDataDir();
+  const elsewhere = makeDataDir();
+  for (const flag of ['--data-dir', '--port', '--host', '--log-level']) {
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, [kCliPath, 'serve', flag, ''], { cwd, encoding: 'utf8', env: { ...process.env, DATA_DIR: elsewhere, PORT: '0', HOST: '127.0.0.1' }, timeout: 60_000 }, (error, _stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : null, stderr }));
+    });
+    t.is(result.code, 2, `${flag}: ${result.stderr}`);
+    t.regex(result.stderr, new RegExp(`^fraud-scorer serve: ${flag}: empty value`), flag);
+  }
+  t.deepEqual(readdirSync(cwd), [], 'nothing made in the working directory');
+  t.deepEqual(readdirSync(elsewhere), [], 'nor in DATA_DIR');
+  const keys = await runCli(['keys', 'list', '--data-dir', ''], { DATA_DIR: elsewhere });
+  t.is(keys.code, 2);
+  t.regex(keys.stderr, /^fraud-scorer keys: --data-dir: empty value/);
+});
+
+test('serve --help shows boolean defaults as the words the settings take (off, on)', async (t) => {
+  const help = (await runCli(['serve', '--help'])).stdout;
+  for (const flag of ['access-log', 'trust-proxy']) t.regex(help, new RegExp(`--${flag} +[A-Z_]+ +default off `), flag);
+  t.notRegex(help, /default (false|true) /);
 });
