@@ -94,13 +94,14 @@ function lowerEquality(ctx: ExprContext, l: Lowered, r: Lowered, negate: boolean
   }
   const primitive =
     (isNumeric(l.ty) && isNumeric(r.ty)) || (l.ty.k === r.ty.k && kStaticComparable.has(l.ty.k));
-  const op = negate ? _`!==` : _`===`;
-  const code = guarded(ctx, [l, r], ([a, b]) =>
-    primitive
-      ? _`(${a} ${op} ${b})`
-      : _`${negate ? _`!` : _``}${ctx.rt('eq')}(${a}, ${b}, ${kindCode(l.ty)}, ${kindCode(r.ty)})`,
-  );
-  return lowered(code, kBool, l.err || r.err);
+  if (primitive) {
+    const op = negate ? _`!==` : _`===`;
+    return lowered(guarded(ctx, [l, r], ([a, b]) => _`(${a} ${op} ${b})`), kBool, l.err || r.err);
+  }
+  // A dyn side, a list or a map: the runtime compares the kinds, and answers kTypeError when they
+  // cannot be compared (`extras.block == true` with "yes"): the rule is degraded, as for `<`.
+  const fn = ctx.rt(negate ? 'ne' : 'eq');
+  return lowered(guarded(ctx, [l, r], ([a, b]) => _`${fn}(${a}, ${b}, ${kindCode(l.ty)}, ${kindCode(r.ty)})`), kBool, true);
 }
 
 function lowerOrdering(ctx: ExprContext, l: Lowered, r: Lowered, js: string, opCode: number): Lowered {
@@ -132,14 +133,30 @@ function lowerIn(ctx: ExprContext, l: Lowered, r: Lowered): Lowered {
   if (Array.isArray(k) && k.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) {
     // Membership in a constant list: one Set lookup, built at load time.
     const set = ctx.ruleset.constant({ set: k as (string | number | boolean)[] });
-    if (l.ty.k === 'list' || l.ty.k === 'map') return constant(false, kBool);
-    return lowered(guarded(ctx, [l], ([a]) => _`${set}.has(${a})`), kBool, l.err);
+    const kinds = [...new Set((k as unknown[]).map((v) => (typeof v === 'string' ? runtime.K_STR : typeof v === 'number' ? runtime.K_DBL : runtime.K_BOOL)))];
+    const lk = kindCode(l.ty);
+    // The elements' kinds are known here: when x's static kind matches them all, a miss is false
+    // and the Set lookup is all there is. Otherwise (x is dyn, or the literal mixes kinds) a miss
+    // is a type error unless every element can be compared with x (runtime inMiss), as for
+    // `x == e0 || x == e1 || ...`.
+    const comparable = (e: number): boolean =>
+      e === lk || (e === runtime.K_DBL && (lk === runtime.K_INT || lk === runtime.K_DBL));
+    if (lk !== runtime.K_DYN && kinds.every(comparable)) {
+      return lowered(guarded(ctx, [l], ([a]) => _`${set}.has(${a})`), kBool, l.err);
+    }
+    const miss = ctx.rt('inMiss');
+    return lowered(
+      guarded(ctx, [l], ([a]) => _`(${set}.has(${a}) || ${miss}(${a}, ${lk}, ${kinds.reduce((m, e) => m | (1 << e), 0)}))`),
+      kBool,
+      true,
+    );
   }
   const inOp = ctx.rt('inOp');
   return lowered(
     guarded(ctx, [l, r], ([a, b]) => _`${inOp}(${a}, ${b}, ${kindCode(l.ty)}, ${kindCode(r.ty)})`),
     kBool,
-    l.err || r.err || r.ty.k === 'dyn',
+    // A miss with an element of another kind, or a non-string key of a map, is a type error.
+    true,
   );
 }
 

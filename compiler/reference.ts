@@ -101,7 +101,119 @@ export function parseReference(source: string): ParseResult {
   const parsed = env.parse(source);
   const checked = parsed.check();
   if (!checked.valid) throw checked.error ?? new Error('invalid expression');
+  homogeneousEquality(parsed.ast);
   return parsed;
+}
+
+// ---------------------------------------------------------------------------
+// Homogeneous equality (docs/rules.md, "Differences from cel-js"). cel-js answers false for
+// `==` between values of different kinds ('yes' == true); our rules answer a type error, as
+// cel-go's homogeneous equality does, so a wrong-typed value makes the rule degraded. The
+// checked AST's `==`, `!=` and `in` nodes are wrapped: the values are checked here, on cel-js's
+// own value model, and cel-js computes the answer when they can be compared.
+
+type Kind = 'num' | 'string' | 'bool' | 'null' | 'list' | 'map' | 'ts' | 'dur' | 'other';
+
+function kindOfCel(v: unknown): Kind {
+  switch (typeof v) {
+    case 'number':
+    case 'bigint':
+      return 'num';
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'bool';
+    case 'object':
+      if (v === null) return 'null';
+      if (Array.isArray(v) || v instanceof Set) return 'list';
+      if (v instanceof Date) return 'ts';
+      if (v instanceof Map) return 'map';
+      // cel-js durations are objects with seconds and nanos.
+      if ('seconds' in v && 'nanos' in v && Object.getPrototypeOf(v) !== Object.prototype) return 'dur';
+      return 'map';
+    default:
+      return 'other';
+  }
+}
+
+function entriesOfCel(v: unknown): [string, unknown][] {
+  return v instanceof Map ? [...(v as Map<string, unknown>).entries()] : Object.entries(v as object);
+}
+
+/** true, false, or 'type' when a pair of values of different kinds decides first (cel-go's order). */
+function strictEqual(a: unknown, b: unknown): boolean | 'type' {
+  const x = kindOfCel(a);
+  const y = kindOfCel(b);
+  if (x === 'null' || y === 'null') return x === y;
+  if (x !== y) return 'type';
+  switch (x) {
+    case 'num':
+      return Number(a) === Number(b);
+    case 'list': {
+      const l = [...(a as Iterable<unknown>)];
+      const r = [...(b as Iterable<unknown>)];
+      if (l.length !== r.length) return false;
+      for (let i = 0; i < l.length; i++) {
+        const e = strictEqual(l[i], r[i]);
+        if (e !== true) return e;
+      }
+      return true;
+    }
+    case 'map': {
+      const l = entriesOfCel(a);
+      const r = new Map(entriesOfCel(b));
+      if (l.length !== r.size) return false;
+      for (const [k, v] of l) {
+        if (!r.has(k)) return false;
+        const e = strictEqual(v, r.get(k));
+        if (e !== true) return e;
+      }
+      return true;
+    }
+    case 'ts':
+      return (a as Date).getTime() === (b as Date).getTime();
+    case 'dur':
+      return String(a) === String(b);
+    default:
+      return a === b;
+  }
+}
+
+function typeMismatch(op: string): Error {
+  return Object.assign(new Error(`no such overload: values of different types for ${op}`), { code: 'no_such_overload' });
+}
+
+type Handle = (a: unknown, b: unknown, ast: unknown, ev: unknown) => unknown;
+
+function homogeneousEquality(root: unknown): void {
+  const seen = new Set<object>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null || seen.has(node)) return;
+    seen.add(node);
+    const n = node as { op?: unknown; handle?: unknown };
+    if ((n.op === '==' || n.op === '!=' || n.op === 'in') && typeof n.handle === 'function') {
+      const original = n.handle as Handle;
+      const op = n.op;
+      n.handle = (a: unknown, b: unknown, ast: unknown, ev: unknown): unknown => {
+        if (op === 'in') {
+          const k = kindOfCel(b);
+          if (k === 'map' && typeof a !== 'string') throw typeMismatch(op);
+          if (k === 'list') {
+            let mismatch = false;
+            for (const e of b as Iterable<unknown>) {
+              const r = strictEqual(a, e);
+              if (r === true) return original(a, b, ast, ev);
+              if (r === 'type') mismatch = true;
+            }
+            if (mismatch) throw typeMismatch(op);
+          }
+        } else if (strictEqual(a, b) === 'type') throw typeMismatch(op);
+        return original(a, b, ast, ev);
+      };
+    }
+    for (const v of Object.values(node)) visit(v);
+  };
+  visit(root);
 }
 
 /** Evaluates to true, false, or the class of error (a non-bool result is a type error). */

@@ -157,18 +157,31 @@ export function lnorm(v: unknown): boolean | CelError {
   return v === null ? A : T;
 }
 
-/** CEL equality (heterogeneous: different kinds are unequal, ints equal doubles). */
-export function eq(a: unknown, b: unknown, ka: number, kb: number): boolean {
+/**
+ * CEL equality on operands the checker could not type alike (a dyn side, lists, maps): true,
+ * false, or kTypeError when the two values are of kinds that cannot be compared — a string
+ * against a bool, a number against a string, a list against a map. Ints equal doubles; null is
+ * never the wrong type (it only equals null). This is cel-go's homogeneous equality, not
+ * cel-js's heterogeneous one (which answers false): a wrong-typed value makes the rule degraded,
+ * as the ordering operators do (docs/rules.md, "Missing data, wrong types and degraded").
+ * Lists and maps compare member by member, in order; the first pair that is unequal or
+ * mismatched decides (cel-go's baseList.Equal).
+ */
+export function eq(a: unknown, b: unknown, ka: number, kb: number): boolean | typeof kTypeError {
   const x = kindOf(a, ka);
   const y = kindOf(b, kb);
   if (numeric(x) && numeric(y)) return a === b;
-  if (x !== y) return false;
+  if (x === K_NULL || y === K_NULL) return x === y;
+  if (x !== y) return T;
   if (x === K_LIST) {
     const l = a as unknown[];
     const r = b as unknown[];
     // Out of budget: the answer no longer matters, the event is not scored.
     if (l.length !== r.length || !spend(traversal(l.length))) return false;
-    for (let i = 0; i < l.length; i++) if (!eq(l[i], r[i], K_DYN, K_DYN)) return false;
+    for (let i = 0; i < l.length; i++) {
+      const e = eq(l[i], r[i], K_DYN, K_DYN);
+      if (e !== true) return e;
+    }
     return true;
   }
   if (x === K_MAP) {
@@ -177,11 +190,30 @@ export function eq(a: unknown, b: unknown, ka: number, kb: number): boolean {
     if (lk.length !== rk.length || !spend(traversal(lk.length))) return false;
     for (const k of lk) {
       const rv = own(b as object, k);
-      if (rv === A || !eq(own(a as object, k), rv, K_DYN, K_DYN)) return false;
+      if (rv === A) return false;
+      const e = eq(own(a as object, k), rv, K_DYN, K_DYN);
+      if (e !== true) return e;
     }
     return true;
   }
   return a === b;
+}
+
+/** `!=`: the negation of eq, a type error staying one. */
+export function ne(a: unknown, b: unknown, ka: number, kb: number): boolean | typeof kTypeError {
+  const e = eq(a, b, ka, kb);
+  return e === T ? T : !e;
+}
+
+/**
+ * `x in <constant list>` after its Set missed: false when every element's kind can be compared
+ * with x's, else kTypeError. `kinds` has bit K_* set for each kind among the elements (numbers
+ * as K_DBL), computed when the rule is compiled.
+ */
+export function inMiss(x: unknown, kx: number, kinds: number): false | typeof kTypeError {
+  const k = kindOf(x, kx);
+  const comparable = numeric(k) ? (1 << K_INT) | (1 << K_DBL) : 1 << k;
+  return (kinds & ~comparable) === 0 ? false : T;
 }
 
 // Ordering operators, for operands the checker could not type statically.
@@ -296,10 +328,18 @@ export function inOp(x: unknown, c: unknown, kx: number, kc: number): boolean | 
   if (y === K_LIST) {
     const l = c as unknown[];
     if (!spend(l.length)) return X;
-    for (let i = 0; i < l.length; i++) if (eq(x, l[i], kx, K_DYN)) return true;
-    return false;
+    // cel-go's Contains: any equal element wins; otherwise an element of a kind x cannot be
+    // compared with is a type error (as `x == e0 || x == e1 || ...` would be).
+    let mismatch = false;
+    for (let i = 0; i < l.length; i++) {
+      const e = eq(x, l[i], kx, K_DYN);
+      if (e === true) return true;
+      if (e === T) mismatch = true;
+    }
+    return mismatch ? T : false;
   }
-  if (y === K_MAP) return typeof x === 'string' && own(c as object, x) !== A;
+  // Map keys are strings: any other key is of the wrong type.
+  if (y === K_MAP) return typeof x === 'string' ? own(c as object, x) !== A : wrong(x);
   return wrong(c);
 }
 
@@ -600,7 +640,9 @@ export function durPart(ms: number, part: number): number {
  * cel-go (the open interval (-2^63, 2^63): both ends are doubles exactly).
  */
 export function intOfDouble(v: number): number | CelError {
-  return v > kIntMin && v < kIntMax ? Math.trunc(v) : X;
+  // `+ 0`: int(-0.5) is 0, not -0 (an int has no sign of zero; -0 would turn 1.0 / double(...)
+  // into -Infinity where cel-js gives +Infinity).
+  return v > kIntMin && v < kIntMax ? Math.trunc(v) + 0 : X;
 }
 
 /** int(s): decimal digits with an optional sign, as CEL (Go's strconv.ParseInt base 10); else an error. */

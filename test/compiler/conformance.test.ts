@@ -46,6 +46,9 @@ const kUnsupported: ReadonlyArray<{ reason: string; docs: string; test: (expr: s
   { reason: 'unsupported: map keys other than strings', docs: 'map literals with keys other than strings', test: (_e, m) => /map literal keys must be strings/.test(m) },
   { reason: "refused by cel-js's checker: comparisons on elements of an empty list literal", docs: 'comparisons on the elements of an empty list literal', test: (_e, m) => /overlaps with/.test(m) },
   { reason: 'unsupported: beyond the expression limits', docs: 'nesting depth 32', test: (_e, m) => /Exceeded max/.test(m) },
+  // The specification's heterogeneous equality answers false ('a' == 1, 7 in {}); ours makes it a
+  // type error, so that a wrong-typed value degrades the rule rather than quietly not matching.
+  { reason: 'differs: equality between values of different types is a type error', docs: 'Equality between values of different types is a type error', test: (e, m, x) => m === 'type_error' && /==|!=|\bin\b/.test(e) && x.includes('bool_value') },
   { reason: 'unsupported: times are milliseconds', docs: 'Times are milliseconds', test: (e) => /\.\d{4,9}Z'|\d(ns|us|µs)'/.test(e) },
 ];
 

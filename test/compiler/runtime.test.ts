@@ -3,7 +3,7 @@
 
 import test from 'ava';
 import fc from 'fast-check';
-import { codePoints, eq, K_DYN, parseDuration, parseTimestamp } from '../../compiler/runtime/index.js';
+import { codePoints, eq, K_DYN, kTypeError, parseDuration, parseTimestamp } from '../../compiler/runtime/index.js';
 
 test('parseTimestamp agrees with Date on every ISO string in CEL range', (t) => {
   fc.assert(
@@ -44,9 +44,13 @@ test('codePoints counts surrogate pairs once', (t) => {
   t.is(codePoints('\ud800'), 1);
 });
 
-test('eq: CEL heterogeneous equality', (t) => {
+test('eq: homogeneous equality, a type error between kinds that cannot be compared', (t) => {
   t.true(eq(1, 1, K_DYN, K_DYN));
-  t.false(eq(1, '1', K_DYN, K_DYN));
+  t.is(eq(1, '1', K_DYN, K_DYN), kTypeError);
+  t.is(eq(true, 'true', K_DYN, K_DYN), kTypeError);
+  t.is(eq([1], { 0: 1 }, K_DYN, K_DYN), kTypeError);
+  t.is(eq([1, 'a'], [1, 2], K_DYN, K_DYN), kTypeError);
+  t.false(eq([2, 'a'], [1, 2], K_DYN, K_DYN), 'the first unequal pair decides');
   t.false(eq(Number.NaN, Number.NaN, K_DYN, K_DYN));
   t.true(eq([1, 'a'], [1, 'a'], K_DYN, K_DYN));
   t.false(eq([1], [1, 2], K_DYN, K_DYN));

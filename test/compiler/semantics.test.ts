@@ -173,7 +173,7 @@ const cases: [string, Case][] = [
   ['map literal lookup misses', { expression: "{'NG': 30, 'GH': 20}[context.country] > 25", data: input({ context: { country: 'US' } }), expected: 'no' }],
   ['list equality', { expression: 'extras.l == [1.0, 2.0]', data: ex({ l: [1, 2] }), expected: 'match' }],
   ['map equality', { expression: "extras.m == {'a': 1.0}", data: ex({ m: { a: 1 } }), expected: 'match' }],
-  ['heterogeneous equality is false', { expression: "extras.v == 'a' || extras.v == 1.0", data: ex({ v: true }), expected: 'no' }],
+  ['equality between different types is a type error', { expression: "extras.v == 'a' || extras.v == 1.0", data: ex({ v: true }), expected: 'degraded' }],
 
   ['computed list literal', { expression: "[user.country, context.country].exists(c, c == 'NG')", data: input({ user: { country: 'US' }, context: { country: 'NG' } }), expected: 'match' }],
   ['computed list with an absent element', { expression: "[user.country, context.country].size() == 2", data: input({ context: { country: 'NG' } }), expected: 'no' }],
