@@ -318,8 +318,15 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.labeledCounter('fraud_scorer_rule_hits_total', 'Matches of published rules, by project, rule id and status (active or shadow).', ['project_id', 'rule_id', 'status'], () => outcomes.ruleHits());
 
   let draining = false;
+  // One probe at a time, however often /healthz is asked.
+  let probing = false;
+  const probeStorage = (): void => {
+    if (probing) return;
+    probing = true;
+    writer.call('probeWrite', now()).catch(() => undefined).finally(() => (probing = false));
+  };
   const routes = buildRouteTable({
-    health: createHealthHandler({ startedAt: now(), version: kVersion, isDraining: () => draining }, now),
+    health: createHealthHandler({ startedAt: now(), version: kVersion, isDraining: () => draining, storageFailure: () => writer.storageFailure, probeStorage }, now),
     metrics: createMetricsHandler(metrics),
     submitEvent: createSubmitEventHandler(events),
     admitEvent: createSubmitEventAdmission(events),

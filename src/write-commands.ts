@@ -12,10 +12,12 @@ import { createBacktest, failBacktest, failUnfinishedBacktests, finishBacktest, 
 import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset, storeRestoredRuleset } from './rulesets/ruleset-store.js';
 import { applyDerivedRows, foldCaseEvents, insertPendingEvent, persistScoredEvent, waitingCases } from './scoring/event-store.js';
 import type { Writer } from './store/writer.js';
+import { probeWrite } from './store/write-probe.js';
 import { recordKeyUse } from './tenancy/tenancy-store.js';
 import { markDelivered, markFailed, pruneFinished, redeliver } from './webhooks/webhook-store.js';
 
 export const kWriteCommands = {
+  probeWrite,
   insertPendingEvent,
   persistScoredEvent,
   applyDerivedRows,

@@ -37,6 +37,9 @@ export type CommandOutcome =
 
 export class WriterClosedError extends Error {}
 
+/** SQLite result codes that say the database cannot be written at all, not that one command failed. */
+const kStorageFailure = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB|PERM)/;
+
 /** An error raised by a command or by SQLite on the writer thread. */
 export class WriteError extends Error {
   readonly code: string | null;
@@ -65,6 +68,8 @@ export class Writer<C extends CommandTable> {
   /** Counters for /metrics. */
   batches = 0;
   writes = 0;
+  /** Why the database refused the last transaction (locked, full, an I/O error) until one commits again; null when the last one committed. */
+  #storageFailure: string | null = null;
 
   readonly #lockWaits = new Int32Array(new SharedArrayBuffer(4));
 
@@ -95,6 +100,15 @@ export class Writer<C extends CommandTable> {
    */
   get lockWaits(): number {
     return Atomics.load(this.#lockWaits, 0);
+  }
+
+  /**
+   * `code: message` of the database's refusal of the last transaction (a lock held past the busy
+   * timeout, a full disk, an I/O error), until a transaction commits again; null when the last one
+   * committed. What /healthz reports: every event fails while it is set.
+   */
+  get storageFailure(): string | null {
+    return this.#storageFailure;
   }
 
   /** Calls in flight (sent or waiting for the next batch). */
@@ -131,6 +145,8 @@ export class Writer<C extends CommandTable> {
       const waiting = this.#waiting.get(outcome.id);
       if (waiting === undefined) continue;
       this.#waiting.delete(outcome.id);
+      if (outcome.ok) this.#storageFailure = null;
+      else if (outcome.code !== null && kStorageFailure.test(outcome.code)) this.#storageFailure = `${outcome.code}: ${outcome.message}`;
       if (outcome.ok) waiting.resolve(outcome.value);
       else waiting.reject(new WriteError(outcome.message, outcome.code));
     }

@@ -37,6 +37,27 @@ test('a locked database: sync is 500 INTERNAL_ERROR, async 503 ASYNC_UNAVAILABLE
   }
 });
 
+test('/healthz fails while the database refuses writes, and recovers without traffic once it can write again', async (t) => {
+  const server = await startServer({ env: { SQLITE_BUSY_TIMEOUT_MS: '50' } });
+  try {
+    t.is((await api(server, 'GET', '/healthz')).status, 200);
+    const lock = new Database(join(server.dataDir, 'fraud-scorer.db'));
+    lock.exec('BEGIN EXCLUSIVE');
+    t.is((await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body: minimalEvent() })).status, 500);
+    const failing = await api(server, 'GET', '/healthz');
+    t.is(failing.status, 500);
+    t.is(failing.body.errors[0]?.code, 'INTERNAL_ERROR');
+    t.regex(failing.body.errors[0]?.message ?? '', /SQLITE_BUSY/);
+    lock.exec('ROLLBACK');
+    lock.close();
+    // No event is sent: the checks' own probe shows the recovery.
+    await waitFor(async () => (await api(server, 'GET', '/healthz')).status === 200, '/healthz to answer 200 again');
+    t.is((await api(server, 'GET', '/healthz')).body.data.status, 'ok');
+  } finally {
+    await server.stop();
+  }
+});
+
 test('a write lock held by another connection within the busy timeout: the writer waits for it and the event is scored', async (t) => {
   const server = await startServer({ env: { SQLITE_BUSY_TIMEOUT_MS: '60000' } });
   try {
