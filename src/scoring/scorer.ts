@@ -7,14 +7,14 @@ import type { LiveRuleset } from '../rulesets/live-rulesets.js';
 import { AccountGate } from '../accounts/account-gate.js';
 import type { Environment } from '../auth/api-keys.js';
 import type { FaultLatch } from '../shared/fault-latch.js';
-import type { HotAccounts } from '../accounts/hot-accounts.js';
+import type { EventAccount, HotAccounts } from '../accounts/hot-accounts.js';
 import type { UnfoldedCases } from '../cases/unfolded-cases.js';
 import type { EvaluateItem } from '../pool/protocol.js';
 import type { RulesPool } from '../pool/rules-pool.js';
 import { apiError, causedBy, type ApiError } from '../shared/errors.js';
 import { LatencyTally } from '../shared/latency-tally.js';
-import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
-import { VelocityHashes, type VelocityKeys, type VelocityWindows } from '../signals/velocity.js';
+import { externalAccountIdOf, velocityIdentifiers, type VelocityIdentifiers } from '../signals/identifiers.js';
+import { VelocityHashes, type VelocityKeys, type VelocitySignals, type VelocityWindows } from '../signals/velocity.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { ScoredEventRecord } from './event-store.js';
@@ -105,8 +105,7 @@ export class Scorer {
   }
 
   async #score(job: ScoreJob, ruleset: LiveRuleset, pendingSeq: number | null, externalId: string | null): Promise<ScoreOutcome> {
-    const pending = pendingSeq !== null;
-    const { pool, writer, accounts, velocity } = this.#deps;
+    const { accounts, velocity } = this.#deps;
     if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event, 'fault_hold_before');
     // Nobody would read the answer: a client that gave up (a timeout under load) costs nothing more.
     if (job.clientGone?.() === true) {
@@ -116,11 +115,33 @@ export class Scorer {
     const space = accounts.space(job.tenantId, job.environment);
     const account = externalId === null ? null : accounts.account(space, job.tenantId, job.environment, externalId);
     const accountId = account?.publicId ?? null;
-    const slot = account?.slot ?? -1;
     const ids = velocityIdentifiers(job.event);
     const velocityKeys: VelocityKeys = { cardToken: ids.cardToken, ip: ids.ip, accountId, email: ids.email, fp: ids.fp };
-    // The keys as the read hashes them, for the record after the commit (not hashed twice).
+    // The keys as the read hashes them, for the record right after (not hashed twice).
     const velocityHashes = ruleset.reads.velocity ? new VelocityHashes() : null;
+    const velocitySignals = velocityHashes !== null ? velocity.read(job.projectId, velocityKeys, job.receivedAt, velocityHashes) : null;
+    // Counted from now, not from its commit: the events scored meanwhile (a burst of card tests sent
+    // in parallel) see this one, as they would had it been stored. Withdrawn if it is not stored.
+    velocity.record(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
+    let stored = false;
+    try {
+      const outcome = await this.#scoreCounted(job, ruleset, pendingSeq, externalId, space, account, velocityKeys, velocitySignals, velocityHashes, ids);
+      stored = outcome.ok && outcome.result !== null;
+      return outcome;
+    } finally {
+      if (!stored) velocity.withdraw(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
+    }
+  }
+
+  /** #score once the event is counted in the velocity windows (and its account, if it names one, looked up). */
+  async #scoreCounted(
+    job: ScoreJob, ruleset: LiveRuleset, pendingSeq: number | null, externalId: string | null, space: number, account: EventAccount | null,
+    velocityKeys: VelocityKeys, velocitySignals: VelocitySignals | null, velocityHashes: VelocityHashes | null, ids: VelocityIdentifiers,
+  ): Promise<ScoreOutcome> {
+    const pending = pendingSeq !== null;
+    const { pool, writer, accounts, velocity } = this.#deps;
+    const accountId = account?.publicId ?? null;
+    const slot = account?.slot ?? -1;
     const now = this.#deps.now();
 
     // The signal values are hashed when they are stored (an account's) or looked up (links).
@@ -139,7 +160,7 @@ export class Scorer {
       policy: ruleset.policy,
       payload: job.payload,
       phone,
-      velocity: velocityHashes !== null ? velocity.read(job.projectId, velocityKeys, job.receivedAt, velocityHashes) : null,
+      velocity: velocitySignals,
       links: ruleset.reads.links ? accounts.links(space, slot, eventSignals!, now) : null,
       account: ruleset.reads.account ? accounts.accountSignals(slot, now) : null,
       now,
@@ -196,8 +217,11 @@ export class Scorer {
       if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });
       if (persisted.labelNamesAccount) accounts.refresh(persisted.accountId);
     }
-    if (persisted.accountId === accountId) velocity.record(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
-    else velocity.record(job.projectId, { ...velocityKeys, accountId: persisted.accountId }, ids.amountCents, job.receivedAt);
+    if (persisted.accountId !== accountId) {
+      // Stored under another account than the one it was counted for: counted again under that one.
+      velocity.withdraw(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
+      velocity.record(job.projectId, { ...velocityKeys, accountId: persisted.accountId }, ids.amountCents, job.receivedAt);
+    }
     if (persisted.webhookQueued) this.#deps.onWebhookQueued?.();
     return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs), seq: persisted.seq };
   }

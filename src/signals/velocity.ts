@@ -309,7 +309,10 @@ export class VelocityWindows {
     return signals;
   }
 
-  /** Counts a stored event (after its commit, or when rebuilding from the store). `hashes`: what read() hashed of the same keys. */
+  /**
+   * Counts an event: one being scored (withdrawn if it is not stored after all), or a stored one
+   * when rebuilding from the store. `hashes`: what read() hashed of the same keys.
+   */
   record(projectId: string, keys: VelocityKeys, amountCents: number, at: number, hashes: VelocityHashes | null = null): void {
     let project = this.#projects.get(projectId);
     if (project === undefined) {
@@ -452,6 +455,24 @@ export class VelocityWindows {
     for (const [kind, value] of shared) {
       if (value === null) continue;
       const slot = this.#find(project, kind, value);
+      if (slot < 0) continue;
+      this.#arena.unrecord(slot, at, amountCents);
+      const [, day, amount] = this.#arena.totals(slot);
+      if (day === 0 && amount === 0) this.#drop(slot);
+    }
+  }
+
+  /**
+   * Takes back an event record() counted that was not stored after all (its rules or its write
+   * failed, or another request stored it first): its count and amount come out of each key's
+   * windows, and a key left with nothing in the last 24 hours goes, as if never recorded.
+   */
+  withdraw(projectId: string, keys: VelocityKeys, amountCents: number, at: number, hashes: VelocityHashes | null = null): void {
+    const project = this.#projects.get(projectId) ?? 0;
+    const all: Array<[Kind, string | null]> = [['card', keys.cardToken], ['ip', keys.ip], ['account', keys.accountId], ['email', keys.email], ['fp', keys.fp]];
+    for (const [kind, value] of all) {
+      if (value === null) continue;
+      const slot = this.#find(project, kind, value, hashes);
       if (slot < 0) continue;
       this.#arena.unrecord(slot, at, amountCents);
       const [, day, amount] = this.#arena.totals(slot);
