@@ -1,11 +1,11 @@
 // The writer thread: owns the only writing connection and runs batches of named commands (see
 // writer.ts for the rules). Started by Writer; not imported by anything else.
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { kStandaloneCommands, kWriteCommands } from '../write-commands.js';
 import { openDatabase, type Db } from './database.js';
 import { pauseBeforeRetry } from './lock-wait.js';
 import { transactionEnded } from './transaction-undo.js';
-import type { CommandCall, CommandOutcome, WriterSetup } from './writer.js';
+import { kCommitsCell, kLockWaitsCell, type CommandCall, type CommandOutcome, type WriterSetup } from './writer.js';
 import { announceThread } from '../shared/threads.js';
 
 announceThread('writer');
@@ -17,7 +17,7 @@ const setup = workerData as WriterSetup;
 // handler (runStandalone).
 const db: Db = openDatabase(setup.dataDir, { busyTimeoutMs: 0, servingWriter: true });
 const commands = kWriteCommands as Record<string, (db: Db, ...args: unknown[]) => unknown>;
-const lockWaits = new Int32Array(setup.lockWaits);
+const counters = new Int32Array(setup.counters);
 parentPort!.postMessage('opened');
 
 function failure(id: number, error: unknown): CommandOutcome {
@@ -42,7 +42,7 @@ function beginImmediate(): void {
       const now = performance.now();
       if (deadline === 0) {
         deadline = now + setup.busyTimeoutMs;
-        Atomics.add(lockWaits, 0, 1);
+        Atomics.add(counters, kLockWaitsCell, 1);
       }
       if (now >= deadline) throw error;
       pauseBeforeRetry();
@@ -80,6 +80,7 @@ function runBatch(batch: CommandCall[]): CommandOutcome[] {
     return batch.map((call) => failure(call.id, error));
   }
   transactionEnded(true);
+  Atomics.add(counters, kCommitsCell, 1);
   return batch.map((call, i) => ({ id: call.id, ok: true, value: values[i] }));
 }
 
@@ -89,6 +90,7 @@ function runAlone(call: CommandCall): CommandOutcome {
     const value = execute(call);
     db.exec('COMMIT');
     transactionEnded(true);
+    Atomics.add(counters, kCommitsCell, 1);
     return { id: call.id, ok: true, value };
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
@@ -110,14 +112,36 @@ function runStandalone(call: CommandCall): CommandOutcome {
   }
 }
 
-parentPort!.on('message', (message: CommandCall[] | 'close') => {
-  if (message === 'close') {
-    db.close();
-    process.exit(0);
+/** Calls taken into one transaction at most, however many batches wait (bounds a rollback's rerun). */
+const kMaxCallsPerTransaction = 4096;
+
+type WriterMessage = CommandCall[] | 'close';
+
+function close(): never {
+  db.close();
+  process.exit(0);
+}
+
+parentPort!.on('message', (message: WriterMessage) => {
+  if (message === 'close') close();
+  // Batches that arrived while the last transaction ran go into this one (group commit across
+  // batches): one commit, whose last page of the log and database header are written once for all
+  // of them instead of once per batch. Only what already waits: nothing is held back for it.
+  let calls = message;
+  let closeAfter = false;
+  while (calls.length < kMaxCallsPerTransaction) {
+    const waiting = receiveMessageOnPort(parentPort!) as { message: WriterMessage } | undefined;
+    if (waiting === undefined) break;
+    if (waiting.message === 'close') {
+      closeAfter = true;
+      break;
+    }
+    calls = calls.concat(waiting.message);
   }
-  const standalone = message.filter((call) => kStandaloneCommands.has(call.name as never));
-  const transactional = standalone.length === 0 ? message : message.filter((call) => !kStandaloneCommands.has(call.name as never));
+  const standalone = calls.filter((call) => kStandaloneCommands.has(call.name as never));
+  const transactional = standalone.length === 0 ? calls : calls.filter((call) => !kStandaloneCommands.has(call.name as never));
   const outcomes = transactional.length === 0 ? [] : runBatch(transactional);
   for (const call of standalone) outcomes.push(runStandalone(call));
   parentPort!.postMessage(outcomes);
+  if (closeAfter) close();
 });

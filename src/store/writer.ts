@@ -21,8 +21,11 @@ type Arguments<F> = F extends (db: Db, ...args: infer A) => unknown ? A : never;
 export interface WriterSetup {
   readonly dataDir: string;
   readonly busyTimeoutMs: number;
-  /** One Int32 the thread counts into: transactions that found the write lock taken and waited. */
-  readonly lockWaits: SharedArrayBuffer;
+  /**
+   * Int32 counters the thread counts into: [kLockWaitsCell] transactions that found the write lock
+   * taken and waited, [kCommitsCell] transactions committed.
+   */
+  readonly counters: SharedArrayBuffer;
 }
 
 /** Messages between the writer and its thread. */
@@ -34,6 +37,9 @@ export interface CommandCall {
 export type CommandOutcome =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly message: string; readonly code: string | null };
+
+export const kLockWaitsCell = 0;
+export const kCommitsCell = 1;
 
 export class WriterClosedError extends Error {}
 
@@ -71,10 +77,10 @@ export class Writer<C extends CommandTable> {
   /** Why the database refused the last transaction (locked, full, an I/O error) until one commits again; null when the last one committed. */
   #storageFailure: string | null = null;
 
-  readonly #lockWaits = new Int32Array(new SharedArrayBuffer(4));
+  readonly #counters = new Int32Array(new SharedArrayBuffer(8));
 
-  constructor(threadScript: URL, setup: Omit<WriterSetup, 'lockWaits'>) {
-    this.#thread = new Worker(threadScript, { workerData: { ...setup, lockWaits: this.#lockWaits.buffer } satisfies WriterSetup });
+  constructor(threadScript: URL, setup: Omit<WriterSetup, 'counters'>) {
+    this.#thread = new Worker(threadScript, { workerData: { ...setup, counters: this.#counters.buffer } satisfies WriterSetup });
     let opened: () => void = () => {};
     this.#ready = new Promise((resolve, reject) => {
       opened = resolve;
@@ -99,7 +105,12 @@ export class Writer<C extends CommandTable> {
    * the WAL over, the command line) and waited for it.
    */
   get lockWaits(): number {
-    return Atomics.load(this.#lockWaits, 0);
+    return Atomics.load(this.#counters, kLockWaitsCell);
+  }
+
+  /** Transactions committed: with `writes`, the calls per commit (group commit across batches included). */
+  get commits(): number {
+    return Atomics.load(this.#counters, kCommitsCell);
   }
 
   /**
