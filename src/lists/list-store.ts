@@ -183,19 +183,27 @@ export function addListItems(db: Db, projectId: string, lid: number, items: read
     unique.set(item.value, item);
   }
   const insert = db.prepare('INSERT OR IGNORE INTO list_items (lid, value, note, expires_at, added_at, added_by) VALUES (?, ?, ?, ?, ?, ?)');
+  // An item past its expiry is on the list for nobody (not listed, matches nothing) until the sweep
+  // deletes it: adding it again is an add, by this key, now; its row (already counted) is reused.
+  const revive = db.prepare(
+    'UPDATE list_items SET note = ?, expires_at = ?, added_at = ?, added_by = ? WHERE lid = ? AND value = ? AND expires_at IS NOT NULL AND expires_at <= ?',
+  );
   const update = db.prepare('UPDATE list_items SET note = ?, expires_at = ? WHERE lid = ? AND value = ?');
-  let added = 0;
+  let inserted = 0;
+  let revived = 0;
   let updated = 0;
   const changes: Change[] = [];
   for (const item of unique.values()) {
-    if (insert.run(lid, item.value, item.note, item.expiresAt, now, actor).changes > 0) added++;
+    if (insert.run(lid, item.value, item.note, item.expiresAt, now, actor).changes > 0) inserted++;
+    else if (revive.run(item.note, item.expiresAt, now, actor, lid, item.value, now).changes > 0) revived++;
     else {
       update.run(item.note, item.expiresAt, lid, item.value);
       updated++;
     }
     changes.push(['add', item.value, item.expiresAt]);
   }
-  db.prepare('UPDATE lists SET item_count = item_count + ?, updated_at = ? WHERE lid = ?').run(added, now, lid);
+  const added = inserted + revived;
+  db.prepare('UPDATE lists SET item_count = item_count + ?, updated_at = ? WHERE lid = ?').run(inserted, now, lid);
   const seq = logListChanges(db, lid, changes, now);
   recordAudit(db, { projectId, actor, action: 'list.items_add', target: `list:${list.list_id}`, summary: { added, updated }, at: now });
   return { kind: 'changed', list: liveList(db, projectId, lid)!, added, updated, removed: 0, absent: 0, seq };
@@ -205,19 +213,25 @@ export function addListItems(db: Db, projectId: string, lid: number, items: read
 export function removeListItems(db: Db, projectId: string, lid: number, values: readonly string[], actor: string, now: number): ItemsOutcome {
   const list = liveList(db, projectId, lid);
   if (list === null) return { kind: 'not_found' };
-  const remove = db.prepare('DELETE FROM list_items WHERE lid = ? AND value = ?');
+  const remove = db.prepare<[number, string], { expires_at: number | null }>('DELETE FROM list_items WHERE lid = ? AND value = ? RETURNING expires_at');
   let removed = 0;
   let absent = 0;
+  let deleted = 0;
   const changes: Change[] = [];
   for (const value of new Set(values)) {
-    if (remove.run(lid, value).changes > 0) {
-      removed++;
-      changes.push(['remove', value, null]);
-    } else {
+    const row = remove.get(lid, value);
+    if (row === undefined) {
       absent++;
+      continue;
     }
+    // An expired item was not on the list any more (it matched nothing and was not listed): its
+    // row goes, as the sweep would have deleted it, but it is reported as not on the list.
+    if (row.expires_at !== null && row.expires_at <= now) absent++;
+    else removed++;
+    deleted++;
+    changes.push(['remove', value, null]);
   }
-  db.prepare('UPDATE lists SET item_count = item_count - ?, updated_at = ? WHERE lid = ?').run(removed, now, lid);
+  db.prepare('UPDATE lists SET item_count = item_count - ?, updated_at = ? WHERE lid = ?').run(deleted, now, lid);
   const seq = changes.length === 0 ? listClock(db) : logListChanges(db, lid, changes, now);
   recordAudit(db, { projectId, actor, action: 'list.items_remove', target: `list:${list.list_id}`, summary: { removed, not_on_list: absent }, at: now });
   return { kind: 'changed', list: liveList(db, projectId, lid)!, added: 0, updated: 0, removed, absent, seq };
