@@ -268,7 +268,7 @@ export async function startService(config: Config, log: Logger, options: Service
 
   const metrics = new Metrics();
   metrics.gauge('fraud_scorer_writer_queue_depth', 'Writes waiting for the next group commit.', () => writer.queueDepth);
-  metrics.counter('fraud_scorer_writer_commits_total', 'Transactions the single writer committed (group commits: the batches that waited for one are committed together).', () => writer.commits);
+  metrics.counter('fraud_scorer_writer_commits_total', 'Transactions the single writer committed (group commits: one per batch, and one per call of a batch that had to be run call by call).', () => writer.commits);
   metrics.counter('fraud_scorer_writer_writes_total', 'Writes committed by the single writer.', () => writer.writes);
   metrics.counter('fraud_scorer_writer_lock_waits_total', 'Writer transactions that found the write lock held (the checkpointer starting the WAL over, the command line) and waited.', () => writer.lockWaits);
   metrics.gauge('fraud_scorer_derived_rows_waiting', 'Rows that follow from scored events (counts, signals, links) not yet written in bulk.', () => hotAccounts.waitingRows);

@@ -1,6 +1,6 @@
 // The writer thread: owns the only writing connection and runs batches of named commands (see
 // writer.ts for the rules). Started by Writer; not imported by anything else.
-import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { kStandaloneCommands, kWriteCommands } from '../write-commands.js';
 import { openDatabase, type Db } from './database.js';
 import { pauseBeforeRetry } from './lock-wait.js';
@@ -112,36 +112,14 @@ function runStandalone(call: CommandCall): CommandOutcome {
   }
 }
 
-/** Calls taken into one transaction at most, however many batches wait (bounds a rollback's rerun). */
-const kMaxCallsPerTransaction = 4096;
-
-type WriterMessage = CommandCall[] | 'close';
-
-function close(): never {
-  db.close();
-  process.exit(0);
-}
-
-parentPort!.on('message', (message: WriterMessage) => {
-  if (message === 'close') close();
-  // Batches that arrived while the last transaction ran go into this one (group commit across
-  // batches): one commit, whose last page of the log and database header are written once for all
-  // of them instead of once per batch. Only what already waits: nothing is held back for it.
-  let calls = message;
-  let closeAfter = false;
-  while (calls.length < kMaxCallsPerTransaction) {
-    const waiting = receiveMessageOnPort(parentPort!) as { message: WriterMessage } | undefined;
-    if (waiting === undefined) break;
-    if (waiting.message === 'close') {
-      closeAfter = true;
-      break;
-    }
-    calls = calls.concat(waiting.message);
+parentPort!.on('message', (message: CommandCall[] | 'close') => {
+  if (message === 'close') {
+    db.close();
+    process.exit(0);
   }
-  const standalone = calls.filter((call) => kStandaloneCommands.has(call.name as never));
-  const transactional = standalone.length === 0 ? calls : calls.filter((call) => !kStandaloneCommands.has(call.name as never));
+  const standalone = message.filter((call) => kStandaloneCommands.has(call.name as never));
+  const transactional = standalone.length === 0 ? message : message.filter((call) => !kStandaloneCommands.has(call.name as never));
   const outcomes = transactional.length === 0 ? [] : runBatch(transactional);
   for (const call of standalone) outcomes.push(runStandalone(call));
   parentPort!.postMessage(outcomes);
-  if (closeAfter) close();
 });
