@@ -18,6 +18,9 @@ const setup = workerData as WriterSetup;
 const db: Db = openDatabase(setup.dataDir, { busyTimeoutMs: 0, servingWriter: true });
 const commands = kWriteCommands as Record<string, (db: Db, ...args: unknown[]) => unknown>;
 const counters = new Int32Array(setup.counters);
+// Rows this connection changed: a transaction that changed none (a fold with nothing to fold)
+// commits even on a full disk, and must not be taken as the database writable again (/healthz).
+const totalChanges = db.prepare('SELECT total_changes()').pluck();
 parentPort!.postMessage('opened');
 
 function failure(id: number, error: unknown): CommandOutcome {
@@ -57,6 +60,7 @@ function execute(call: CommandCall): unknown {
 }
 
 function runBatch(batch: CommandCall[]): CommandOutcome[] {
+  const before = totalChanges.get() as number;
   try {
     beginImmediate();
   } catch (error) {
@@ -81,17 +85,19 @@ function runBatch(batch: CommandCall[]): CommandOutcome[] {
   }
   transactionEnded(true);
   Atomics.add(counters, kCommitsCell, 1);
-  return batch.map((call, i) => ({ id: call.id, ok: true, value: values[i] }));
+  const wrote = (totalChanges.get() as number) !== before;
+  return batch.map((call, i) => ({ id: call.id, ok: true, value: values[i], wrote }));
 }
 
 function runAlone(call: CommandCall): CommandOutcome {
+  const before = totalChanges.get() as number;
   try {
     beginImmediate();
     const value = execute(call);
     db.exec('COMMIT');
     transactionEnded(true);
     Atomics.add(counters, kCommitsCell, 1);
-    return { id: call.id, ok: true, value };
+    return { id: call.id, ok: true, value, wrote: (totalChanges.get() as number) !== before };
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
     transactionEnded(false);
@@ -103,7 +109,7 @@ function runAlone(call: CommandCall): CommandOutcome {
 function runStandalone(call: CommandCall): CommandOutcome {
   db.pragma(`busy_timeout = ${setup.busyTimeoutMs}`);
   try {
-    return { id: call.id, ok: true, value: execute(call) };
+    return { id: call.id, ok: true, value: execute(call), wrote: false };
   } catch (error) {
     return failure(call.id, error);
   } finally {

@@ -35,7 +35,8 @@ export interface CommandCall {
   readonly args: readonly unknown[];
 }
 export type CommandOutcome =
-  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  /** `wrote`: the transaction changed rows (so pages were written). */
+  | { readonly id: number; readonly ok: true; readonly value: unknown; readonly wrote: boolean }
   | { readonly id: number; readonly ok: false; readonly message: string; readonly code: string | null };
 
 export const kLockWaitsCell = 0;
@@ -156,8 +157,9 @@ export class Writer<C extends CommandTable> {
       const waiting = this.#waiting.get(outcome.id);
       if (waiting === undefined) continue;
       this.#waiting.delete(outcome.id);
-      if (outcome.ok) this.#storageFailure = null;
-      else if (outcome.code !== null && kStorageFailure.test(outcome.code)) this.#storageFailure = `${outcome.code}: ${outcome.message}`;
+      // Only a commit that wrote shows the database writable: one that changed nothing commits on a full disk too.
+      if (outcome.ok && outcome.wrote) this.#storageFailure = null;
+      else if (!outcome.ok && outcome.code !== null && kStorageFailure.test(outcome.code)) this.#storageFailure = `${outcome.code}: ${outcome.message}`;
       if (outcome.ok) waiting.resolve(outcome.value);
       else waiting.reject(new WriteError(outcome.message, outcome.code));
     }

@@ -63,6 +63,29 @@ test('commits counts the transactions: one per batch, one per call of a batch ru
   t.is(writer.commits - before, 2, 'then the good call of the failed batch, alone');
 });
 
+test('storageFailure: set when the database refuses a transaction, cleared only by a commit that wrote', async (t) => {
+  const dir = dataDir(t);
+  const db = openDatabase(dir);
+  migrate(db);
+  const { live } = provisionTenant(db, 'shop', 1_000);
+  db.close();
+  const writer = new Writer<WriteCommands>(kWriterThreadScript, { dataDir: dir, busyTimeoutMs: 50 });
+  await writer.ready();
+  t.teardown(() => writer.close());
+  t.is(writer.storageFailure, null);
+  const lock = openDatabase(dir);
+  lock.exec('BEGIN EXCLUSIVE');
+  await t.throwsAsync(writer.call('insertPendingEvent', pending(live.project_id, 'locked-out')), { instanceOf: WriteError });
+  t.regex(writer.storageFailure ?? '', /^SQLITE_BUSY/);
+  lock.exec('ROLLBACK');
+  lock.close();
+  // A transaction that changes nothing commits even on a full disk: it proves nothing.
+  await writer.call('waitingCases');
+  t.regex(writer.storageFailure ?? '', /^SQLITE_BUSY/);
+  await writer.call('insertPendingEvent', pending(live.project_id, 'written'));
+  t.is(writer.storageFailure, null);
+});
+
 test('a writer whose thread has stopped refuses calls at once, and closes', async (t) => {
   // No such directory: the thread cannot open the database and ends.
   const writer = new Writer<WriteCommands>(kWriterThreadScript, { dataDir: join(dataDir(t), 'missing', 'deeper'), busyTimeoutMs: 1_000 });
