@@ -141,7 +141,10 @@ test('lengths count characters, not UTF-16 units: an account id of 64 emoji is l
   const before = listsState(projectId);
   refusal(t, await api(file.server, 'POST', '/v1/lists/accounts/items', { key, body: { items: [{ value: emoji.repeat(65) }] } }), 400, 'VALIDATION_ERROR', 'items[0].value');
   refusal(t, await api(file.server, 'POST', '/v1/lists/accounts/items', { key, body: { items: [{ value: 'a', note: emoji.repeat(1001) }] } }), 400, 'VALIDATION_ERROR', 'items[0].note');
+  refusal(t, await api(file.server, 'POST', '/v1/lists', { key, body: { list_id: 'too_long', kind: 'email', description: emoji.repeat(2001) } }), 400, 'VALIDATION_ERROR', 'description');
   t.deepEqual(listsState(projectId), before);
+  const described = await api(file.server, 'POST', '/v1/lists', { key, body: { list_id: 'described', kind: 'email', description: emoji.repeat(2000) } });
+  t.is(described.status, 201, described.text);
 });
 
 test('items refusals: an invalid value names items[i].value and nothing of the request is stored', async (t) => {
