@@ -7,14 +7,14 @@ import type { LiveRuleset } from '../rulesets/live-rulesets.js';
 import { AccountGate } from '../accounts/account-gate.js';
 import type { Environment } from '../auth/api-keys.js';
 import type { FaultLatch } from '../shared/fault-latch.js';
-import type { EventAccount, HotAccounts } from '../accounts/hot-accounts.js';
+import type { HotAccounts } from '../accounts/hot-accounts.js';
 import type { UnfoldedCases } from '../cases/unfolded-cases.js';
 import type { EvaluateItem } from '../pool/protocol.js';
 import type { RulesPool } from '../pool/rules-pool.js';
 import { apiError, causedBy, type ApiError } from '../shared/errors.js';
 import { LatencyTally } from '../shared/latency-tally.js';
-import { externalAccountIdOf, velocityIdentifiers, type VelocityIdentifiers } from '../signals/identifiers.js';
-import { VelocityHashes, type VelocityKeys, type VelocitySignals, type VelocityWindows } from '../signals/velocity.js';
+import { externalAccountIdOf, velocityIdentifiers } from '../signals/identifiers.js';
+import { VelocityHashes, type VelocityKeys, type VelocityWindows } from '../signals/velocity.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { ScoredEventRecord } from './event-store.js';
@@ -125,105 +125,96 @@ export class Scorer {
     velocity.record(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
     let stored = false;
     try {
-      const outcome = await this.#scoreCounted(job, ruleset, pendingSeq, externalId, space, account, velocityKeys, velocitySignals, velocityHashes, ids);
-      stored = outcome.ok && outcome.result !== null;
-      return outcome;
+      const pending = pendingSeq !== null;
+      const { pool, writer } = this.#deps;
+      const slot = account?.slot ?? -1;
+      const now = this.#deps.now();
+
+      // The signal values are hashed when they are stored (an account's) or looked up (links).
+      let phone: PhoneAnalysis | null = null;
+      let identifiers: StoredIdentifier[] = [];
+      let eventSignals: EventSignals | null = null;
+      if (accountId !== null || ruleset.reads.links) {
+        phone = analyzeEventPhone(job.event);
+        identifiers = storedIdentifiers(job.event, phone, this.#deps.hashes, ids);
+        eventSignals = accounts.eventSignals(identifiers);
+      }
+      const item: EvaluateItem = {
+        projectId: job.projectId,
+        eventId: job.eventId,
+        version: ruleset.version,
+        policy: ruleset.policy,
+        payload: job.payload,
+        phone,
+        velocity: velocitySignals,
+        links: ruleset.reads.links ? accounts.links(space, slot, eventSignals!, now) : null,
+        account: ruleset.reads.account ? accounts.accountSignals(slot, now) : null,
+        now,
+        requestId: job.requestId ?? null,
+      };
+      const handedToRules = performance.now();
+      const evaluated = await pool.evaluate(item);
+      this.stageTimes.rules.record((performance.now() - handedToRules) / 1000);
+      if (!evaluated.ok) return { ok: false, error: causedBy(apiError(evaluated.code, evaluated.code === 'INTERNAL_ERROR' ? undefined : evaluated.message), evaluated.message) };
+
+      const record: ScoredEventRecord = {
+        projectId: job.projectId,
+        tenantId: job.tenantId,
+        environment: job.environment,
+        eventId: job.eventId,
+        eventType: job.event.event_type,
+        receivedAt: job.receivedAt,
+        payload: job.payload,
+        account: accountId === null ? null : { accountId, externalId: externalId!, isNew: slot < 0, newProject: !accounts.usedFrom(slot, job.projectId) },
+        rulesetVersion: ruleset.version,
+        decision: evaluated.decision,
+        riskScore: evaluated.riskScore,
+        result: evaluated.compactResult,
+        shadow: evaluated.compactShadow,
+        signals: evaluated.recordedSignals,
+        scoredAt: now,
+        webhookPayload: pending ? decisionWebhookJson(evaluated.storedJson, accountId, now, job.projectId, job.environment) : null,
+      };
+      if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event, 'fault_hold');
+      let persisted;
+      const handedToWriter = performance.now();
+      try {
+        persisted = await writer.call('persistScoredEvent', record, pendingSeq);
+      } catch (error) {
+        return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The score could not be stored; retry the same request.'), error) };
+      } finally {
+        this.stageTimes.commit.record((performance.now() - handedToWriter) / 1000);
+      }
+      if (persisted.kind === 'already_scored') {
+        if (externalId !== null && slot < 0) accounts.notStored(job.tenantId, job.environment, externalId);
+        return { ok: true, result: null };
+      }
+      // Committed: the count stays, whatever follows.
+      stored = true;
+      // Before anything else waits: the fold's reply (a later message) must find it here.
+      if (persisted.openedCase !== null) {
+        const opened = { projectId: job.projectId, accountId: persisted.accountId, externalAccountId: persisted.accountId === null ? null : externalId!, createdAt: now };
+        this.#deps.unfoldedCases.opened(persisted.openedCase, opened, evaluated.riskScore, persisted.seq);
+      }
+      if (persisted.extendedCase !== null) this.#deps.unfoldedCases.added(persisted.extendedCase, evaluated.riskScore, now, persisted.seq);
+      if (persisted.accountId !== null) {
+        const failure = accounts.recorded(
+          space, job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!, identifiers, persisted.order, persisted.seq, slot < 0,
+        );
+        // Stored, so answered; only the state in memory lacks it (until a restart loads it).
+        if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });
+        if (persisted.labelNamesAccount) accounts.refresh(persisted.accountId);
+      }
+      if (persisted.accountId !== accountId) {
+        // Stored under another account than the one it was counted for: counted again under that one.
+        velocity.withdraw(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
+        velocity.record(job.projectId, { ...velocityKeys, accountId: persisted.accountId }, ids.amountCents, job.receivedAt);
+      }
+      if (persisted.webhookQueued) this.#deps.onWebhookQueued?.();
+      return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs), seq: persisted.seq };
     } finally {
       if (!stored) velocity.withdraw(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
     }
-  }
-
-  /** #score once the event is counted in the velocity windows (and its account, if it names one, looked up). */
-  async #scoreCounted(
-    job: ScoreJob, ruleset: LiveRuleset, pendingSeq: number | null, externalId: string | null, space: number, account: EventAccount | null,
-    velocityKeys: VelocityKeys, velocitySignals: VelocitySignals | null, velocityHashes: VelocityHashes | null, ids: VelocityIdentifiers,
-  ): Promise<ScoreOutcome> {
-    const pending = pendingSeq !== null;
-    const { pool, writer, accounts, velocity } = this.#deps;
-    const accountId = account?.publicId ?? null;
-    const slot = account?.slot ?? -1;
-    const now = this.#deps.now();
-
-    // The signal values are hashed when they are stored (an account's) or looked up (links).
-    let phone: PhoneAnalysis | null = null;
-    let identifiers: StoredIdentifier[] = [];
-    let eventSignals: EventSignals | null = null;
-    if (accountId !== null || ruleset.reads.links) {
-      phone = analyzeEventPhone(job.event);
-      identifiers = storedIdentifiers(job.event, phone, this.#deps.hashes, ids);
-      eventSignals = accounts.eventSignals(identifiers);
-    }
-    const item: EvaluateItem = {
-      projectId: job.projectId,
-      eventId: job.eventId,
-      version: ruleset.version,
-      policy: ruleset.policy,
-      payload: job.payload,
-      phone,
-      velocity: velocitySignals,
-      links: ruleset.reads.links ? accounts.links(space, slot, eventSignals!, now) : null,
-      account: ruleset.reads.account ? accounts.accountSignals(slot, now) : null,
-      now,
-      requestId: job.requestId ?? null,
-    };
-    const handedToRules = performance.now();
-    const evaluated = await pool.evaluate(item);
-    this.stageTimes.rules.record((performance.now() - handedToRules) / 1000);
-    if (!evaluated.ok) return { ok: false, error: causedBy(apiError(evaluated.code, evaluated.code === 'INTERNAL_ERROR' ? undefined : evaluated.message), evaluated.message) };
-
-    const record: ScoredEventRecord = {
-      projectId: job.projectId,
-      tenantId: job.tenantId,
-      environment: job.environment,
-      eventId: job.eventId,
-      eventType: job.event.event_type,
-      receivedAt: job.receivedAt,
-      payload: job.payload,
-      account: accountId === null ? null : { accountId, externalId: externalId!, isNew: slot < 0, newProject: !accounts.usedFrom(slot, job.projectId) },
-      rulesetVersion: ruleset.version,
-      decision: evaluated.decision,
-      riskScore: evaluated.riskScore,
-      result: evaluated.compactResult,
-      shadow: evaluated.compactShadow,
-      signals: evaluated.recordedSignals,
-      scoredAt: now,
-      webhookPayload: pending ? decisionWebhookJson(evaluated.storedJson, accountId, now, job.projectId, job.environment) : null,
-    };
-    if (this.#deps.latch.enabled) await this.#holdIfAsked(job.event, 'fault_hold');
-    let persisted;
-    const handedToWriter = performance.now();
-    try {
-      persisted = await writer.call('persistScoredEvent', record, pendingSeq);
-    } catch (error) {
-      return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The score could not be stored; retry the same request.'), error) };
-    } finally {
-      this.stageTimes.commit.record((performance.now() - handedToWriter) / 1000);
-    }
-    if (persisted.kind === 'already_scored') {
-      if (externalId !== null && slot < 0) accounts.notStored(job.tenantId, job.environment, externalId);
-      return { ok: true, result: null };
-    }
-    // Before anything else waits: the fold's reply (a later message) must find it here.
-    if (persisted.openedCase !== null) {
-      const opened = { projectId: job.projectId, accountId: persisted.accountId, externalAccountId: persisted.accountId === null ? null : externalId!, createdAt: now };
-      this.#deps.unfoldedCases.opened(persisted.openedCase, opened, evaluated.riskScore, persisted.seq);
-    }
-    if (persisted.extendedCase !== null) this.#deps.unfoldedCases.added(persisted.extendedCase, evaluated.riskScore, now, persisted.seq);
-    if (persisted.accountId !== null) {
-      const failure = accounts.recorded(
-        space, job.tenantId, job.environment, job.projectId, externalId!, persisted.accountId, evaluated.decision, now, eventSignals!, identifiers, persisted.order, persisted.seq, slot < 0,
-      );
-      // Stored, so answered; only the state in memory lacks it (until a restart loads it).
-      if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });
-      if (persisted.labelNamesAccount) accounts.refresh(persisted.accountId);
-    }
-    if (persisted.accountId !== accountId) {
-      // Stored under another account than the one it was counted for: counted again under that one.
-      velocity.withdraw(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
-      velocity.record(job.projectId, { ...velocityKeys, accountId: persisted.accountId }, ids.amountCents, job.receivedAt);
-    }
-    if (persisted.webhookQueued) this.#deps.onWebhookQueued?.();
-    return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs), seq: persisted.seq };
   }
 
   /**
