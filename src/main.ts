@@ -45,6 +45,7 @@ import { createAgentHandler, createCollectHandler } from './http/handlers/finger
 import { loadAgentScript } from './fingerprint/agent-asset.js';
 import { buildRouteTable } from './http/routes.js';
 import { HttpServer, ListenError } from './http/server.js';
+import { addressUnavailable } from './http/listen-error.js';
 import type { AccessLog, Logger } from './shared/log.js';
 import { kVersion } from './shared/version.js';
 import { OutcomeCounts } from './pool/outcome-tally.js';
@@ -99,6 +100,13 @@ export interface RunningService {
 export async function startService(config: Config, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   announceThread('http');
   const now = Date.now;
+  // Before anything is opened or made (a first start's keys): a busy port is reported at once.
+  // Port 0 asks the system for a free one. (Tests: port_taken_after_check skips the check, as if
+  // another process took the port after it, so the listen itself fails.)
+  if (config.port !== 0 && !hasFault(config, 'port_taken_after_check')) {
+    const reason = await addressUnavailable(config.host, config.port);
+    if (reason !== null) throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${reason}`);
+  }
   secureDataDir(config.dataDir);
   // One server per data dir, held until the process ends (store/data-dir-lock.ts).
   let lock: DataDirLock;

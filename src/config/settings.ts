@@ -154,7 +154,7 @@ export class ConfigError extends Error {}
  * case_folds_fail: every bulk write of new cases and case events fails (the same flusher), so they
  * are answered from memory, those a crash left included.
  */
-export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang', 'derived_rows_fail', 'case_folds_fail'] as const;
+export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang', 'derived_rows_fail', 'case_folds_fail', 'port_taken_after_check'] as const;
 export type Fault = (typeof kFaults)[number];
 
 function faultList(value: string): string[] {

@@ -11,12 +11,22 @@ const kReasons: Readonly<Record<string, string>> = {
   EAI_AGAIN: 'the host name does not resolve',
 };
 
-/** The cause, in words, of a failed listen on host:port. */
-export function listenFailureReason(host: string, port: number): Promise<string> {
+/**
+ * Why host:port cannot be listened on, in words, or null when it can (bound and let go at once).
+ * The start asks before it loads the store, which can take half a minute on a large database, so a
+ * busy port is reported at once; the listen itself can still fail if another process takes the
+ * address meanwhile.
+ */
+export function addressUnavailable(host: string, port: number): Promise<string | null> {
   return new Promise((resolve) => {
     const probe = createServer();
     probe.once('error', (error: NodeJS.ErrnoException) => resolve(kReasons[error.code ?? ''] ?? error.message));
-    // It bound after all: whatever held the address let it go meanwhile.
-    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve('the address was busy and is free now; start again')));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(null)));
   });
+}
+
+/** The cause, in words, of a failed listen on host:port. */
+export async function listenFailureReason(host: string, port: number): Promise<string> {
+  // It bound after all: whatever held the address let it go meanwhile.
+  return (await addressUnavailable(host, port)) ?? 'the address was busy and is free now; start again';
 }

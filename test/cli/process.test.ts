@@ -49,26 +49,34 @@ function assertOneLineRefusal(t: import('ava').ExecutionContext, finished: Finis
 test('a second server on the same port exits 1 with one line; the first keeps every request', async (t) => {
   const first = await startServer();
   t.teardown(() => first.stop());
-  const second = await failedStart(['--port', String(first.port), '--data-dir', makeDataDir()]);
-  // (A first start on its data dir: the line also names the file of the keys it made.)
-  assertOneLineRefusal(t, second, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${first.port}: another process is listening there; this first start made the tenant and its keys: they are in .*bootstrap-keys\\.json \\(not printed again\\)$`));
+  const dataDir = makeDataDir();
+  const second = await failedStart(['--port', String(first.port), '--data-dir', dataDir]);
+  assertOneLineRefusal(t, second, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${first.port}: another process is listening there$`));
+  // Found before the store was opened: no database, no keys made.
+  t.false(existsSync(join(dataDir, 'fraud-scorer.db')));
+  t.false(existsSync(join(dataDir, 'bootstrap-keys.json')));
   // Had both listened, the kernel would share connections between them, and the second server
   // does not know the first one's key.
   const statuses = await Promise.all(Array.from({ length: 20 }, () => api(first, 'POST', '/v1/events', { key: first.bootstrap.keys.live_secret.key, body: minimalEvent() }).then((r) => r.status)));
   t.deepEqual([...new Set(statuses)], [200]);
 });
 
-test('a port held by another program: exit 1 at once, one line, no stack', async (t) => {
+test('a port held by another program: exit 1 at once, one line, no stack, nothing made; taken after the check, the listen fails the same way', async (t) => {
   const holder = createServer();
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => holder.close(() => resolve())));
   const port = (holder.address() as { port: number }).port;
   const dataDir = makeDataDir();
-  const finished = await failedStart(['--port', String(port), '--data-dir', dataDir]);
-  // A first start: the keys it made are in their file, and the line says so (they are not printed again).
-  assertOneLineRefusal(t, finished, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${port}: another process is listening there; this first start made the tenant and its keys: they are in .*bootstrap-keys\\.json \\(not printed again\\)$`));
+  // Refused before anything is opened or made.
+  const early = await failedStart(['--port', String(port), '--data-dir', dataDir]);
+  assertOneLineRefusal(t, early, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${port}: another process is listening there$`));
+  t.false(existsSync(join(dataDir, 'fraud-scorer.db')));
+  // The port taken after that check (the fault skips it): the listen fails once the store is up. A
+  // first start: the keys it made are in their file, and the line says so (they are not printed again).
+  const late = await failedStart(['--port', String(port), '--data-dir', dataDir, '--fault-injection', 'port_taken_after_check']);
+  assertOneLineRefusal(t, late, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${port}: another process is listening there; this first start made the tenant and its keys: they are in .*bootstrap-keys\\.json \\(not printed again\\)$`));
   t.true(existsSync(join(dataDir, 'bootstrap-keys.json')));
-  const again = await failedStart(['--port', String(port), '--data-dir', dataDir]);
+  const again = await failedStart(['--port', String(port), '--data-dir', dataDir, '--fault-injection', 'port_taken_after_check']);
   assertOneLineRefusal(t, again, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${port}: another process is listening there$`));
 });
 
