@@ -173,8 +173,10 @@ export function replaceDraftRule(
 ): ReplaceRuleOutcome {
   const current = readDraftRuleRecord(db, projectId, rule.rule_id);
   if (current === null) return { kind: 'not_found' };
-  if (expectedVersion !== null && expectedVersion !== current.rule.version) return { kind: 'version_mismatch', current: current.rule.version };
+  // Equal content first: a retried PUT that was applied (its answer lost) carries the version it
+  // replaced, and overwrites nothing, so the lock has nothing to protect.
   if (sameRuleContent(current.rule, rule)) return { kind: 'unchanged', record: current };
+  if (expectedVersion !== null && expectedVersion !== current.rule.version) return { kind: 'version_mismatch', current: current.rule.version };
   const stored = saveDraftRuleReading(db, projectId, rule, changedBy, now, lists);
   if ('missing' in stored) return { kind: 'missing_lists', lists: stored.missing };
   recordAudit(db, {
@@ -249,10 +251,11 @@ export function replaceDraftPolicy(
   db: Db, projectId: string, thresholds: { review_threshold: number; block_threshold: number }, expectedVersion: number | null, now: number, changedBy: string,
 ): ReplacePolicyOutcome {
   const current = readDraftPolicyRecord(db, projectId);
-  if (expectedVersion !== null && expectedVersion !== current.version) return { kind: 'version_mismatch', current: current.version };
+  // Equal thresholds first, as for a rule: a retried PUT that was applied is answered, not refused.
   if (current.updated_at !== null && current.review_threshold === thresholds.review_threshold && current.block_threshold === thresholds.block_threshold) {
     return { kind: 'unchanged', policy: current };
   }
+  if (expectedVersion !== null && expectedVersion !== current.version) return { kind: 'version_mismatch', current: current.version };
   const saved = saveDraftPolicy(db, projectId, thresholds, now);
   recordAudit(db, {
     projectId, actor: changedBy, action: 'policy.replace', target: 'policy',

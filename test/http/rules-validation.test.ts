@@ -151,7 +151,7 @@ test(refused, policy({ review_threshold: '40', block_threshold: 80 }, 'review_th
 test(refused, policy({ review_threshold: 40, block_threshold: 1_000_001 }, 'block_threshold', /integer from 0 to 1000000/));
 test(refused, policy({ review_threshold: 90, block_threshold: 80 }, 'review_threshold', /not be above block_threshold/));
 test(refused, policy({ review_threshold: 40, block_threshold: 80, allow_below: 10 }, 'allow_below', /not a field of the policy/));
-test(refused, policy({ review_threshold: 40, block_threshold: 80, version: 5 }, 'version', /not the current version of the policy \(1\)/));
+test(refused, policy({ review_threshold: 41, block_threshold: 80, version: 5 }, 'version', /not the current version of the policy \(1\)/));
 
 // POST /v1/rules/publish and the query strings of the read routes
 test(refused, { method: 'POST', path: '/v1/rules/publish', body: { note: 'friday release' }, parameter: 'note', message: /send no body or \{\}/ });

@@ -97,6 +97,29 @@ test('replace with a version that is no longer current is refused and changes no
   t.deepEqual(rulesState(server, project.projectId), before);
 });
 
+test('a PUT retried after it was applied (its answer lost) answers 200 with the current record, version and all', async (t) => {
+  const project = await newProject(server);
+  await createRule(server, project.key, ruleBody('retried'));
+  const body = ruleBody('retried', { description: 'edited', version: 1 });
+  const first = await api(server, 'PUT', '/v1/rules/retried', { key: project.key, body });
+  t.is(first.status, 200, first.text);
+  t.is(first.body.data.version, 2);
+  const before = rulesState(server, project.projectId);
+  const retry = await api(server, 'PUT', '/v1/rules/retried', { key: project.key, body });
+  t.is(retry.status, 200, retry.text);
+  t.deepEqual(retry.body.data, first.body.data);
+  t.deepEqual(rulesState(server, project.projectId), before);
+  // The policy's lock the same way.
+  const policy = (await api(server, 'GET', '/v1/policy', { key: project.key })).body.data;
+  const thresholds = { review_threshold: policy.review_threshold + 1, block_threshold: policy.block_threshold + 1, version: policy.version };
+  const applied = await api(server, 'PUT', '/v1/policy', { key: project.key, body: thresholds });
+  t.is(applied.status, 200, applied.text);
+  t.is(applied.body.data.version, policy.version + 1);
+  const retried = await api(server, 'PUT', '/v1/policy', { key: project.key, body: thresholds });
+  t.is(retried.status, 200, retried.text);
+  t.deepEqual(retried.body.data, applied.body.data);
+});
+
 test('policy: read, replace with a new version, identical replacement keeps it, stale version refused', async (t) => {
   const project = await newProject(server);
   const initial = await api(server, 'GET', '/v1/policy', { key: project.key });
