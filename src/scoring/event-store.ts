@@ -14,7 +14,7 @@ import { LoadedRulesets } from './loaded-rulesets.js';
 import { SeqSet } from './seq-set.js';
 import { ScoredSinceStamp } from './scored-since-stamp.js';
 import { payloadText, storedPayload } from './stored-payload.js';
-import type { Decision } from './score-result.js';
+import { webhookJsonForAccount, type Decision } from './score-result.js';
 
 export interface StoredEvent {
   readonly seq: number;
@@ -485,7 +485,13 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     else extendedCase = eventCase.caseId;
   }
   const webhookQueued = record.webhookPayload !== null && s.hasWebhook.get(record.projectId) !== undefined;
-  if (webhookQueued) s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, record.webhookPayload, record.scoredAt, record.scoredAt);
+  if (webhookQueued) {
+    // The message names the account as the scorer knew it; stored under another id, it names that.
+    const payload = accountId !== provisionalAccountId && accountId !== null && provisionalAccountId !== null
+      ? webhookJsonForAccount(record.webhookPayload!, provisionalAccountId, accountId)
+      : record.webhookPayload;
+    s.insertOutbox.run(newId('msg'), record.projectId, record.eventId, payload, record.scoredAt, record.scoredAt);
+  }
   // A pending event has no account yet: a label put on it then named none, and counted for none.
   const labelNamesAccount = pendingSeq !== null && accountId !== null && s.labelAccount.run(accountId, record.projectId, record.eventId).changes > 0;
   return { kind: 'stored', seq, order, accountId, webhookQueued, openedCase, extendedCase, labelNamesAccount };

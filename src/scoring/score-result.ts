@@ -81,6 +81,16 @@ export function decisionWebhookJson(stored: string, accountPublicId: string | nu
 }
 
 /**
+ * A decision webhook message made with `provisional` as its account id, naming `stored` instead:
+ * the account had been stored meanwhile under another id (the writer finds out at the commit).
+ */
+export function webhookJsonForAccount(payload: string, provisional: string, stored: string): string {
+  const tail = `${webhookAccountTail(provisional)}}`;
+  if (!payload.endsWith(tail)) throw new Error('the decision webhook message does not end with its account id');
+  return `${payload.slice(0, -tail.length)}${webhookAccountTail(stored)}}`;
+}
+
+/**
  * The end of a decision webhook's `data` when it names the account: `,"account_public_id":"acc_…"}`
  * (the body closes with one more `}`). An erasure finds the account's messages by it and cuts it
  * out (accounts-service.ts).
