@@ -20,6 +20,7 @@ import { scrubPayload } from './erasure.js';
 import { decodeSeqs } from './event-seqs.js';
 import { recordAudit } from '../audit/audit-store.js';
 import { ErasableValues, eraseListValues } from '../lists/list-erasure.js';
+import { eraseFingerprintSightings } from '../fingerprint/fingerprint-store.js';
 import type { ListsClock } from '../lists/lists-clock.js';
 import type { AsyncScorer } from '../scoring/async-scorer.js';
 import { pendingEventErased, pendingEventSeqs, writeOpenedCasesOf } from '../scoring/event-store.js';
@@ -53,6 +54,8 @@ export interface ErasureSummary {
     readonly list_items: number;
     /** Labels of its events, kept without the account (docs/events.md, "Labels"). */
     readonly labels_unlinked: number;
+    /** Sightings of the devices its events named (docs/fingerprint.md, "What is stored"). */
+    readonly device_sightings: number;
   };
   readonly already_erased: boolean;
 }
@@ -365,12 +368,13 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     db.prepare('DELETE FROM accounts WHERE account_id = ?').run(accountId);
   }
   const lists = eraseListValues(db, tenantId, environment, listValues, now);
+  const sightings = eraseFingerprintSightings(db, tenantId, environment, listValues.of('fp'));
   const summary: ErasureSummary = {
     account_public_id: accountId,
     erased_at: new Date(now).toISOString(),
     erased: {
       events: scored.length + pending.length, pending_events: pending.length, signals, links, cases_unlinked: cases,
-      list_items: lists.removed, labels_unlinked: labels,
+      list_items: lists.removed, labels_unlinked: labels, device_sightings: sightings,
     },
     already_erased: false,
   };

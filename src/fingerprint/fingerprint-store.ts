@@ -37,3 +37,14 @@ export function recordFingerprintSighting(db: Db, tenantId: string, environment:
   }
   return upsert.get(tenantId, environment, fpId, at, at)!;
 }
+
+/**
+ * Inside an erasure's transaction: forgets the sightings of the devices the erased account's
+ * events named (their fp_ids are its values, as its `fp` list items are: accounts-service.ts).
+ * Another account's later collect on the same device starts its count again. Returns the rows deleted.
+ */
+export function eraseFingerprintSightings(db: Db, tenantId: string, environment: string, fpIds: ReadonlySet<string>): number {
+  if (fpIds.size === 0) return 0;
+  return db.prepare('DELETE FROM fingerprints WHERE tenant_id = ? AND environment = ? AND fp_id IN (SELECT value FROM json_each(?))')
+    .run(tenantId, environment, JSON.stringify([...fpIds])).changes;
+}

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { api, makeDataDir, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { heldAt, metric, reached, release } from '../_helpers/faults.js';
+import { components } from '../_helpers/fingerprint.js';
 
 const kHold = { FAULT_INJECTION: 'hold_points' };
 
@@ -333,6 +334,33 @@ test('lists and labels holding the erased account\'s values: its items go, range
   } finally {
     await server.stop();
   }
+});
+
+test('the sightings of the devices the erased account\'s events named are erased, in its environment only', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const { live_secret: live, sandbox_secret: sandbox, live_publishable: publishable } = server.bootstrap.keys;
+  const canvas = randomUUID().replace(/-/g, '').slice(0, 11);
+  const browser = { components: components((c) => { c.canvas = canvas; }) };
+  const collected = await api(server, 'POST', '/v1/fp/collect', { key: publishable.key, headers: { origin: 'https://shop.example' }, body: browser });
+  t.is(collected.status, 200, collected.text);
+  const fpId = collected.body.data.fp_id as string;
+  // The same browser seen in the sandbox (a secret key collects without an Origin): not the live account's.
+  const inSandbox = await api(server, 'POST', '/v1/fp/collect', { key: sandbox.key, body: browser });
+  t.is(inSandbox.body.data.fp_id, fpId);
+  const external = `device-victim-${randomUUID().slice(0, 8)}`;
+  t.is((await post(server, live.key, { external_account_id: external, context: { fp_id: fpId } })).decision, 'allow');
+
+  const erased = await api(server, 'DELETE', `/v1/accounts/${external}`, { key: live.key });
+  t.is(erased.status, 200, erased.text);
+  t.like(erased.body.data.erased, { events: 1, device_sightings: 1 });
+  t.deepEqual(readRows(server, (db) => db.prepare('SELECT environment FROM fingerprints WHERE fp_id = ?').pluck().all(fpId)), ['sandbox']);
+  const audit = (await api(server, 'GET', '/v1/audit?action=account.erase', { key: live.key })).body.data.records;
+  t.like(audit[0].summary, { device_sightings: 1 });
+  // The sandbox row is the only place left: a live collect afterwards counts the device anew.
+  const again = await api(server, 'POST', '/v1/fp/collect', { key: publishable.key, headers: { origin: 'https://shop.example' }, body: browser });
+  t.is(again.body.data.fp_id, fpId);
+  t.is(readRows(server, (db) => db.prepare("SELECT seen_count FROM fingerprints WHERE fp_id = ? AND environment = 'live'").pluck().get(fpId)), 1);
 });
 
 test('erase while the rows that follow from its events wait for their bulk write: they are written first and erased, counted, and none comes back', async (t) => {
