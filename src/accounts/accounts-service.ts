@@ -9,7 +9,7 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
 import { canonicalBodyHash } from '../scoring/idempotency.js';
-import { kUrlSafeExternalId, type EventInput } from '../validation/event-input.js';
+import { couldBeExternalId, type EventInput } from '../validation/event-input.js';
 import type { DerivedFlusher } from './derived-flush.js';
 import type { HotAccounts } from './hot-accounts.js';
 import { AccountGate } from './account-gate.js';
@@ -120,11 +120,10 @@ export class AccountsService {
    * The answer's data as JSON text: { account_public_id, external_account_id, links: AccountLink[] },
    * from memory (the hot state holds every link, including those not yet written in bulk). Links
    * to accounts this project also used: a project never sees another project's accounts. The id
-   * is an acc_ id or an external id made of URL-safe characters.
+   * is an acc_ id or an external id (percent-decoded by the router: any characters).
    */
   links(scope: AccountScope, id: string): { ok: true; json: string } | { ok: false; error: ApiError } {
-    // acc_ ids are made of these characters too; an external id that merely starts with acc_ is held to them as well.
-    if (!kUrlSafeExternalId.test(id)) return { ok: false, error: kNotFound() };
+    if (!couldBeExternalId(id)) return { ok: false, error: kNotFound() };
     const json = this.#deps.hotAccounts.linksJson(scope.tenantId, scope.environment, scope.projectId, id);
     return json === null ? { ok: false, error: kNotFound() } : { ok: true, json };
   }
@@ -185,7 +184,7 @@ export class AccountsService {
       const external = this.#externalIdOf.get(scope.tenantId, scope.environment, id);
       if (external !== undefined) return external;
     }
-    return kUrlSafeExternalId.test(id) ? id : null;
+    return couldBeExternalId(id) ? id : null;
   }
 
   /**

@@ -3,14 +3,20 @@
 //
 // Bounds the interface leaves open are chosen here and documented in docs/events.md.
 import { apiError, type ApiError } from '../shared/errors.js';
+import { characterLength } from '../shared/text.js';
 import { createAjv, validationErrorOf } from './ajv.js';
 import type { JsonObject } from './json-body.js';
 
 export const kEventTypes = ['payment', 'payout', 'login', 'registration', 'deposit', 'withdrawal'] as const;
 export type EventType = (typeof kEventTypes)[number];
 
-/** Letters, digits and . _ : @ - : an external id made only of these works inside /v1/accounts/{id}. */
-export const kUrlSafeExternalId = /^[A-Za-z0-9._:@-]+$/;
+/** The interface's limit on external_account_id, in characters. */
+export const kMaxExternalIdLength = 64;
+
+/** Whether `id` (as /v1/accounts/{id} gives it, percent-decoded) could be an external_account_id. */
+export function couldBeExternalId(id: string): boolean {
+  return id.length >= 1 && characterLength(id) <= kMaxExternalIdLength;
+}
 
 const kCountry = { type: 'string', pattern: '^[A-Za-z]{2}$' };
 const kShortText = { type: 'string', maxLength: 128 };
@@ -26,7 +32,7 @@ export const kEventSchema = {
     async: { type: 'boolean' },
     external_account_id: {
       anyOf: [
-        { type: 'string', minLength: 1, maxLength: 64 },
+        { type: 'string', minLength: 1, maxLength: kMaxExternalIdLength },
         { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
       ],
     },
