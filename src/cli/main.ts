@@ -1,4 +1,5 @@
 // fraud-scorer: the command line (package bin). One module per command; this file only dispatches.
+import Database from 'better-sqlite3';
 import { kVersion } from '../shared/version.js';
 import { SqliteBuildError } from '../store/database.js';
 import { CliError, UsageError, print, type Command } from './args.js';
@@ -46,6 +47,12 @@ async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof CliError || error instanceof SqliteBuildError) {
       process.stderr.write(`fraud-scorer ${name}: ${error.message}\n`);
+      return 1;
+    }
+    // The database refused (a full disk, an I/O error, a lock held too long): the operator's
+    // problem, said in one line. A command's changes are one transaction, rolled back whole.
+    if (error instanceof Database.SqliteError) {
+      process.stderr.write(`fraud-scorer ${name}: the database refused the command, nothing was changed: ${error.message} (${error.code}); check the disk and the data dir, then run it again\n`);
       return 1;
     }
     throw error;

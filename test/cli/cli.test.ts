@@ -306,6 +306,19 @@ test('keys revoke of an unknown key says so like every other refusal: prefixed, 
   t.regex(unknown.stderr, /^fraud-scorer keys: no such key: key_nope; keys list shows the key ids\n$/);
 });
 
+test('a write the database refuses (as a full disk would) is one line, exit 1, no stack, nothing changed', async (t) => {
+  const dataDir = await servedDataDir();
+  const db = new Database(join(dataDir, 'fraud-scorer.db'));
+  db.exec("CREATE TRIGGER refuse_keys BEFORE INSERT ON api_keys BEGIN SELECT RAISE(ABORT, 'refused by the test'); END");
+  db.close();
+  const refused = await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret']);
+  t.is(refused.code, 1);
+  t.regex(refused.stderr, /^fraud-scorer keys: the database refused the command, nothing was changed: refused by the test \(SQLITE_CONSTRAINT_TRIGGER\); check the disk and the data dir, then run it again\n$/);
+  t.is(refused.stdout, '');
+  const keys = JSON.parse((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as unknown[];
+  t.is(keys.length, 3, 'no key made');
+});
+
 test('an empty flag value is refused, not taken as the default over the environment (no database made in ./data)', async (t) => {
   const cwd = makeDataDir();
   const elsewhere = makeDataDir();
