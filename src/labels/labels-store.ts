@@ -75,6 +75,10 @@ export function putLabel(db: Db, projectId: string, eventId: string, seq: number
     | undefined;
   if (event === undefined || event.project_id !== projectId || event.event_id !== eventId) return { kind: 'not_found' };
   const previous = readLabel(db, projectId, eventId);
+  // The same label again (a retry whose answer was lost): nothing changes, nothing is audited.
+  if (previous !== null && previous.source === 'api' && previous.label === change.label && previous.reason === change.reason && previous.note === change.note) {
+    return { kind: 'labelled', record: previous };
+  }
   upsert(db, projectId, eventId, event.account_id, change, 'api', actor, now);
   recordAudit(db, {
     projectId, actor, action: 'event.label', target: `event:${eventId}`,

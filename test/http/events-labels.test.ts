@@ -41,7 +41,7 @@ function labelsState(projectId: string): unknown {
 }
 
 test('label an event; GET /v1/events shows its input, result, label, account and case; the stored result never changes', async (t) => {
-  const { key } = await project();
+  const { key, projectId } = await project();
   const account = `user-${randomUUID().slice(0, 8)}`;
   const scored = await post(key, { external_account_id: account, user: { email: 'ann@example.com' }, extras: { risk: 'review' } });
   t.is(scored.decision, 'review');
@@ -63,6 +63,12 @@ test('label an event; GET /v1/events shows its input, result, label, account and
   t.regex(labelled.body.data.labelled_by, /^key_/);
   const relabelled = await api(file.server, 'PUT', `/v1/events/${scored.event_id}/label`, { key, body: { label: 'legitimate', reason: 'customer_report' } });
   t.like(relabelled.body.data, { label: 'legitimate', reason: 'customer_report', note: null });
+  // The same PUT again (a retry): the label as it was, its time included, and no new audit record.
+  const stored = labelsState(projectId);
+  const retried = await api(file.server, 'PUT', `/v1/events/${scored.event_id}/label`, { key, body: { label: 'legitimate', reason: 'customer_report' } });
+  t.is(retried.status, 200, retried.text);
+  t.deepEqual(retried.body.data, relabelled.body.data);
+  t.deepEqual(labelsState(projectId), stored);
 
   const after = await api(file.server, 'GET', `/v1/events/${scored.event_id}`, { key });
   t.like(after.body.data.label, { label: 'legitimate', reason: 'customer_report', source: 'api' });
