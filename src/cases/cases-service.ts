@@ -208,7 +208,7 @@ function openedRow(caseId: string, opened: OpenedCase, riskScore: number, update
  */
 export function changeCase(db: Db, projectId: string, caseId: string, change: CaseChange, authorKeyId: string, now: number): CaseChangeOutcome {
   // The case's row first, with every event of it: labels go to all of them, and the row is written anyway.
-  const written = foldEventsOfCase(db, caseId) ? [caseId] : [];
+  const written = foldEventsOfCase(db, projectId, caseId) ? [caseId] : [];
   const refusal = applyCaseChange(db, projectId, caseId, change, authorKeyId, now, written);
   return { refusal, written };
 }

@@ -255,6 +255,7 @@ interface Statements {
   /** The open case of (project, account) whose row is not written yet (openCase finds the others). */
   readonly openedByAccount: Map<string, string>;
   caseExists: Statement<[string], number>;
+  caseProject: Statement<[string], string>;
   /** The runs of event ids beside the log (null: no install secret, so no event is stored yet). */
   runs: EventIdRunWriter | null;
 }
@@ -336,6 +337,7 @@ function statements(db: Db): Statements {
     order: loadScoringOrder(db),
     ...loadUnfoldedCaseEvents(db, caseExists),
     caseExists,
+    caseProject: db.prepare('SELECT project_id FROM cases WHERE case_id = ?').pluck() as Statement<[string], string>,
     runs: EventIdRunWriter.forDatabase(db),
   };
   kStatements.set(db, prepared);
@@ -610,12 +612,16 @@ function openedKeyOf(waiting: CaseEventsToFold): string | null {
 
 /**
  * The case written now if new, and its events not yet on its row folded in (a change to the case
- * must see all of them: labels, changeCase in cases/cases-service.ts). Returns whether anything
- * was waiting.
+ * must see all of them: labels, changeCase in cases/cases-service.ts). Only a case of `projectId`:
+ * a request naming another project's case is refused, and a refused request writes nothing.
+ * Returns whether anything was written.
  */
-export function foldEventsOfCase(db: Db, caseId: string): boolean {
+export function foldEventsOfCase(db: Db, projectId: string, caseId: string): boolean {
   const s = statements(db);
-  if (!s.unfolded.has(caseId)) return false;
+  const waiting = s.unfolded.get(caseId);
+  if (waiting === undefined) return false;
+  const owner = waiting.opened !== null ? waiting.opened.projectId : s.caseProject.get(caseId);
+  if (owner !== projectId) return false;
   foldCase(s, caseId);
   return true;
 }

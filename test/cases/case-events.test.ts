@@ -97,7 +97,9 @@ test('a rolled-back event or fold leaves nothing behind; a case being changed is
   transactionEnded(false);
   t.deepEqual(caseEventIds(db, caseId), [], 'no row yet');
   // A change to the case writes it first (changeCase calls this).
-  t.true(db.transaction(() => foldEventsOfCase(db, caseId))());
+  t.false(db.transaction(() => foldEventsOfCase(db, 'prj_another', caseId))(), 'not for another project: nothing written');
+  t.deepEqual(caseEventIds(db, caseId), []);
+  t.true(db.transaction(() => foldEventsOfCase(db, record('evt-1', 1, 'acc_one').projectId, caseId))());
   transactionEnded(true);
   t.deepEqual(caseEventIds(db, caseId), ['evt-1', 'evt-2']);
   t.deepEqual(db.transaction(() => foldCaseEvents(db, kEvery))(), { folded: [], failed: [], waiting: 0, due: false });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { decodeSeqs } from '../../src/accounts/event-seqs.js';
 import { api, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
+import { newProject } from '../_helpers/rules.js';
 
 const kNoBulkWrites = { DERIVED_FLUSH_MS: '3600000' };
 
@@ -243,4 +244,32 @@ test('a new case is written with the next bulk write; the events that join it wa
   await waitFor(() => storedCaseEvents(dataDir, caseId)?.length === ids.length || null, 'the joined event written after its wait');
   t.deepEqual(storedCaseEvents(dataDir, caseId), ids);
   t.is(await metric(short, 'fraud_scorer_cases_unfolded'), 0);
+});
+
+test('a PATCH refused because the case is another project\'s writes nothing of it: not its row, not its waiting events', async (t) => {
+  const server = await startServer({ env: kNoBulkWrites });
+  t.teardown(() => server.stop());
+  const other = await newProject(server, 'none');
+  const account = `patched-${randomUUID().slice(0, 8)}`;
+  const first = await score(server, reviewEvent(account));
+  const caseId = await caseIdOf(server, first.event_id);
+  const patchFrom = (projectId: string, key: string, body: Record<string, unknown>) => api(server, 'PATCH', `/v1/cases/${caseId}?project_id=${projectId}`, { key, body });
+
+  // Opened in memory, no row yet.
+  const refused = await patchFrom(other.projectId, other.key, { resolution: 'fraud' });
+  t.is(refused.status, 404, refused.text);
+  t.is(refused.body.errors[0]?.parameter, 'case_id');
+  t.is(storedCaseEvents(server.dataDir, caseId), null, 'no row written');
+
+  // Its row written by its own project's change; a second event joins it in memory only.
+  const own = await patchFrom(server.bootstrap.live_project_id, server.bootstrap.keys.live_secret.key, { assignee: 'ana' });
+  t.is(own.status, 200, own.text);
+  const second = await score(server, reviewEvent(account));
+  t.is(await caseIdOf(server, second.event_id), caseId);
+  t.deepEqual(storedCaseEvents(server.dataDir, caseId), [first.event_id]);
+  const refusedAgain = await patchFrom(other.projectId, other.key, { resolution: 'fraud' });
+  t.is(refusedAgain.status, 404, refusedAgain.text);
+  t.deepEqual(storedCaseEvents(server.dataDir, caseId), [first.event_id], 'the waiting event not folded in by the refused request');
+  t.like(await readCase(server, caseId), { status: 'open', resolution: null, assignee: 'ana' });
+  t.deepEqual((await readCase(server, caseId)).event_ids, [first.event_id, second.event_id]);
 });
