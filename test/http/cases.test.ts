@@ -154,6 +154,12 @@ test('filters: status, account (acc_ or external id), created after and before',
   t.is((await listCases(`project_id=${project}&account=${account}&created_after=${encodeURIComponent(before)}`)).body.data.cases.length, 1);
   t.is((await listCases(`project_id=${project}&account=${account}&created_after=${encodeURIComponent(after)}`)).body.data.cases.length, 0);
   t.is((await listCases(`project_id=${project}&account=${account}&created_before=${encodeURIComponent(before)}`)).body.data.cases.length, 0);
+  // An external id that starts with acc_ (and any characters, percent-encoded) is found as one.
+  const lookalike = `acc_partner ${randomUUID().slice(0, 8)}/ü`;
+  const lookalikeEvent = await score(reviewEvent({ external_account_id: lookalike }));
+  const byLookalike = await listCases(`project_id=${project}&account=${encodeURIComponent(lookalike)}`);
+  t.deepEqual(byLookalike.body.data.cases.map((entry: { event_ids: string[] }) => entry.event_ids), [[lookalikeEvent.event_id]]);
+  t.is((await listCases(`project_id=${project}&account=${lookalikeEvent.account_public_id}`)).body.data.cases.length, 1);
 });
 
 test('GET /v1/cases/{case_id}: found, unknown, and project_id checked', async (t) => {
