@@ -132,9 +132,13 @@ function countAttempt(db: Db, seq: number, error: string | null): void {
   db.prepare('UPDATE webhook_outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ?').run(error, seq);
 }
 
-/** Drops finished messages older than `before`. */
+/**
+ * Drops messages finished (delivered or abandoned) before `before`: counted from when they
+ * finished, not from when they were made, so that one abandoned after a long retry window, or
+ * delivered after a redelivery, is still there to see and redeliver for the whole week.
+ */
 export function pruneFinished(db: Db, before: number): number {
-  return db.prepare('DELETE FROM webhook_outbox WHERE (delivered_at IS NOT NULL OR abandoned_at IS NOT NULL) AND created_at < ?').run(before).changes;
+  return db.prepare('DELETE FROM webhook_outbox WHERE coalesce(delivered_at, abandoned_at) < ?').run(before).changes;
 }
 
 // ---- Deliveries as the operator and the API see them -------------------------------------------
