@@ -212,7 +212,7 @@ export async function startService(config: Config, log: Logger, options: Service
   derived.start();
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
-  const scorer = new Scorer({ pool, writer, accounts: hotAccounts, unfoldedCases, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: () => deliverer.poke() });
+  const scorer = new Scorer({ pool, writer, accounts: hotAccounts, unfoldedCases, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: (projectId) => deliverer.poke(projectId) });
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb), config.asyncRetryDelayMs);
   // Events set aside for want of a ruleset are tried as soon as one is published, not at their pause's end.
   rulesets.onChange(() => asyncScorer.retrySetAsideNow());

@@ -68,7 +68,7 @@ export interface ScorerDeps {
    * Called after a decision webhook message was committed (the webhook deliverer looks for work
    * at once rather than at its next poll); not for events of projects without a webhook.
    */
-  readonly onWebhookQueued?: () => void;
+  readonly onWebhookQueued?: (projectId: string) => void;
 }
 
 export class Scorer {
@@ -210,7 +210,7 @@ export class Scorer {
         velocity.withdraw(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
         velocity.record(job.projectId, { ...velocityKeys, accountId: persisted.accountId }, ids.amountCents, job.receivedAt);
       }
-      if (persisted.webhookQueued) this.#deps.onWebhookQueued?.();
+      if (persisted.webhookQueued) this.#deps.onWebhookQueued?.(job.projectId);
       return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs), seq: persisted.seq };
     } finally {
       if (!stored) velocity.withdraw(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);

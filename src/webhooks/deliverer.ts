@@ -18,6 +18,11 @@ export interface DeliveryOptions {
 }
 
 const kConcurrency = 16;
+/**
+ * Of those, one project's at most: a receiver that hangs until the timeout, or fails, holds no
+ * more, and the other projects' messages (the live project's beside a sandbox's) go on.
+ */
+const kPerProject = 4;
 const kPollIntervalMs = 1000;
 const kPruneIntervalMs = 60 * 60_000;
 const kKeepFinishedMs = 7 * 86_400_000;
@@ -31,7 +36,13 @@ export class WebhookDeliverer {
   readonly #now: () => number;
   readonly #config: Statement<[string], SecretsOfWebhook & { url: string }>;
   readonly #pendingCount: Statement<[], { n: number }>;
+  readonly #projects: Statement<[], string>;
   readonly #inFlight = new Map<number, Promise<void>>();
+  readonly #inFlightByProject = new Map<string, number>();
+  /** Where the next full poll starts in the list of projects: each gets to fill slots first in turn. */
+  #nextProject = 0;
+  /** A poll stopped at kConcurrency: a slot that frees goes to any project, not only its own. */
+  #full = false;
   #timer: NodeJS.Timeout | null = null;
   #pruneTimer: NodeJS.Timeout | null = null;
   #polling = false;
@@ -47,6 +58,8 @@ export class WebhookDeliverer {
     this.#now = now;
     this.#config = readDb.prepare('SELECT url, secret, previous_secret, previous_secret_until FROM webhooks WHERE project_id = ?');
     this.#pendingCount = readDb.prepare('SELECT count(*) AS n FROM webhook_outbox WHERE delivered_at IS NULL AND abandoned_at IS NULL');
+    // Removing a webhook abandons its project's messages: only projects with one have messages due.
+    this.#projects = readDb.prepare('SELECT project_id FROM webhooks ORDER BY project_id').pluck() as Statement<[], string>;
   }
 
   /** Messages not yet delivered nor abandoned (for /metrics). */
@@ -63,27 +76,57 @@ export class WebhookDeliverer {
     this.poke();
   }
 
-  /** Looks for due messages now (called after a decision is committed, and by the timer). */
-  poke(): void {
+  /**
+   * Looks for due messages now: of `projectId` (after its decision was committed, or one of its
+   * deliveries ended), or of every project (the timer, a redelivery).
+   */
+  poke(projectId?: string): void {
     if (this.#polling || this.#stopped) return;
     this.#polling = true;
     try {
-      const free = kConcurrency - this.#inFlight.size;
-      if (free <= 0) return;
-      for (const message of dueMessages(this.#readDb, this.#now(), free + this.#inFlight.size)) {
-        if (this.#inFlight.size >= kConcurrency) break;
-        if (this.#inFlight.has(message.seq)) continue;
-        const delivery = this.#deliver(message).finally(() => {
-          this.#inFlight.delete(message.seq);
-          if (!this.#stopped) setImmediate(() => this.poke());
-        });
-        this.#inFlight.set(message.seq, delivery);
+      if (projectId !== undefined) {
+        this.#fill(projectId);
+        return;
       }
+      const projects = this.#projects.all();
+      const start = projects.length === 0 ? 0 : this.#nextProject++ % projects.length;
+      this.#full = false;
+      for (let i = 0; i < projects.length && !this.#full; i++) this.#fill(projects[(start + i) % projects.length]!);
     } catch (error) {
       this.#log.error('webhook outbox read failed', { error });
     } finally {
       this.#polling = false;
     }
+  }
+
+  /** Starts deliveries of the project's due messages, within its share and the free slots. */
+  #fill(projectId: string): void {
+    const busy = this.#inFlightByProject.get(projectId) ?? 0;
+    const free = Math.min(kPerProject - busy, kConcurrency - this.#inFlight.size);
+    if (this.#inFlight.size >= kConcurrency) this.#full = true;
+    if (free <= 0) return;
+    // Its messages in flight are still due: asked for beyond them.
+    let started = 0;
+    for (const message of dueMessages(this.#readDb, projectId, this.#now(), free + busy)) {
+      if (started === free) break;
+      if (this.#inFlight.has(message.seq)) continue;
+      this.#start(message);
+      started++;
+    }
+    if (this.#inFlight.size >= kConcurrency) this.#full = true;
+  }
+
+  #start(message: OutboxMessage): void {
+    const project = message.project_id;
+    this.#inFlightByProject.set(project, (this.#inFlightByProject.get(project) ?? 0) + 1);
+    const delivery = this.#deliver(message).finally(() => {
+      this.#inFlight.delete(message.seq);
+      const left = this.#inFlightByProject.get(project)! - 1;
+      if (left === 0) this.#inFlightByProject.delete(project);
+      else this.#inFlightByProject.set(project, left);
+      if (!this.#stopped) setImmediate(() => this.poke(this.#full ? undefined : project));
+    });
+    this.#inFlight.set(message.seq, delivery);
   }
 
   /** Stops sending; waits for deliveries under way (each is bounded by the request timeout). */

@@ -77,8 +77,14 @@ export function findWebhook(db: Db, projectId: string): WebhookConfig | null {
 export function removeWebhook(db: Db, projectId: string, now: number, actor: string): boolean {
   return db.transaction(() => {
     const removed = db.prepare('DELETE FROM webhooks WHERE project_id = ?').run(projectId).changes > 0;
-    if (removed) recordAudit(db, { projectId, actor, action: 'webhook.remove', target: 'webhook', summary: {}, at: now });
-    return removed;
+    if (!removed) return false;
+    // Nowhere to send them: its queued messages end here (redeliverable once a webhook is set again).
+    const abandoned = db.prepare(
+      `UPDATE webhook_outbox SET abandoned_at = ?, last_error = 'the project has no webhook any more'
+       WHERE project_id = ? AND delivered_at IS NULL AND abandoned_at IS NULL`,
+    ).run(now, projectId).changes;
+    recordAudit(db, { projectId, actor, action: 'webhook.remove', target: 'webhook', summary: { abandoned }, at: now });
+    return true;
   }).immediate();
 }
 
@@ -93,19 +99,22 @@ export interface OutboxMessage {
   readonly attempts: number;
 }
 
-const kDueMessages = new WeakMap<Db, Statement<[number, number], OutboxMessage>>();
+const kDueMessages = new WeakMap<Db, Statement<[string, number, number], OutboxMessage>>();
 
-/** The messages due by `now`, oldest due first. Prepared once per connection: the deliverer asks often. */
-export function dueMessages(db: Db, now: number, limit: number): OutboxMessage[] {
+/**
+ * The project's messages due by `now`, oldest due first (the due index leads with the project).
+ * Prepared once per connection: the deliverer asks often.
+ */
+export function dueMessages(db: Db, projectId: string, now: number, limit: number): OutboxMessage[] {
   let statement = kDueMessages.get(db);
   if (statement === undefined) {
     statement = db.prepare(
       `SELECT seq, message_id, project_id, payload, created_at, coalesce(retry_from, created_at) AS retry_from, attempts FROM webhook_outbox
-       WHERE delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
-    ) as Statement<[number, number], OutboxMessage>;
+       WHERE project_id = ? AND delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
+    ) as Statement<[string, number, number], OutboxMessage>;
     kDueMessages.set(db, statement);
   }
-  return statement.all(now, limit);
+  return statement.all(projectId, now, limit);
 }
 
 // An attempt's outcome is written only if the message is still in the retry window the attempt

@@ -100,6 +100,7 @@ test('command-line changes are recorded as cli: keys, webhook settings; never a 
   ]);
   t.like(records[2]!.summary, { url_origin: 'https://hooks.example', first: true });
   t.deepEqual(records[1]!.summary, { overlap_seconds: 3600 });
+  t.deepEqual(records[0]!.summary, { abandoned: 0 });
   t.like(records[4]!.summary, { kind: 'secret', scopes: ['rules:read'], label: 'dashboard' });
   const text = JSON.stringify(records);
   for (const leaked of [created.key, secret, 'receiver-token-123', '/fraud']) t.false(text.includes(leaked), leaked);

@@ -174,6 +174,12 @@ test('webhook set refuses bad URLs and secrets; show and remove', async (t) => {
   t.is(withPassword.code, 2);
   t.regex(withPassword.stderr, /user name or password/);
   t.false(withPassword.stderr.includes('s3cret'));
+  // A port fetch never sends to (the Fetch standard's bad ports): nothing would ever be delivered either.
+  for (const url of ['http://127.0.0.1:10080/hook', 'https://hooks.example:6667/x', 'http://hooks.example:25/']) {
+    const badPort = await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', url]);
+    t.is(badPort.code, 2, url);
+    t.regex(badPort.stderr, /bad ports/);
+  }
   t.is((await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'https://hooks.example/x', '--secret', 'plain'])).code, 2);
   t.is((await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', 'prj_nope', '--url', 'https://hooks.example/x'])).code, 2);
   t.is((await runCli(['webhook', 'show', '--data-dir', dataDir, '--project', projectId])).code, 1);
@@ -394,6 +400,8 @@ test('webhook deliveries and redeliver on the command line', async (t) => {
   await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) });
   await until(() => receiver.attempts.length >= 1, 'a failed attempt');
   t.is((await runCli(['webhook', 'remove', '--data-dir', server.dataDir, '--project', projectId])).code, 0);
+  // Abandoned by the removal itself: nowhere to send it.
+  t.is((await cliJson<DeliveryView[]>(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'abandoned', '--json'])).length, 1);
   // Waited for over HTTP: a command run in the wait loop would block this process, receiver included.
   const abandonedOverHttp = await waitFor(async () => (await deliveries(server, key, '?status=abandoned')).deliveries[0], 'the abandoned message');
   const abandoned = (await cliJson<DeliveryView[]>(['webhook', 'deliveries', '--data-dir', server.dataDir, '--project', projectId, '--status', 'abandoned', '--json']))[0]!;
@@ -459,7 +467,7 @@ test('erasure: the outbox\'s messages of the account\'s events no longer name it
 
 test('a delivery error never shows the webhook URL\'s path, query or credentials (a URL set before credentials were refused)', async (t) => {
   const { server, projectId, key } = await ownProject();
-  await setWebhook(server.dataDir, 'http://127.0.0.1:9/placeholder', projectId);
+  await setWebhook(server.dataDir, 'http://127.0.0.1:39/placeholder', projectId);
   // As an older build let it be set: credentials in the URL, which fetch refuses to send to.
   const db = new Database(join(server.dataDir, 'fraud-scorer.db'));
   db.prepare('UPDATE webhooks SET url = ? WHERE project_id = ?').run('http://hook:s3cret@127.0.0.1:9/hooks/token-abc?key=q1', projectId);
@@ -470,4 +478,38 @@ test('a delivery error never shows the webhook URL\'s path, query or credentials
     return page.deliveries.find((d) => d.last_error !== null) ?? null;
   }, 'a failed attempt');
   for (const secret of ['s3cret', 'token-abc', 'key=q1', 'hook:']) t.false(failed.last_error!.includes(secret), `${secret} in ${failed.last_error}`);
+});
+
+test('a project\'s receiver that never answers holds at most 4 of the 16 delivery slots: another project\'s messages go on meanwhile', async (t) => {
+  const held: Array<import('node:http').ServerResponse> = [];
+  const hanging = createServer((request, response) => {
+    request.resume();
+    held.push(response);
+  });
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const working = await startReceiver();
+  t.teardown(async () => {
+    for (const response of held) response.destroy();
+    hanging.closeAllConnections();
+    await new Promise((resolve) => hanging.close(resolve));
+    await working.close();
+  });
+  const server = await startServer({ env: { WEBHOOK_TIMEOUT_MS: '120000' } });
+  t.teardown(async () => {
+    // The hanging attempts end first: a stop waits for the deliveries under way.
+    for (const response of held) response.destroy();
+    await server.stop();
+  });
+  // The sandbox's receiver hangs; the live project's answers.
+  await setWebhook(server.dataDir, `http://127.0.0.1:${(hanging.address() as { port: number }).port}/hook`, 'sandbox');
+  await setWebhook(server.dataDir, working.url, 'live');
+  const sandboxKey = server.bootstrap.keys.sandbox_secret.key;
+  for (let i = 0; i < 20; i++) t.is((await api(server, 'POST', '/v1/events', { key: sandboxKey, body: minimalEvent({ async: true }) })).status, 202);
+  await until(() => held.length === 4, 'the sandbox receiver holding its project\'s 4 slots');
+  const liveKey = server.bootstrap.keys.live_secret.key;
+  for (let i = 0; i < 10; i++) t.is((await api(server, 'POST', '/v1/events', { key: liveKey, body: minimalEvent({ async: true }) })).status, 202);
+  await until(() => working.received.length === 10, 'every live message delivered while the sandbox receiver hangs');
+  t.is(held.length, 4, 'the sandbox project never took more than its share');
+  const sandboxQueued = (await deliveries(server, sandboxKey)).deliveries.filter((d) => d.status === 'pending');
+  t.is(sandboxQueued.length, 20, 'its messages wait (4 of them under way), none lost');
 });

@@ -23,6 +23,7 @@ import { kEventIdRunsMigration } from './020-event-id-runs.js';
 import { kEventPayloadsMigration } from './021-event-payloads.js';
 import { kPendingWithoutIndexMigration } from './022-pending-without-index.js';
 import { kDerivedPartsOpenMigration } from './023-derived-parts-open.js';
+import { kOutboxDueByProjectMigration } from './024-outbox-due-by-project.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import { writeEventIdRunsOfLog } from '../../scoring/event-id-runs.js';
 import type { Db } from '../database.js';
@@ -61,4 +62,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 21, name: 'event payloads with coded names', sql: kEventPayloadsMigration },
   { version: 22, name: 'pending events without an index', sql: kPendingWithoutIndexMigration },
   { version: 23, name: 'derived parts open', sql: kDerivedPartsOpenMigration },
+  { version: 24, name: 'webhook messages due by project', sql: kOutboxDueByProjectMigration },
 ];
