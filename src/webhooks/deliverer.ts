@@ -174,9 +174,12 @@ export class WebhookDeliverer {
       return response.status >= 200 && response.status < 300 ? '' : `HTTP ${response.status}`;
     } catch (error) {
       if ((error as Error).name === 'TimeoutError') return `no answer within ${this.#options.timeoutMs} ms`;
-      // Listed to any scores:read key (GET /v1/webhooks/deliveries): the URL's path and query may
-      // carry the receiver's token, so the error names the URL's origin only.
-      return withoutUrl((error as Error).message, url);
+      // fetch says only "fetch failed"; its cause says why (connection refused, a name that does
+      // not resolve, a reset). Listed to any scores:read key (GET /v1/webhooks/deliveries): the
+      // URL's path and query may carry the receiver's token, so the error names the URL's origin only.
+      const cause = (error as Error).cause;
+      const why = cause instanceof Error ? `${(error as Error).message}: ${cause.message}` : (error as Error).message;
+      return withoutUrl(why, url);
     }
   }
 

@@ -478,6 +478,12 @@ test('a delivery error never shows the webhook URL\'s path, query or credentials
     return page.deliveries.find((d) => d.last_error !== null) ?? null;
   }, 'a failed attempt');
   for (const secret of ['s3cret', 'token-abc', 'key=q1', 'hook:']) t.false(failed.last_error!.includes(secret), `${secret} in ${failed.last_error}`);
+  // Nothing listens there: the error says why (fetch's cause), still without the path or query.
+  const db2 = new Database(join(server.dataDir, 'fraud-scorer.db'));
+  db2.prepare('UPDATE webhooks SET url = ? WHERE project_id = ?').run('http://127.0.0.1:39/hooks/token-def?key=q2', projectId);
+  db2.close();
+  const refused = await waitFor(async () => (await deliveries(server, key)).deliveries.find((d) => d.last_error?.includes('ECONNREFUSED')) ?? null, 'an attempt refused by the closed port');
+  t.regex(refused.last_error!, /^fetch failed: connect ECONNREFUSED 127\.0\.0\.1:39$/);
 });
 
 test('a project\'s receiver that never answers holds at most 4 of the 16 delivery slots: another project\'s messages go on meanwhile', async (t) => {
