@@ -55,6 +55,8 @@ test.serial('requests per key and route pattern are limited in a fixed window, a
       const first: Array<Awaited<ReturnType<typeof api>>> = [];
       for (let i = 0; i < 3; i++) first.push(await api(server, 'GET', `/v1/scores/${randomUUID()}`, { key }));
       const fourth = await api(server, 'GET', `/v1/scores/${randomUUID()}`, { key });
+      // HEAD is the GET without its body: it counts as GET (README, RATE_LIMIT_PER_ROUTE).
+      const head = await api(server, 'HEAD', `/v1/scores/${randomUUID()}`, { key });
       // Another route of the same key has its own counter; so has another key on the same route.
       const otherRoute = await api(server, 'POST', '/v1/events', { key, body: minimalEvent() });
       const otherKey = await api(server, 'GET', `/v1/scores/${randomUUID()}`, { key: anotherKey });
@@ -65,6 +67,8 @@ test.serial('requests per key and route pattern are limited in a fixed window, a
       return () => {
         for (const response of first) t.is(response.status, 404);
         expectLimited(t, fourth, 3);
+        t.is(head.status, 429);
+        t.is(head.headers.get('ratelimit-limit'), '3');
         t.is(otherRoute.status, 200);
         t.is(otherKey.status, 404);
         expectLimited(t, refused, 3);
