@@ -129,15 +129,21 @@ export function runBacktest(db: Db, job: BacktestJob, progress: ProgressCells, h
     for (const row of rows) {
       // Not scored at the snapshot: still pending (async), or scored since; an event erased while
       // pending was never scored.
-      if (row.state === 'pending' || (row.state === 'scored' && row.scored_order !== null && row.scored_order > scoredThrough)) {
+      const pendingAtSnapshot = row.state === 'pending' || (row.state === 'scored' && row.scored_order !== null && row.scored_order > scoredThrough);
+      // Past the limit, only whether a scored event is left to say so (truncated): the pending
+      // events there were not among those looked at.
+      if (tally.scanned === job.limit) {
+        if (row.state === 'scored' && !pendingAtSnapshot) {
+          tally.truncated = true;
+          break scan;
+        }
+        continue;
+      }
+      if (pendingAtSnapshot) {
         tally.pending++;
         continue;
       }
       if (row.state !== 'scored') continue;
-      if (tally.scanned === job.limit) {
-        tally.truncated = true;
-        break scan;
-      }
       tally.scanned++;
       try {
         judge(row);

@@ -140,3 +140,34 @@ test('async events pending when a backtest starts are left out and counted, also
   t.deepEqual(transition(after.report, 'review', 'review').sample_event_ids, [scoredMeanwhile.event_id]);
   release(server, 'still-pending');
 });
+
+test('events_pending counts the pending events among those looked at: none past the limit', async (t) => {
+  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points', RATE_LIMIT_PER_ROUTE: '100000' } });
+  t.teardown(async () => {
+    for (const point of ['async-scorer', 'backtest']) release(server, point);
+    await server.stop();
+  });
+  // The background scorer is held at its start: the async event stays pending.
+  await heldAt(server, 'async-scorer');
+  const project = await newProject(server, 'none');
+  await createRule(server, project.key, ruleBody('points', { kind: 'scoring', score_delta: 10, expression: 'extras.points > 0' }));
+  await publish(server, project.key);
+  const startedAt = Date.now();
+  const sync = (): Promise<number> => api(server, 'POST', '/v1/events', { key: project.key, body: minimalEvent({ extras: { points: 1 } }) }).then((response) => response.status);
+  // In the log: two scored events, an async one held pending, a scored one.
+  t.deepEqual([await sync(), await sync()], [200, 200]);
+  t.is((await api(server, 'POST', '/v1/events', { key: project.key, body: minimalEvent({ async: true, extras: { points: 1 } }) })).status, 202);
+  t.is(await sync(), 200);
+
+  const cut = await api(server, 'POST', '/v1/rules/backtests', { key: project.key, body: { version: 1, ...window(startedAt), limit: 2 } });
+  t.is(cut.status, 202, cut.text);
+  await heldAt(server, 'backtest');
+  release(server, 'backtest');
+  const report = (await finished(server, project.key, cut.body.data.backtest_id)).report;
+  t.like(report, { events_scanned: 2, truncated: true, events_pending: 0, events_replayed: 2 });
+  // With room for it, the pending event is looked at, and counted.
+  const whole = await api(server, 'POST', '/v1/rules/backtests', { key: project.key, body: { version: 1, ...window(startedAt), limit: 3 } });
+  await heldAt(server, 'backtest');
+  release(server, 'backtest');
+  t.like((await finished(server, project.key, whole.body.data.backtest_id)).report, { events_scanned: 3, truncated: false, events_pending: 1 });
+});
