@@ -8,7 +8,7 @@ import type { Logger } from '../shared/log.js';
 import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
 import { retryDelayMs, signingSecrets, signWebhook, type SecretsOfWebhook } from './signature.js';
-import { dueMessages, type OutboxMessage } from './webhook-store.js';
+import { dueMessages, kNoWebhook, type OutboxMessage } from './webhook-store.js';
 
 export interface DeliveryOptions {
   readonly retryBaseMs: number;
@@ -142,7 +142,7 @@ export class WebhookDeliverer {
     const attemptedAt = this.#now();
     let error: string;
     if (config === undefined) {
-      error = 'the project has no webhook any more';
+      error = kNoWebhook;
     } else {
       error = await this.#post(config.url, signingSecrets(config, attemptedAt), message, attemptedAt);
       if (error === '') {

@@ -74,15 +74,17 @@ export function findWebhook(db: Db, projectId: string): WebhookConfig | null {
   return (db.prepare(`SELECT ${kConfigColumns} FROM webhooks WHERE project_id = ?`).get(projectId) as WebhookConfig | undefined) ?? null;
 }
 
+/** The last error of a message whose project has no webhook (removed): nowhere to send it. */
+export const kNoWebhook = 'the project has no webhook any more';
+
 export function removeWebhook(db: Db, projectId: string, now: number, actor: string): boolean {
   return db.transaction(() => {
     const removed = db.prepare('DELETE FROM webhooks WHERE project_id = ?').run(projectId).changes > 0;
     if (!removed) return false;
     // Nowhere to send them: its queued messages end here (redeliverable once a webhook is set again).
     const abandoned = db.prepare(
-      `UPDATE webhook_outbox SET abandoned_at = ?, last_error = 'the project has no webhook any more'
-       WHERE project_id = ? AND delivered_at IS NULL AND abandoned_at IS NULL`,
-    ).run(now, projectId).changes;
+      'UPDATE webhook_outbox SET abandoned_at = ?, last_error = ? WHERE project_id = ? AND delivered_at IS NULL AND abandoned_at IS NULL',
+    ).run(now, kNoWebhook, projectId).changes;
     recordAudit(db, { projectId, actor, action: 'webhook.remove', target: 'webhook', summary: { abandoned }, at: now });
     return true;
   }).immediate();
