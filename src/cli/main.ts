@@ -3,41 +3,40 @@ import Database from 'better-sqlite3';
 import { kVersion } from '../shared/version.js';
 import { SqliteBuildError } from '../store/database.js';
 import { CliError, UsageError, print, type Command } from './args.js';
-import { backupCommand } from './backup.js';
-import { keysCommand } from './keys.js';
-import { projectsCommand, tenantsCommand } from './projects.js';
-import { serveCommand } from './serve.js';
-import { webhookCommand } from './webhook.js';
 
-const kCommands: Record<string, Command> = {
-  serve: serveCommand,
-  keys: keysCommand,
-  projects: projectsCommand,
-  tenants: tenantsCommand,
-  webhook: webhookCommand,
-  backup: backupCommand,
+// Each command's module is loaded only when it runs: `serve` brings the whole server (ajv schemas,
+// the rules compiler, uWS, piscina), which a `keys create` has no use for.
+const kCommands: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.js')).serveCommand,
+  keys: async () => (await import('./keys.js')).keysCommand,
+  projects: async () => (await import('./projects.js')).projectsCommand,
+  tenants: async () => (await import('./projects.js')).tenantsCommand,
+  webhook: async () => (await import('./webhook.js')).webhookCommand,
+  backup: async () => (await import('./backup.js')).backupCommand,
 };
 
-function usage(): string {
-  const lines = Object.entries(kCommands).map(([name, command]) => `  ${name.padEnd(10)} ${command.summary}`);
+async function usage(): Promise<string> {
+  const lines: string[] = [];
+  for (const [name, load] of Object.entries(kCommands)) lines.push(`  ${name.padEnd(10)} ${(await load()).summary}`);
   return `Usage: fraud-scorer <command> [options]\n       fraud-scorer --version\n\nCommands:\n${lines.join('\n')}\n\nRun fraud-scorer <command> --help for the options of a command.`;
 }
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    print(usage());
+    print(await usage());
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-v') {
     print(`fraud-scorer ${kVersion}`);
     return 0;
   }
-  const command = Object.hasOwn(kCommands, name) ? kCommands[name] : undefined;
-  if (command === undefined) {
-    process.stderr.write(`fraud-scorer: unknown command ${JSON.stringify(name)}\n\n${usage()}\n`);
+  const load = Object.hasOwn(kCommands, name) ? kCommands[name] : undefined;
+  if (load === undefined) {
+    process.stderr.write(`fraud-scorer: unknown command ${JSON.stringify(name)}\n\n${await usage()}\n`);
     return 2;
   }
+  const command = await load();
   try {
     return await command.run(args);
   } catch (error) {

@@ -3,20 +3,12 @@
 //
 // Bounds the interface leaves open are chosen here and documented in docs/events.md.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { characterLength } from '../shared/text.js';
 import { createAjv, validationErrorOf } from './ajv.js';
+import { kMaxExternalIdLength } from './external-id.js';
 import type { JsonObject } from './json-body.js';
 
 export const kEventTypes = ['payment', 'payout', 'login', 'registration', 'deposit', 'withdrawal'] as const;
 export type EventType = (typeof kEventTypes)[number];
-
-/** The interface's limit on external_account_id, in characters. */
-export const kMaxExternalIdLength = 64;
-
-/** Whether `id` (as /v1/accounts/{id} gives it, percent-decoded) could be an external_account_id. */
-export function couldBeExternalId(id: string): boolean {
-  return id.length >= 1 && characterLength(id) <= kMaxExternalIdLength;
-}
 
 const kCountry = { type: 'string', pattern: '^[A-Za-z]{2}$' };
 const kShortText = { type: 'string', maxLength: 128 };
