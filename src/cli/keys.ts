@@ -1,5 +1,5 @@
 import { resolveScopes, type KeyKind } from '../auth/api-keys.js';
-import { recordKeyCreated } from '../tenancy/provision.js';
+import { recordKeyCreated } from '../tenancy/tenancy-audit.js';
 import { createApiKey, findApiKey, listApiKeys, resolveProjectRef, revokeApiKey, type ApiKeyInfo } from '../tenancy/tenancy-store.js';
 import { kCliActor, recordAudit } from '../audit/audit-store.js';
 import { actionCommand, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError, CliError } from './args.js';

@@ -1,5 +1,6 @@
 import { listPresets } from '../../compiler/index.js';
-import { provisionProject, provisionTenant, recordProjectCreated, recordTenantCreated, kDefaultPreset, kNoPreset } from '../tenancy/provision.js';
+import { provisionProject, provisionTenant, kDefaultPreset, kNoPreset } from '../tenancy/provision.js';
+import { recordProjectCreated, recordTenantCreated } from '../tenancy/tenancy-audit.js';
 import { findTenant, listProjects, listTenants } from '../tenancy/tenancy-store.js';
 import { actionCommand, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError, withDataDir } from './args.js';
 

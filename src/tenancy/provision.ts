@@ -4,7 +4,7 @@ import type { Db } from '../store/database.js';
 import { createApiKey, createTenant, insertProject, type ApiKeyInfo, type Project, type Tenant } from './tenancy-store.js';
 import { kPublishableScopes, kScopes } from '../auth/api-keys.js';
 import { installPreset } from '../rulesets/ruleset-store.js';
-import { kCliActor, recordAudit } from '../audit/audit-store.js';
+import { recordKeyCreated, recordTenantCreated } from './tenancy-audit.js';
 
 export const kDefaultPreset = 'default';
 /** A project without rules: it scores nothing (503 COMPILED_RULES_UNAVAILABLE) until a publish. */
@@ -33,35 +33,6 @@ export function provisionProject(db: Db, tenantId: string, name: string, preset:
     setUpRules(db, project, now);
     return project;
   }).immediate();
-}
-
-/** The audit record of a new key: what it may do, never the key (nor its hash). */
-export function recordKeyCreated(db: Db, info: ApiKeyInfo, now: number): void {
-  recordAudit(db, {
-    projectId: info.project_id, actor: kCliActor, action: 'key.create', target: `key:${info.key_id}`,
-    summary: { kind: info.kind, environment: info.environment, scopes: info.scopes, label: info.label, allowed_origins: info.allowed_origins },
-    at: now,
-  });
-}
-
-/** The audit record of a new project (the command line, or the first start). */
-export function recordProjectCreated(db: Db, project: Project, now: number): void {
-  recordAudit(db, {
-    projectId: project.project_id, actor: kCliActor, action: 'project.create', target: `project:${project.project_id}`,
-    summary: { name: project.name, environment: project.environment, preset: project.preset, tenant_id: project.tenant_id },
-    at: now,
-  });
-}
-
-/** The audit records of a new tenant and its two projects. */
-export function recordTenantCreated(db: Db, created: { tenant: Tenant; live: Project; sandbox: Project }, now: number): void {
-  recordAudit(db, {
-    projectId: null, tenantId: created.tenant.tenant_id, actor: kCliActor, action: 'tenant.create', target: `tenant:${created.tenant.tenant_id}`,
-    summary: { name: created.tenant.name, live_project_id: created.live.project_id, sandbox_project_id: created.sandbox.project_id },
-    at: now,
-  });
-  recordProjectCreated(db, created.live, now);
-  recordProjectCreated(db, created.sandbox, now);
 }
 
 export interface BootstrapResult {
