@@ -153,7 +153,7 @@ export class WebhookDeliverer {
     }
     this.failures++;
     const attempt = message.attempts + 1;
-    const next = attemptedAt + retryDelayMs(attempt, this.#options.retryBaseMs, this.#options.retryMaxDelayMs);
+    const next = attemptedAt + retryDelayMs(message.window_attempts + 1, this.#options.retryBaseMs, this.#options.retryMaxDelayMs);
     const giveUp = config === undefined || next - message.retry_from > this.#options.retryHours * 3_600_000;
     if (giveUp) this.#log.warn('webhook abandoned', { message_id: message.message_id, project_id: message.project_id, attempts: attempt, error });
     await this.#record(() => this.#writer.call('markFailed', message.seq, message.retry_from, error, giveUp ? null : next, this.#now()));

@@ -99,6 +99,8 @@ export interface OutboxMessage {
   /** Start of the retry window: the decision, or the last redelivery request. */
   readonly retry_from: number;
   readonly attempts: number;
+  /** Attempts since `retry_from`: what the backoff counts (a redelivery starts it over). */
+  readonly window_attempts: number;
 }
 
 const kDueMessages = new WeakMap<Db, Statement<[string, number, number], OutboxMessage>>();
@@ -111,7 +113,7 @@ export function dueMessages(db: Db, projectId: string, now: number, limit: numbe
   let statement = kDueMessages.get(db);
   if (statement === undefined) {
     statement = db.prepare(
-      `SELECT seq, message_id, project_id, payload, created_at, coalesce(retry_from, created_at) AS retry_from, attempts FROM webhook_outbox
+      `SELECT seq, message_id, project_id, payload, created_at, coalesce(retry_from, created_at) AS retry_from, attempts, window_attempts FROM webhook_outbox
        WHERE project_id = ? AND delivered_at IS NULL AND abandoned_at IS NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
     ) as Statement<[string, number, number], OutboxMessage>;
     kDueMessages.set(db, statement);
@@ -127,14 +129,14 @@ export function dueMessages(db: Db, projectId: string, now: number, limit: numbe
 const kInWindow = 'WHERE seq = ? AND coalesce(retry_from, created_at) = ?';
 
 export function markDelivered(db: Db, seq: number, retryFrom: number, now: number): void {
-  const written = db.prepare(`UPDATE webhook_outbox SET delivered_at = ?, attempts = attempts + 1, last_error = NULL ${kInWindow}`).run(now, seq, retryFrom).changes;
+  const written = db.prepare(`UPDATE webhook_outbox SET delivered_at = ?, attempts = attempts + 1, window_attempts = window_attempts + 1, last_error = NULL ${kInWindow}`).run(now, seq, retryFrom).changes;
   if (written === 0) countAttempt(db, seq, null);
 }
 
 export function markFailed(db: Db, seq: number, retryFrom: number, error: string, nextAttemptAt: number | null, now: number): void {
   const written = nextAttemptAt === null
-    ? db.prepare(`UPDATE webhook_outbox SET attempts = attempts + 1, last_error = ?, abandoned_at = ? ${kInWindow}`).run(error, now, seq, retryFrom).changes
-    : db.prepare(`UPDATE webhook_outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? ${kInWindow}`).run(error, nextAttemptAt, seq, retryFrom).changes;
+    ? db.prepare(`UPDATE webhook_outbox SET attempts = attempts + 1, window_attempts = window_attempts + 1, last_error = ?, abandoned_at = ? ${kInWindow}`).run(error, now, seq, retryFrom).changes
+    : db.prepare(`UPDATE webhook_outbox SET attempts = attempts + 1, window_attempts = window_attempts + 1, last_error = ?, next_attempt_at = ? ${kInWindow}`).run(error, nextAttemptAt, seq, retryFrom).changes;
   if (written === 0) countAttempt(db, seq, error);
 }
 
@@ -239,12 +241,12 @@ export function findDelivery(db: Db, projectId: string, messageId: string): Deli
 /**
  * Makes a message due now, whatever its state, with a new retry window from now: delivered
  * messages are sent again (same webhook-id, so receivers still de-duplicate), abandoned ones get
- * WEBHOOK_RETRY_HOURS of retries afresh. null when the project has no such message.
+ * WEBHOOK_RETRY_HOURS of retries afresh, their backoff starting over. null when the project has no such message.
  */
 export function redeliver(db: Db, projectId: string, messageId: string, now: number, actor: string): Delivery | null {
   return db.transaction(() => {
     const changed = db.prepare(
-      'UPDATE webhook_outbox SET delivered_at = NULL, abandoned_at = NULL, next_attempt_at = ?, retry_from = ? WHERE project_id = ? AND message_id = ?',
+      'UPDATE webhook_outbox SET delivered_at = NULL, abandoned_at = NULL, next_attempt_at = ?, retry_from = ?, window_attempts = 0 WHERE project_id = ? AND message_id = ?',
     ).run(now, now, projectId, messageId).changes;
     if (changed === 0) return null;
     const delivery = findDelivery(db, projectId, messageId)!;
@@ -257,7 +259,7 @@ export function redeliver(db: Db, projectId: string, messageId: string, now: num
 export function redeliverAbandoned(db: Db, projectId: string, now: number, actor: string): number {
   return db.transaction(() => {
     const count = db.prepare(
-      'UPDATE webhook_outbox SET abandoned_at = NULL, next_attempt_at = ?, retry_from = ? WHERE project_id = ? AND abandoned_at IS NOT NULL',
+      'UPDATE webhook_outbox SET abandoned_at = NULL, next_attempt_at = ?, retry_from = ?, window_attempts = 0 WHERE project_id = ? AND abandoned_at IS NOT NULL',
     ).run(now, now, projectId).changes;
     if (count > 0) recordAudit(db, { projectId, actor, action: 'webhook.redeliver', target: 'webhook', summary: { abandoned_redelivered: count }, at: now });
     return count;

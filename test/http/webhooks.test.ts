@@ -249,6 +249,7 @@ interface DeliveryView {
   status: string;
   attempts: number;
   last_error: string | null;
+  next_attempt_at: string | null;
 }
 
 async function deliveries(server: TestServer, key: string, query = ''): Promise<{ deliveries: DeliveryView[]; next_cursor: string | null }> {
@@ -340,6 +341,41 @@ test('a redelivery asked for while an attempt is under way is sent once that att
   t.deepEqual(attempts, [messageId, messageId]);
   const delivered = await deliveryStatus(server, key, messageId, 'delivered');
   t.is(delivered.attempts, 2, 'both attempts counted');
+});
+
+test('a redelivery starts the backoff over: the retry after its failed attempt is one base delay away, however many attempts came before', async (t) => {
+  // Every request fails; the server records when each was received.
+  const receivedAt: number[] = [];
+  const receiver: Server = createServer((request, response) => {
+    request.resume().on('end', () => {
+      receivedAt.push(Date.now());
+      response.writeHead(500).end('down');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  // The first retry comes 30–60 s after a failure, the second 60–120 s, the third 2–4 min: no
+  // retry of the schedule comes during the test, only the redeliveries it asks for.
+  const baseMs = 60_000;
+  const server = await startServer({ env: { WEBHOOK_RETRY_BASE_MS: String(baseMs) } });
+  t.teardown(async () => {
+    await server.stop();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
+  const key = server.bootstrap.keys.live_secret.key;
+  await setWebhook(server.dataDir, `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`);
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })).status, 202);
+  const failedOnce = await waitFor(async () => (await deliveries(server, key, '?status=retrying')).deliveries.find((d) => d.attempts === 1), 'the first attempt, failed');
+  for (let attempts = 2; attempts <= 4; attempts++) {
+    const redelivered = await api(server, 'POST', `/v1/webhooks/deliveries/${failedOnce.message_id}/redeliver`, { key });
+    t.is(redelivered.status, 202, redelivered.text);
+    const failed = await waitFor(async () => (await deliveries(server, key, '?status=retrying')).deliveries.find((d) => d.attempts === attempts), `attempt ${attempts}, failed`);
+    t.is(receivedAt.length, attempts);
+    // The retry is due at most one base delay after the attempt was made (which was no later than
+    // the receiver saw it). Counting every attempt, the third would be 2–4 min away.
+    const nextAt = Date.parse(failed.next_attempt_at!);
+    t.true(nextAt - receivedAt[attempts - 1]! <= baseMs, `attempt ${attempts}: next attempt ${nextAt - receivedAt[attempts - 1]!} ms after it`);
+    t.is(failed.last_error, 'HTTP 500');
+  }
 });
 
 test('deliveries: refusals name their parameter and change nothing; scopes; paging; other projects stay apart', async (t) => {

@@ -24,6 +24,7 @@ import { kEventPayloadsMigration } from './021-event-payloads.js';
 import { kPendingWithoutIndexMigration } from './022-pending-without-index.js';
 import { kDerivedPartsOpenMigration } from './023-derived-parts-open.js';
 import { kOutboxDueByProjectMigration } from './024-outbox-due-by-project.js';
+import { kOutboxWindowAttemptsMigration } from './025-outbox-window-attempts.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import { writeEventIdRunsOfLog } from '../../scoring/event-id-runs.js';
 import type { Db } from '../database.js';
@@ -63,4 +64,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 22, name: 'pending events without an index', sql: kPendingWithoutIndexMigration },
   { version: 23, name: 'derived parts open', sql: kDerivedPartsOpenMigration },
   { version: 24, name: 'webhook messages due by project', sql: kOutboxDueByProjectMigration },
+  { version: 25, name: 'webhook attempts in the retry window', sql: kOutboxWindowAttemptsMigration },
 ];
