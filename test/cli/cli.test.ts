@@ -257,6 +257,7 @@ const kUndoNewestMigration: Record<number, string> = {
   22: "CREATE INDEX events_pending ON events (seq) WHERE state = 'pending'",
   23: 'ALTER TABLE derived_stamp DROP COLUMN parts_open',
   24: 'DROP INDEX webhook_outbox_due; CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE delivered_at IS NULL AND abandoned_at IS NULL',
+  25: 'ALTER TABLE webhook_outbox DROP COLUMN window_attempts',
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {
