@@ -1,6 +1,6 @@
 // The decision webhook (DESIGN §4) with a real receiver on loopback: Standard Webhooks signature,
 // retries after failures with the same message id, delivery after a restart, sync events not sent.
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { createServer, type Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { api, makeDataDir, runCli, sleep, startServer, waitFor, type TestServer } from '../_helpers/server.js';
@@ -311,6 +311,18 @@ test('failed and abandoned deliveries are listed and can be redelivered over HTT
   t.is(audit.body.data.records[0].summary.event_id, failed.event_id);
 });
 
+/** A server of its own whose live project's webhook is `receiver` (listening from here on), with the given retry base. */
+async function serverWithReceiver(t: ExecutionContext, receiver: Server, retryBaseMs: number): Promise<{ server: TestServer; key: string }> {
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const server = await startServer({ env: { WEBHOOK_RETRY_BASE_MS: String(retryBaseMs) } });
+  t.teardown(async () => {
+    await server.stop();
+    await new Promise((resolve) => receiver.close(resolve));
+  });
+  await setWebhook(server.dataDir, `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`);
+  return { server, key: server.bootstrap.keys.live_secret.key };
+}
+
 test('a redelivery asked for while an attempt is under way is sent once that attempt fails, not after its backoff', async (t) => {
   // The first request is held until released, then answered 500; the next ones 204.
   const attempts: string[] = [];
@@ -322,15 +334,8 @@ test('a redelivery asked for while an attempt is under way is sent once that att
       else response.writeHead(204).end();
     });
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   // A failure waits ten minutes before its retry.
-  const server = await startServer({ env: { WEBHOOK_RETRY_BASE_MS: '600000' } });
-  t.teardown(async () => {
-    await server.stop();
-    await new Promise((resolve) => receiver.close(resolve));
-  });
-  const key = server.bootstrap.keys.live_secret.key;
-  await setWebhook(server.dataDir, `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`);
+  const { server, key } = await serverWithReceiver(t, receiver, 600_000);
   t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })).status, 202);
   await until(() => release !== null, 'the first attempt, held');
   const messageId = (await deliveries(server, key)).deliveries[0]!.message_id;
@@ -352,17 +357,10 @@ test('a redelivery starts the backoff over: the retry after its failed attempt i
       response.writeHead(500).end('down');
     });
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   // The first retry comes 30–60 s after a failure, the second 60–120 s, the third 2–4 min: no
   // retry of the schedule comes during the test, only the redeliveries it asks for.
   const baseMs = 60_000;
-  const server = await startServer({ env: { WEBHOOK_RETRY_BASE_MS: String(baseMs) } });
-  t.teardown(async () => {
-    await server.stop();
-    await new Promise((resolve) => receiver.close(resolve));
-  });
-  const key = server.bootstrap.keys.live_secret.key;
-  await setWebhook(server.dataDir, `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`);
+  const { server, key } = await serverWithReceiver(t, receiver, baseMs);
   t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })).status, 202);
   const failedOnce = await waitFor(async () => (await deliveries(server, key, '?status=retrying')).deliveries.find((d) => d.attempts === 1), 'the first attempt, failed');
   for (let attempts = 2; attempts <= 4; attempts++) {
