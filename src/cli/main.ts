@@ -5,7 +5,8 @@ import { SqliteBuildError } from '../store/database.js';
 import { CliError, UsageError, print, type Command } from './args.js';
 
 // Each command's module is loaded only when it runs: `serve` brings the whole server (ajv schemas,
-// the rules compiler, uWS, piscina), which a `keys create` has no use for.
+// the rules compiler, uWS, piscina), which a `keys create` has no use for. The top-level help
+// loads them all, for their summaries.
 const kCommands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./serve.js')).serveCommand,
   keys: async () => (await import('./keys.js')).keysCommand,

@@ -241,7 +241,8 @@ export function findDelivery(db: Db, projectId: string, messageId: string): Deli
 /**
  * Makes a message due now, whatever its state, with a new retry window from now: delivered
  * messages are sent again (same webhook-id, so receivers still de-duplicate), abandoned ones get
- * WEBHOOK_RETRY_HOURS of retries afresh, their backoff starting over. null when the project has no such message.
+ * WEBHOOK_RETRY_HOURS of retries afresh, their backoff starting over. null when the project has no
+ * such message.
  */
 export function redeliver(db: Db, projectId: string, messageId: string, now: number, actor: string): Delivery | null {
   return db.transaction(() => {
