@@ -32,6 +32,8 @@ export interface TestServer {
   output(): string;
   /** SIGTERM and wait for the exit; resolves with the exit code and signal. */
   stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Wait for an exit the test caused some other way (another signal), sending nothing. */
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** SIGKILL and wait: a crash, as far as the store can tell. */
   kill(): Promise<void>;
 }
@@ -126,6 +128,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
       cleanup();
       return result;
     },
+    exited: () => exited,
     async kill() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;

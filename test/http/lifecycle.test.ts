@@ -3,7 +3,7 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { api, makeDataDir, sleep, startServer } from '../_helpers/server.js';
+import { api, makeDataDir, startServer, waitFor } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { openSocket, readResponse, requestHead } from '../_helpers/raw-http.js';
 
@@ -16,13 +16,16 @@ test('SIGTERM finishes the request in flight, stops listening, and closes the da
 
   // A request whose body is still arriving when SIGTERM comes.
   const socket = await openSocket(server.port);
+  // One full exchange first: the server has surely taken the connection before it stops listening.
+  const health = readResponse(socket);
+  socket.write(requestHead('GET', '/healthz', {}));
+  t.is((await health).status, 200);
   socket.write(requestHead('POST', '/v1/events', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }));
   socket.write(body.slice(0, 10));
   const response = readResponse(socket);
-  await sleep(100);
   server.child.kill('SIGTERM');
-  await sleep(200);
-  // No new connections once draining.
+  // No new connections once draining (the line is logged after the listen socket is closed).
+  await waitFor(() => server.output().includes('"message":"draining"'), 'the server to log that it drains');
   await t.throwsAsync(fetch(`${server.url}/healthz`));
   socket.write(body.slice(10));
   const answered = await response;
