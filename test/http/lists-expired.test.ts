@@ -12,11 +12,16 @@ test('an expired item added again is added (not updated) by the key that adds it
   const { projectId, key } = await newProject(file.server, 'none');
   const created = await api(file.server, 'POST', '/v1/lists', { key, body: { list_id: 'temporary', kind: 'string' } });
   t.is(created.status, 201, created.text);
-  // Expiries a moment ahead (they must be in the future when sent); the test waits for them to pass.
-  const soon = new Date(Date.now() + 1500).toISOString();
-  const first = await api(file.server, 'POST', '/v1/lists/temporary/items', {
-    key, body: { items: [{ value: 'again', note: 'first', expires_at: soon }, { value: 'stale', expires_at: soon }] },
-  });
+  // Expiries a moment ahead (they must be in the future when they arrive); the test waits for them
+  // to pass. A request that arrived after them (a stalled machine) is sent again with a later one.
+  let first;
+  for (let aheadMs = 1500; ; aheadMs *= 2) {
+    const soon = Date.now() + aheadMs;
+    first = await api(file.server, 'POST', '/v1/lists/temporary/items', {
+      key, body: { items: [{ value: 'again', note: 'first', expires_at: new Date(soon).toISOString() }, { value: 'stale', expires_at: new Date(soon).toISOString() }] },
+    });
+    if (first.status === 200 || Date.now() <= soon) break;
+  }
   t.is(first.status, 200, first.text);
   t.like(first.body.data, { added: 2, updated: 0, item_count: 2 });
   await waitFor(async () => (await api(file.server, 'GET', '/v1/lists/temporary', { key })).body.data.items.length === 0, 'the items to expire');
