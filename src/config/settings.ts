@@ -1,8 +1,7 @@
 // Every operator setting in one table (DESIGN §5): flag, environment variable, type, default.
 // Settings come from flags, then the environment, then the defaults; the resolved object is
-// validated by one JSON schema and frozen before anything else starts.
+// checked against each setting's range or choices and frozen before anything else starts.
 import { availableParallelism } from 'node:os';
-import { Ajv } from 'ajv';
 
 interface SettingDefinition {
   readonly flag: string;
@@ -167,22 +166,22 @@ export function hasFault(config: Config, fault: Fault): boolean {
 
 const kBooleanWords: Record<string, boolean> = { on: true, true: true, '1': true, yes: true, off: false, false: false, '0': false, no: false };
 
-const kSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: Object.keys(kSettings),
-  properties: Object.fromEntries(
-    Object.entries(kSettings).map(([name, setting]: [string, SettingDefinition]) => [
-      name,
-      setting.type === 'integer'
-        ? { type: 'integer', minimum: setting.minimum, maximum: setting.maximum }
-        : setting.type === 'string'
-          ? setting.choices === undefined ? { type: 'string', minLength: 1 } : { type: 'string', enum: setting.choices }
-          : { type: 'boolean' },
-    ]),
-  ),
-};
-const kValidate = new Ajv({ allErrors: false }).compile(kSchema);
+/**
+ * What is wrong with a converted value (in the words a JSON schema validator would use), or null.
+ * convert() already gave it its type; this checks its range and choices.
+ */
+function settingProblem(value: unknown, setting: SettingDefinition): string | null {
+  if (setting.type === 'integer') {
+    if (typeof value !== 'number' || !Number.isInteger(value)) return 'must be integer';
+    if (setting.minimum !== undefined && value < setting.minimum) return `must be >= ${setting.minimum}`;
+    if (setting.maximum !== undefined && value > setting.maximum) return `must be <= ${setting.maximum}`;
+    return null;
+  }
+  if (setting.type === 'boolean') return typeof value === 'boolean' ? null : 'must be boolean';
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
+  if (setting.choices !== undefined && !setting.choices.includes(value)) return `must be one of ${setting.choices.join(', ')}`;
+  return null;
+}
 
 /** Resolves every setting (flag, then environment, then default), validates, and freezes. */
 export function loadConfig(flags: SettingFlags, env: NodeJS.ProcessEnv): Config {
@@ -197,12 +196,9 @@ export function loadConfig(flags: SettingFlags, env: NodeJS.ProcessEnv): Config 
     const source = typeof flagValue === 'string' ? `--${setting.flag}` : setting.env;
     resolved[name] = raw === undefined || raw === '' ? setting.default : convert(raw, setting, source);
   }
-  if (!kValidate(resolved)) {
-    const problem = kValidate.errors![0]!;
-    const name = problem.instancePath.slice(1) as SettingName;
-    const setting: SettingDefinition | undefined = kSettings[name];
-    const message = problem.keyword === 'enum' ? `must be one of ${(problem.params as { allowedValues: string[] }).allowedValues.join(', ')}` : problem.message;
-    throw new ConfigError(`${setting ? `${setting.env} / --${setting.flag}` : name}: ${message}`);
+  for (const [name, setting] of Object.entries(kSettings) as Array<[SettingName, SettingDefinition]>) {
+    const problem = settingProblem(resolved[name], setting);
+    if (problem !== null) throw new ConfigError(`${setting.env} / --${setting.flag}: ${problem}`);
   }
   for (const fault of faultList(resolved.faultInjection as string)) {
     if (!(kFaults as readonly string[]).includes(fault)) {

@@ -1,0 +1,29 @@
+// Settings resolve flag, then environment, then default, and a value out of its range or choices
+// is refused naming both ways to set it (DESIGN §5). Pure: loadConfig reads only what it is given.
+import test from 'ava';
+import { ConfigError, kSettings, loadConfig } from '../../src/config/settings.js';
+
+const refused = (flags: Record<string, string>, env: NodeJS.ProcessEnv, message: string) => (t: import('ava').ExecutionContext) => {
+  const error = t.throws(() => loadConfig(flags, env), { instanceOf: ConfigError });
+  t.is(error?.message, message);
+};
+
+test('the defaults pass, and a flag wins over the environment', (t) => {
+  const config = loadConfig({}, {});
+  t.is(config.port, kSettings.port.default);
+  t.is(config.logLevel, 'info');
+  t.is(loadConfig({ port: '9001' }, { PORT: '9002' }).port, 9001);
+  t.is(loadConfig({}, { PORT: '9002' }).port, 9002);
+  t.is(loadConfig({}, { PORT: '0' }).port, 0, 'the lowest value is in range');
+  t.is(loadConfig({}, { PORT: '65535' }).port, 65535, 'and the highest');
+  t.true(Object.isFrozen(loadConfig({}, {})));
+});
+
+test('an integer below its minimum is refused', refused({}, { MAX_EVENTS_IN_FLIGHT: '0' }, 'MAX_EVENTS_IN_FLIGHT / --max-events-in-flight: must be >= 1'));
+test('an integer above its maximum is refused', refused({ port: '65536' }, {}, 'PORT / --port: must be <= 65535'));
+test('a number too large to hold exactly is above the maximum', refused({}, { WORKERS: '99999999999999999999' }, 'WORKERS / --workers: must be <= 64'));
+test('a word where an integer goes is refused', refused({}, { PORT: 'eighty' }, 'PORT: expected an integer, got "eighty"'));
+test('a boolean that is not on or off is refused', refused({ 'access-log': 'maybe' }, {}, '--access-log: expected on or off, got "maybe"'));
+test('a string outside its choices is refused', refused({}, { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL / --log-level: must be one of debug, info, warn, error'));
+test('an empty flag is refused, not taken as unset', refused({ 'data-dir': '' }, { DATA_DIR: '/srv/data' }, '--data-dir: empty value; give a value, or leave the flag out to use DATA_DIR or the default'));
+test('an unknown fault is refused', refused({}, { FAULT_INJECTION: 'gremlins' }, 'FAULT_INJECTION / --fault-injection: unknown fault "gremlins"; known: rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang, derived_rows_fail, case_folds_fail, port_taken_after_check'));
