@@ -16,5 +16,5 @@ try {
   }
   process.exit(0);
 }
-const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { stdio: 'inherit', cwd: new URL('..', import.meta.url) });
+const build = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit', cwd: new URL('..', import.meta.url) });
 process.exit(build.status ?? 1);

@@ -1,6 +1,6 @@
 // The components the browser agent (agent.js) gathers, in one table: the JSON schema of each, and
 // whether it is stable (part of the fp_id) or volatile (checked, then left out of it). The request
-// schema (collect-request.ts), the canonical encoding (fp-id.ts) and docs/fingerprint.md all follow
+// schema (collect-schema.ts), the canonical encoding (fp-id.ts) and docs/fingerprint.md all follow
 // this table; test/fingerprint/components.test.ts checks that the docs list every row as it is here.
 //
 // Stable means "the same on every visit of the same browser on the same device": hardware, the

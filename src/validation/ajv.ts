@@ -1,18 +1,7 @@
-// One way to build the ajv instance request schemas are compiled with: strict mode, and the
-// ajv-formats formats the schemas use (uuid, email, date-time, ip addresses, uri).
-import { Ajv, type ErrorObject } from 'ajv';
+// ajv's errors as the interface's: the first violation as a 400 VALIDATION_ERROR naming its field.
+// The schemas themselves are compiled when the project is built (write-validators.ts).
+import type { ErrorObject } from 'ajv';
 import { apiError, type ApiError } from '../shared/errors.js';
-import addFormatsModule from 'ajv-formats';
-
-// ajv-formats is CommonJS with `exports.default`; under NodeNext the default import is the module.
-type AddFormats = (ajv: Ajv, formats: readonly string[]) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
-
-export function createAjv(): Ajv {
-  const ajv = new Ajv({ allErrors: false, strict: true, strictTypes: false });
-  addFormats(ajv, ['uuid', 'email', 'date-time', 'ipv4', 'ipv6', 'uri']);
-  return ajv;
-}
 
 /** "/user/phone" → "user.phone", "/extras/list/0" → "extras.list[0]". */
 export function pointerToPath(pointer: string): string {
