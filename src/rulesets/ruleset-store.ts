@@ -1,7 +1,9 @@
 // Draft rules, draft policy and published rulesets in SQLite (schema: migrations/002-rules.ts).
-// Publishing compiles the drafts with compiler/ and stores ruleset version N+1 in one transaction:
-// the new version is live the moment that transaction commits, and never half-written.
-import { compileRuleset, getPreset, type RuleDefinition, type RuleDiagnostic, type RulesetArtifact } from '../../compiler/index.js';
+// A publish stores the drafts, compiled elsewhere (rules-service.ts, by the compiler thread;
+// preset-install.ts for a new project), as ruleset version N+1 in one transaction: the new version
+// is live the moment that transaction commits, and never half-written. Nothing here compiles, so the
+// writer thread that runs these does not load the compiler.
+import type { RuleDefinition, RulesetArtifact } from '../../compiler/index.js';
 import { recordAudit } from '../audit/audit-store.js';
 import type { Db } from '../store/database.js';
 
@@ -269,18 +271,6 @@ export function replaceDraftPolicy(
   return { kind: 'saved', policy: readDraftPolicyRecord(db, projectId) };
 }
 
-export type PublishResult = { ok: true; ruleset: PublishedRuleset } | { ok: false; errors: RuleDiagnostic[] };
-
-/** Compiles the drafts and the draft policy into ruleset version N+1 and stores it (one transaction). */
-export function publishDrafts(db: Db, projectId: string, publishedBy: string, now: number): PublishResult {
-  return db.transaction((): PublishResult => {
-    const snapshot = readDraftSnapshot(db, projectId);
-    const compiled = compileRuleset(snapshot.rules);
-    if (!compiled.ok) return { ok: false, errors: compiled.errors };
-    return { ok: true, ruleset: insertRuleset(db, projectId, snapshot, compiled.artifact, publishedBy, now) };
-  }).immediate();
-}
-
 /** The drafts as one consistent read: what a publish compiles. */
 export interface DraftSnapshot {
   readonly rules: RuleDefinition[];
@@ -354,7 +344,7 @@ export function draftChanges(drafts: DraftSnapshot, published: DraftSnapshot | n
   };
 }
 
-function insertRuleset(db: Db, projectId: string, snapshot: DraftSnapshot, artifact: RulesetArtifact, publishedBy: string, now: number): PublishedRuleset {
+export function insertRuleset(db: Db, projectId: string, snapshot: DraftSnapshot, artifact: RulesetArtifact, publishedBy: string, now: number): PublishedRuleset {
   const ruleset: PublishedRuleset = {
     project_id: projectId,
     version: (readLiveVersion(db, projectId) ?? 0) + 1,
@@ -377,20 +367,6 @@ function insertRuleset(db: Db, projectId: string, snapshot: DraftSnapshot, artif
     db.prepare('UPDATE rulesets SET lists = ? WHERE project_id = ? AND version = ?').run(JSON.stringify(lists), projectId, ruleset.version);
   }
   return ruleset;
-}
-
-/** Copies a preset's rules and policy into a new project's drafts and publishes them as version 1. */
-export function installPreset(db: Db, projectId: string, presetName: string, now: number): PublishedRuleset {
-  const preset = getPreset(presetName);
-  if (preset === null) throw new Error(`unknown preset ${JSON.stringify(presetName)}`);
-  return db.transaction(() => {
-    const changedBy = `preset:${presetName}`;
-    for (const rule of preset.rules) saveDraftRule(db, projectId, rule, changedBy, now);
-    saveDraftPolicy(db, projectId, preset.policy, now);
-    const published = publishDrafts(db, projectId, changedBy, now);
-    if (!published.ok) throw new Error(`preset ${presetName} does not compile: ${published.errors[0]?.message}`);
-    return published.ruleset;
-  }).immediate();
 }
 
 export function readRuleset(db: Db, projectId: string, version: number): PublishedRuleset | null {

@@ -3,7 +3,9 @@
 // immutable, so an entry never goes stale: an event tagged with version N is judged, and its
 // stored result read back, by exactly version N even while N+1 is being published.
 import type { Database, Statement } from 'better-sqlite3';
-import { loadRulesetWithEntries, type RuleDefinition, type RuleKind, type RulesetFunction } from '../../compiler/index.js';
+import type { RuleDefinition, RuleKind, RulesetFunction } from '../../compiler/index.js';
+// load.js alone, not the compiler's index: the writer thread loads rulesets, it never compiles one.
+import { loadRulesetWithEntries } from '../../compiler/load.js';
 import { FifoCache } from '../state/fifo-cache.js';
 import { ResultLayout } from './result-layout.js';
 

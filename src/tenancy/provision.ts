@@ -3,7 +3,7 @@
 import type { Db } from '../store/database.js';
 import { createApiKey, createTenant, insertProject, type ApiKeyInfo, type Project, type Tenant } from './tenancy-store.js';
 import { kPublishableScopes, kScopes } from '../auth/api-keys.js';
-import { installPreset } from '../rulesets/ruleset-store.js';
+import { installPreset } from '../rulesets/preset-install.js';
 import { recordKeyCreated, recordTenantCreated } from './tenancy-audit.js';
 
 export const kDefaultPreset = 'default';
