@@ -65,7 +65,8 @@ import { createLabelsHandlers } from './http/handlers/labels.js';
 import { createAuditHandler } from './http/handlers/audit.js';
 import { LabelsService } from './labels/labels-service.js';
 import { kAuditPurgeBatch } from './audit/audit-store.js';
-import { bootstrapIfEmpty, type BootstrapResult } from './tenancy/provision.js';
+import type { BootstrapResult } from './tenancy/provision.js';
+import { hasTenants } from './tenancy/tenancy-store.js';
 
 export const kBootstrapKeysFile = 'bootstrap-keys.json';
 const kDrainTimeoutMs = 10_000;
@@ -143,7 +144,9 @@ export async function startService(config: Config, log: Logger, options: Service
   if (mended.written + mended.removed > 0) {
     log.warn('links stored in one direction only were mended: a bulk write had stopped between its parts', { rows_written: mended.written, rows_removed: mended.removed });
   }
-  const bootstrap = bootstrapIfEmpty(setupDb, now());
+  // Imported for a first start only: a preset's install loads the rules compiler, which serving
+  // does not need on this thread (a publish compiles in the compiler thread).
+  const bootstrap = hasTenants(setupDb) ? null : (await import('./tenancy/provision.js')).bootstrapIfEmpty(setupDb, now());
   if (bootstrap !== null) writeBootstrapKeys(config.dataDir, bootstrap);
   const secret = installSecret(setupDb);
   const schema = setupDb.pragma('user_version', { simple: true }) as number;

@@ -6,7 +6,7 @@
 // "When the backtest started" is one moment, the snapshot taken before the first chunk is read
 // (event-range.ts snapshotRange): the events it includes, and the lists in_list() reads, are
 // those of that moment, however long the chunks then take.
-import { loadRuleset } from '../../compiler/index.js';
+import { loadRuleset } from '../../compiler/load.js';
 import type { Decision, Thresholds } from '../scoring/score-result.js';
 import { decide } from '../scoring/score-result.js';
 import type { Db } from '../store/database.js';

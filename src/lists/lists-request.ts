@@ -1,7 +1,7 @@
 // The bodies and query strings of the lists routes (docs/lists.md), checked into values or a
 // VALIDATION_ERROR naming the parameter. Pure. Item values are normalised by the list's kind
 // elsewhere (list-kinds.ts, on the rules compiler thread): here only the shape is checked.
-import { kListIdPattern } from '../../compiler/index.js';
+import { kListIdPattern } from '../../compiler/limits.js';
 import { apiError, type ApiError } from '../shared/errors.js';
 import { decodeCursor, parsePageSize, parseRfc3339, unknownOrRepeatedParameter } from '../shared/query.js';
 import { characterLength } from '../shared/text.js';

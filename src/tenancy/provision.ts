@@ -1,7 +1,7 @@
 // Creating tenants and projects that are ready to use. The first-start bootstrap and the command
 // line both come through here, so a project is always set up the same way.
 import type { Db } from '../store/database.js';
-import { createApiKey, createTenant, insertProject, type ApiKeyInfo, type Project, type Tenant } from './tenancy-store.js';
+import { createApiKey, createTenant, hasTenants, insertProject, type ApiKeyInfo, type Project, type Tenant } from './tenancy-store.js';
 import { kPublishableScopes, kScopes } from '../auth/api-keys.js';
 import { installPreset } from '../rulesets/preset-install.js';
 import { recordKeyCreated, recordTenantCreated } from './tenancy-audit.js';
@@ -49,8 +49,7 @@ export interface BootstrapResult {
  */
 export function bootstrapIfEmpty(db: Db, now: number): BootstrapResult | null {
   return db.transaction(() => {
-    const existing = db.prepare('SELECT 1 FROM tenants LIMIT 1').get();
-    if (existing !== undefined) return null;
+    if (hasTenants(db)) return null;
     const { tenant, live, sandbox } = provisionTenant(db, 'default', now);
     const keys = [
       { name: 'live_secret', ...createApiKey(db, { projectId: live.project_id, kind: 'secret', scopes: kScopes, label: 'bootstrap live secret' }, now) },

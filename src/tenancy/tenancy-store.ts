@@ -82,6 +82,11 @@ export function insertProject(db: Db, spec: NewProject, now: number): Project {
   return project;
 }
 
+/** False only for a database that no start has set up yet (the first start bootstraps it). */
+export function hasTenants(db: Db): boolean {
+  return db.prepare('SELECT 1 FROM tenants LIMIT 1').get() !== undefined;
+}
+
 export function listTenants(db: Db): Tenant[] {
   return db.prepare('SELECT tenant_id, name, created_at FROM tenants ORDER BY created_at, tenant_id').all() as Tenant[];
 }
