@@ -11,10 +11,11 @@
 import type { ApiError } from '../shared/errors.js';
 import { validationErrorOf } from '../validation/ajv.js';
 import { precompiledValidator } from '../validation/precompiled.js';
+import { kCollectSchema } from './collect-schema.js';
 import type { Components } from './components.js';
 
 // Compiled by ajv at build time (validation/write-validators.ts): no schema compile at start.
-const kValidate = precompiledValidator('collect-request');
+const kValidate = precompiledValidator('collect-request', kCollectSchema);
 
 export interface CollectRequest {
   readonly components: Components;

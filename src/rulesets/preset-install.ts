@@ -6,10 +6,10 @@ import { compileRuleset, getPreset, type RuleDiagnostic } from '../../compiler/i
 import type { Db } from '../store/database.js';
 import { insertRuleset, readDraftSnapshot, saveDraftPolicy, saveDraftRule, type PublishedRuleset } from './ruleset-store.js';
 
-export type PublishResult = { ok: true; ruleset: PublishedRuleset } | { ok: false; errors: RuleDiagnostic[] };
+type PublishResult = { ok: true; ruleset: PublishedRuleset } | { ok: false; errors: RuleDiagnostic[] };
 
 /** Compiles the drafts and the draft policy into ruleset version N+1 and stores it (one transaction). */
-export function publishDrafts(db: Db, projectId: string, publishedBy: string, now: number): PublishResult {
+function publishDrafts(db: Db, projectId: string, publishedBy: string, now: number): PublishResult {
   return db.transaction((): PublishResult => {
     const snapshot = readDraftSnapshot(db, projectId);
     const compiled = compileRuleset(snapshot.rules);

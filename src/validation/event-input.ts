@@ -5,14 +5,14 @@
 // Bounds the interface leaves open are chosen here and documented in docs/events.md.
 import { apiError, type ApiError } from '../shared/errors.js';
 import { validationErrorOf } from './ajv.js';
-import type { EventType } from './event-schema.js';
+import { kEventSchema, type EventType } from './event-schema.js';
 import type { JsonObject } from './json-body.js';
 import { precompiledValidator } from './precompiled.js';
 
 export { kEventTypes, type EventType } from './event-schema.js';
 
 // Compiled by ajv at build time (write-validators.ts): no schema compile at start.
-const kValidate = precompiledValidator('event-input');
+const kValidate = precompiledValidator('event-input', kEventSchema);
 
 const kAlternativesMessages: Readonly<Record<string, string>> = {
   external_account_id: 'external_account_id must be a string of 1 to 64 characters or a non-negative integer up to 9007199254740991 (send a larger number as a string: JSON parsers round it).',

@@ -8,7 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import standaloneCodeModule from 'ajv/dist/standalone/index.js';
 import { kCollectSchema } from '../fingerprint/collect-schema.js';
 import { kEventSchema } from './event-schema.js';
-import type { PrecompiledName } from './precompiled.js';
+import { schemaDigest, type PrecompiledName } from './precompiled.js';
 
 // Both are CommonJS with `exports.default`; under NodeNext the default import is the module.
 type AddFormats = (ajv: Ajv, formats: readonly string[]) => Ajv;
@@ -32,5 +32,7 @@ const out = new URL('./generated/', import.meta.url);
 mkdirSync(out, { recursive: true });
 for (const [name, schema] of Object.entries(kSchemas)) {
   const ajv = createAjv();
-  writeFileSync(new URL(`${name}.cjs`, out), `// Written by write-validators.js from the schema; do not edit.\n${standaloneCode(ajv, ajv.compile(schema))}\n`);
+  const code = standaloneCode(ajv, ajv.compile(schema));
+  const digest = `module.exports.schemaDigest = ${JSON.stringify(schemaDigest(schema))};`;
+  writeFileSync(new URL(`${name}.cjs`, out), `// Written by write-validators.js from the schema; do not edit.\n${code}\n${digest}\n`);
 }
