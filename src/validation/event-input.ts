@@ -2,7 +2,8 @@
 // compiled when the project is built, plus the checks a schema cannot say (a phone with no digit).
 // Pure: no I/O.
 //
-// Bounds the interface leaves open are chosen here and documented in docs/events.md.
+// Bounds the interface leaves open are chosen in event-schema.ts and here, and documented in
+// docs/events.md.
 import { apiError, type ApiError } from '../shared/errors.js';
 import { validationErrorOf } from './ajv.js';
 import { kEventSchema, type EventType } from './event-schema.js';
