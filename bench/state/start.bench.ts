@@ -146,7 +146,7 @@ function writeAccounts(store: BenchStore, ids: readonly string[], now: number): 
     encodeSeqs(Array.from({ length: 1 + (i % 16) }, (_, k) => 5_000_000 + ((i * 31 + k * 7919) % 5_000_000)));
   const insertProject = db.prepare('INSERT INTO account_projects (account_id, project_id, first_seen_at) VALUES (?, ?, ?)');
   const insertSignal = db.prepare(
-    `INSERT INTO account_signals (account_id, signal_type, signal_hash, tenant_id, environment, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, 'live', ?, ?, ?)`,
+    `INSERT INTO account_signals (account_id, signal_type, signal_hash, tenant_id, environment, masked, first_seen_s, last_seen) VALUES (?, ?, ?, ?, 'live', ?, ?, ?)`,
   );
   const insertLink = db.prepare(
     `INSERT INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -161,7 +161,7 @@ function writeAccounts(store: BenchStore, ids: readonly string[], now: number): 
       insertAccount.run(id, tenantId, `user-${i}`, createdAt(i), lastSeenAt(i), 1 + (i % 40), i % 29 === 0 ? 1 : 0, i % 11 === 0 ? 1 : 0, eventSeqsOf(i));
       insertProject.run(id, projectId, createdAt(i));
       const values = valuesOf(i).sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
-      for (const value of values) insertSignal.run(id, value.type, value.hash, tenantId, value.masked, createdAt(i), lastSeenAt(i));
+      for (const value of values) insertSignal.run(id, value.type, value.hash, tenantId, value.masked, Math.floor(createdAt(i) / 1000), lastSeenAt(i));
       signals += values.length;
       // The other accounts of its household (device) and IP group, by link type then acc_ id.
       const maskOf = (type: string): string => values.find((value) => value.type === type)!.masked;

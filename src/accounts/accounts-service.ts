@@ -153,6 +153,7 @@ export class AccountsService {
         now: now(),
         actor,
         linksInMemory: held?.links ?? [],
+        signalFirstSeensInMemory: held?.signalFirstSeens ?? null,
       };
       let outcome: ErasureOutcome;
       try {
@@ -250,6 +251,13 @@ export interface ErasureRequest extends AccountScope {
    * row can be stored while the account's own is not (its part failed): only memory knows it.
    */
   readonly linksInMemory: ReadonlyArray<readonly [otherAccountId: string, linkType: string]>;
+  /**
+   * The distinct first seens (whole seconds) of the account's values as memory holds them: its
+   * rows of account_signals are keyed (first_seen_s, account_id, …) (migration 26), and every row
+   * written came from memory. null: the account is not in memory (its rows are then looked for
+   * through the whole table).
+   */
+  readonly signalFirstSeensInMemory: readonly number[] | null;
 }
 
 export type ErasureOutcome =
@@ -279,6 +287,20 @@ interface ErasureRow {
 function erasedSummary(row: ErasureRow): { summary: Omit<ErasureSummary, 'already_erased'>; usedBy: string[] } {
   const { used_by: usedBy, ...summary } = JSON.parse(row.summary) as Omit<ErasureSummary, 'already_erased'> & { used_by?: string[] };
   return { summary, usedBy: usedBy ?? [row.project_id] };
+}
+
+/**
+ * Deletes the account's rows of account_signals; returns how many. Keyed by first seen (migration
+ * 26), they are found through the seconds memory knows; an account memory does not hold (none of
+ * its rows can have been written from memory, but a row put there otherwise would stay) is looked
+ * for through the whole table.
+ */
+function eraseSignalRows(db: Db, accountId: string, firstSeens: readonly number[] | null): number {
+  if (firstSeens === null) return db.prepare('DELETE FROM account_signals WHERE account_id = ?').run(accountId).changes;
+  const atSecond = db.prepare('DELETE FROM account_signals WHERE first_seen_s = ? AND account_id = ?');
+  let erased = 0;
+  for (const second of firstSeens) erased += atSecond.run(second, accountId).changes;
+  return erased;
 }
 
 interface ErasedEventRow {
@@ -321,8 +343,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   const scored = accountId === null ? [] : accountEvents(db, accountId);
   const scrub = db.prepare('UPDATE events SET payload = ?, body_hash = ?, account_id = NULL, state = ? WHERE seq = ?');
   const velocityEvents: Array<{ projectId: string; keys: VelocityKeys; amountCents: number; at: number }> = [];
-  // The account's signal rows, all of them (keyed by account since migration 15).
-  const signals = accountId === null ? 0 : db.prepare('DELETE FROM account_signals WHERE account_id = ?').run(accountId).changes;
+  const signals = accountId === null ? 0 : eraseSignalRows(db, accountId, request.signalFirstSeensInMemory);
   // The account's values as lists hold them, gathered before its events lose them.
   const listValues = new ErasableValues(externalId);
   for (const event of [...scored, ...pending]) {

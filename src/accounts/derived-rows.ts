@@ -79,10 +79,15 @@ export class DerivedRows {
     else row[6].push(seq);
   }
 
-  signal(tenantId: string, environment: string, type: string, hash: string, accountId: string, masked: string, at: number): void {
+  /**
+   * The account used the value at `at` (ms), holding it since `firstSeenS` (whole seconds, as
+   * memory keeps it: the row's key begins with it, so the row written at the holder's first use is
+   * the one a later refresh finds).
+   */
+  signal(tenantId: string, environment: string, type: string, hash: string, accountId: string, masked: string, firstSeenS: number, at: number): void {
     const key = `${tenantId}\u0000${environment}\u0000${type}\u0000${hash}\u0000${accountId}`;
     const row = this.#signals.get(key);
-    if (row === undefined) this.#signals.set(key, [tenantId, environment, type, hash, accountId, masked, at, at]);
+    if (row === undefined) this.#signals.set(key, [tenantId, environment, type, hash, accountId, masked, firstSeenS, at]);
     else if (at > row[7]) row[7] = at;
   }
 
@@ -224,11 +229,12 @@ export const kSortChunkRows = 2048;
 
 /**
  * A batch cut into parts of at most `size` rows, for writing one part per transaction, in key
- * order: every derived table is keyed by account first, so a part covers a range of accounts in
- * all of them, and a page is written by as few parts as its rows need (cut in arrival order, each
- * part spanned the whole key space and most pages were written once per part; bench/README.md,
- * step 22). Within an account: its row, its signals, its links, then the project changes of its
- * links (after the link they change). Only the last part carries the batch's order; the others say
+ * order: accounts and account_links are keyed by account first, so a part covers a range of
+ * accounts in both, and a page is written by as few parts as its rows need (cut in arrival order,
+ * each part spanned the whole key space and most pages were written once per part; bench/README.md,
+ * step 22). Within an account: its row, its links, then the project changes of its links (after
+ * the link they change). account_signals is keyed by first seen (migration 26): its rows, nearly
+ * all new and so at the table's end, come first, in their own key order. Only the last part carries the batch's order; the others say
  * `before` (the stamp stays until every row of the batch is written).
  *
  * The work comes in steps short enough for the HTTP thread to serve between them (step 54): each
@@ -273,18 +279,16 @@ export class BatchParts {
     const links: LinkRow[] = [];
     const linkProjects: LinkProjectsRow[] = [];
     let rows = 0;
+    rows += moveWhile(this.#signals, () => true, signals, this.#size);
     while (rows < this.#size) {
-      // The lowest account among the heads of the four lists, then its rows, as many as fit.
+      // The lowest account among the heads of the three lists keyed by account, then its rows, as many as fit.
       let account: string | null = this.#accounts.peek()?.[0] ?? null;
-      const signal = this.#signals.peek()?.[4];
-      if (signal !== undefined && (account === null || signal < account)) account = signal;
       const link = this.#links.peek()?.[0];
       if (link !== undefined && (account === null || link < account)) account = link;
       const change = this.#linkProjects.peek()?.[0];
       if (change !== undefined && (account === null || change < account)) account = change;
       if (account === null) break;
       rows += moveWhile(this.#accounts, (row) => row[0] === account, accounts, this.#size - rows);
-      rows += moveWhile(this.#signals, (row) => row[4] === account, signals, this.#size - rows);
       rows += moveWhile(this.#links, (row) => row[0] === account, links, this.#size - rows);
       rows += moveWhile(this.#linkProjects, (row) => row[0] === account, linkProjects, this.#size - rows);
     }
@@ -402,9 +406,9 @@ class SortedRuns<Row> {
 }
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-// The key of account_signals: account, type, hash (migration 15).
+// The key of account_signals: first seen (whole seconds), account, type, hash (migration 26).
 const bySignalKey = (a: DerivedRowBatch['signals'][number], b: DerivedRowBatch['signals'][number]): number =>
-  compareText(a[4], b[4]) || compareText(a[2], b[2]) || compareText(a[3], b[3]);
+  a[6] - b[6] || compareText(a[4], b[4]) || compareText(a[2], b[2]) || compareText(a[3], b[3]);
 // The key of account_links: account, type, other account.
 const byLinkKey = (a: readonly [string, string, string, ...unknown[]], b: readonly [string, string, string, ...unknown[]]): number =>
   compareText(a[0], b[0]) || compareText(a[1], b[1]) || compareText(a[2], b[2]);

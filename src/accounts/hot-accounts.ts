@@ -81,6 +81,8 @@ export interface HotAccountsParts {
 export interface HeldAccount {
   readonly accountId: string;
   readonly links: ReadonlyArray<readonly [otherAccountId: string, linkType: string]>;
+  /** The distinct first seens (whole seconds) of its values: where its rows of account_signals are. */
+  readonly signalFirstSeens: readonly number[];
 }
 
 export class HotAccounts {
@@ -148,11 +150,13 @@ export class HotAccounts {
         const account = state.findByPublicId(publicId);
         if (account >= 0) state.addProject(account, hot.#project(projectId));
       }
-      // In the table's order (an account's rows together); the signal index takes them in any
+      // In the table's order (by first seen: the values an event brought are neighbours, so the
+      // account is looked up again only when it changes); the signal index takes them in any
       // order. A row is of its account's tenant and environment (the account's space), and its type
-      // comes as a SignalType number: millions of rows, no strings made for either.
+      // comes as a SignalType number: millions of rows, no strings made for either. First seen
+      // goes in as ms, as loadHolder takes it (and keeps it in seconds again).
       const signals = readDb.prepare(
-        `SELECT account_id, ${signalTypeNumber('signal_type', kTypes)}, signal_hash, masked, first_seen, last_seen FROM account_signals`,
+        `SELECT account_id, ${signalTypeNumber('signal_type', kTypes)}, signal_hash, masked, first_seen_s * 1000, last_seen FROM account_signals`,
       ).raw().iterate() as IterableIterator<SignalRow>;
       let publicIdOfRow = '';
       let account = -1;
@@ -387,9 +391,9 @@ export class HotAccounts {
     const rows = this.#rows;
     const counts = state.accountCounts(account);
     if (!counted) rows.account(accountId, counts.lastSeenAt, counts.events, counts.blocks, counts.reviews, order, seq);
-    for (const i of changes.values) {
-      const value = identifiers[i]!;
-      rows.signal(tenantId, environment, value.type, value.hash, accountId, value.masked, now);
+    for (let k = 0; k < changes.values.length; k++) {
+      const value = identifiers[changes.values[k]!]!;
+      rows.signal(tenantId, environment, value.type, value.hash, accountId, value.masked, changes.valuesFirstSeen[k]!, now);
     }
     if (changes.linkOthers.length === 0 && !changes.newProject) return null;
     const ownProjects = this.#projectList(account);
@@ -431,8 +435,9 @@ export class HotAccounts {
 
   /**
    * The account (of the space and external id) is about to be erased: its rows, and links to it,
-   * wait until erased (dropped) or releaseRows (the erasure failed). Returns its acc_ id and its
-   * links ([other account's acc_ id, link type as account_links names it]), or null.
+   * wait until erased (dropped) or releaseRows (the erasure failed). Returns its acc_ id, its
+   * links ([other account's acc_ id, link type as account_links names it]) and where its signal
+   * rows are, or null.
    */
   holdRows(tenantId: string, environment: Environment, externalId: string): HeldAccount | null {
     const state = this.#state;
@@ -441,7 +446,7 @@ export class HotAccounts {
     const accountId = state.publicId(account);
     this.#rows.hold(accountId);
     const links = state.linkedAccounts(account).map(({ other, type }) => [state.publicId(other), kLinkTypeNames[type]] as const);
-    return { accountId, links };
+    return { accountId, links, signalFirstSeens: state.signalFirstSeens(account) };
   }
 
   releaseRows(accountId: string): void {

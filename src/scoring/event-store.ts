@@ -156,7 +156,10 @@ export interface DerivedRowBatch {
    * include; -1: the row brings seqs only), the seqs of its events stored since its last row
    */
   readonly accounts: ReadonlyArray<readonly [string, number, number, number, number, number, readonly number[]]>;
-  /** tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen */
+  /**
+   * tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen_s (whole
+   * seconds, as memory keeps it: part of the key since migration 26), last_seen
+   */
   readonly signals: ReadonlyArray<readonly [string, string, string, string, string, string, number, number]>;
   /** account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen */
   readonly links: ReadonlyArray<readonly [string, string, string, string, string, string, number, number]>;
@@ -316,8 +319,8 @@ function statements(db: Db): Statements {
     moveAccountSeqs: db.prepare('INSERT INTO account_event_seqs (account_id, chunk, seqs) SELECT account_id, seq_chunks, event_seqs FROM accounts WHERE account_id = ?'),
     clearAccountSeqs: db.prepare("UPDATE accounts SET event_seqs = x'', seq_chunks = seq_chunks + 1 WHERE account_id = ?"),
     upsertSignal: db.prepare(
-      `INSERT INTO account_signals (tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (account_id, signal_type, signal_hash) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
+      `INSERT INTO account_signals (tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen_s, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (first_seen_s, account_id, signal_type, signal_hash) DO UPDATE SET last_seen = max(last_seen, excluded.last_seen)`,
     ),
     upsertLink: db.prepare(
       `INSERT INTO account_links (account_id, signal_type, other_account_id, other_external_id, other_projects, masked, first_seen, last_seen)

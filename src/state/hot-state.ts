@@ -113,12 +113,15 @@ export class RecordedChanges {
   /** The account used the project for the first time with this event. */
   newProject = false;
   values: number[] = [];
+  /** For each of `values`: its holder's first seen, in whole seconds. */
+  valuesFirstSeen: number[] = [];
   linkValues: number[] = [];
   linkOthers: number[] = [];
 
   clear(): void {
     this.newProject = false;
     this.values.length = 0;
+    this.valuesFirstSeen.length = 0;
     this.linkValues.length = 0;
     this.linkOthers.length = 0;
   }
@@ -296,7 +299,10 @@ export class HotState {
       const type = signals.types[i]!;
       const value = this.#signals.use(space, account, type, signals.keys, i * 4, signals.masks[i]!, now);
       if (value < 0) continue;
-      changes?.values.push(i);
+      if (changes !== undefined) {
+        changes.values.push(i);
+        changes.valuesFirstSeen.push(this.#signals.usedFirstSeen);
+      }
       const since = type === SignalType.Ip ? now - kIpWindowMs : -Infinity;
       const n = this.#signals.recentHolders(value, account, since, kMaxLinksPerValue, others);
       for (let j = 0; j < n; j++) {
@@ -489,6 +495,11 @@ export class HotState {
     if (!this.#accounts.isLive(account)) return linked;
     for (let half = links.first(account); half >= 0; half = links.next(half)) linked.push({ other: links.other(half), type: links.type(half) as SignalType });
     return linked;
+  }
+
+  /** The distinct first seens (whole seconds) of the values a live account holds: where its rows of account_signals are (migration 26). */
+  signalFirstSeens(account: number): number[] {
+    return this.#accounts.isLive(account) ? this.#signals.firstSeenOf(account) : [];
   }
 
   /** The projects that used a live account (more than one: shared across projects). */

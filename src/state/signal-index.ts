@@ -93,11 +93,13 @@ export class SignalIndex {
   /** Along the account's list, holder + 1. */
   #accountNext: Uint32Array = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
   #lastSeen: Float64Array = column(Float64Array, kInitialHolders, kMaxSlot + 1);
-  /** Seconds: shown nowhere and compared with nothing; kept for the derived table. */
+  /** Whole seconds: shown nowhere and compared with nothing; the derived table's rows are keyed by it (migration 26). */
   #firstSeen: Uint32Array = column(Uint32Array, kInitialHolders, kMaxSlot + 1);
   /** Per account: its first holder + 1. */
   #accountHead: Uint32Array = column(Uint32Array, 1024, kMaxSlot + 1);
   readonly #probe = new Uint32Array(4);
+  /** The first seen (whole seconds) of the holder the last use() wrote. */
+  #usedFirstSeen = 0;
 
   /** `limit`: the most values, and the most holders, held at once (at most kMaxSlot + 1). */
   constructor(limit = kMaxSlot + 1) {
@@ -152,7 +154,8 @@ export class SignalIndex {
    * is added with first = last seen = now; a pair last seen kRefreshMs or more ago is refreshed
    * (last seen = now, moved to the head). Returns the value when either happened — the caller then
    * links the account with the value's other holders — and -1 when nothing was written. The caller
-   * has checked there is room (`available`). A write also makes `mask` the value's mask.
+   * has checked there is room (`available`). A write also makes `mask` the value's mask, and the
+   * holder's first seen what usedFirstSeen reads.
    */
   use(space: number, account: number, type: SignalType, keys: Uint32Array, at: number, mask: string, now: number): number {
     this.#probeFor(space, keys, at);
@@ -164,8 +167,11 @@ export class SignalIndex {
     probe[1] = value;
     const holder = this.#byPair.find(probe, 0);
     if (holder < 0) {
-      this.#placeByRecency(value, this.#addHolder(account, value, now, now), now);
+      const added = this.#addHolder(account, value, now, now);
+      this.#placeByRecency(value, added, now);
+      this.#usedFirstSeen = this.#firstSeen[added]!;
     } else if (now - this.#lastSeen[holder]! >= kRefreshMs) {
+      this.#usedFirstSeen = this.#firstSeen[holder]!;
       this.#lastSeen[holder] = now;
       unlink(this.#head, value, this.#next, this.#prev, holder);
       this.#placeByRecency(value, holder, now);
@@ -255,6 +261,20 @@ export class SignalIndex {
       if (account !== except) out[n++] = account;
     }
     return n;
+  }
+
+  /** The first seen, in whole seconds, of the holder the last use() that returned a value wrote. */
+  get usedFirstSeen(): number {
+    return this.#usedFirstSeen;
+  }
+
+  /** The distinct first seens (whole seconds) of the values `account` holds: the keys of its rows begin with them. */
+  firstSeenOf(account: number): number[] {
+    const seconds = new Set<number>();
+    for (let holder = account < this.#accountHead.length ? this.#accountHead[account]! - 1 : -1; holder >= 0; holder = this.#accountNext[holder]! - 1) {
+      seconds.add(this.#firstSeen[holder]!);
+    }
+    return [...seconds];
   }
 
   typeOf(value: number): SignalType {

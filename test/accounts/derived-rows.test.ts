@@ -15,8 +15,8 @@ test('a row changed twice is taken once, with its latest values and its first an
   const rows = new DerivedRows(0);
   rows.account('acc_a', 100, 1, 0, 0, 7);
   rows.account('acc_a', 200, 2, 1, 0, 7);
-  rows.signal('ten', 'live', 'email', 'h1', 'acc_a', 'a***@e***.com', 100);
-  rows.signal('ten', 'live', 'email', 'h1', 'acc_a', 'a***@e***.com', 200);
+  rows.signal('ten', 'live', 'email', 'h1', 'acc_a', 'a***@e***.com', 0, 100);
+  rows.signal('ten', 'live', 'email', 'h1', 'acc_a', 'a***@e***.com', 0, 200);
   rows.link('acc_a', 'email', 'acc_b', 'b', ',prj_1,', 'a***@e***.com', 100);
   rows.link('acc_a', 'email', 'acc_b', 'b', ',prj_1,prj_2,', 'a***@e***.com', 200);
   rows.advance(2);
@@ -24,7 +24,7 @@ test('a row changed twice is taken once, with its latest values and its first an
   t.deepEqual(rows.take(), {
     order: 2,
     accounts: [['acc_a', 200, 2, 1, 0, 7, []]],
-    signals: [['ten', 'live', 'email', 'h1', 'acc_a', 'a***@e***.com', 100, 200]],
+    signals: [['ten', 'live', 'email', 'h1', 'acc_a', 'a***@e***.com', 0, 200]],
     links: [['acc_a', 'email', 'acc_b', 'b', ',prj_1,prj_2,', 'a***@e***.com', 100, 200]],
     linkProjects: [],
   });
@@ -49,7 +49,7 @@ test('an account being erased: its rows and links to it wait, and the stamp does
   rows.account('acc_b', 100, 1, 0, 0, 7);
   rows.link('acc_b', 'email', 'acc_a', 'a', ',p,', 'm', 100);
   rows.link('acc_a', 'email', 'acc_b', 'b', ',p,', 'm', 100);
-  rows.signal('ten', 'live', 'email', 'h', 'acc_a', 'm', 100);
+  rows.signal('ten', 'live', 'email', 'h', 'acc_a', 'm', 0, 100);
   rows.advance(5);
   rows.hold('acc_a');
   const first = rows.take()!;
@@ -77,7 +77,7 @@ test('an erasure that failed releases the rows it held', (t) => {
 test('a batch that could not be written goes back, behind newer rows, and the stamp is not passed', (t) => {
   const rows = new DerivedRows(2);
   rows.account('acc_a', 100, 1, 0, 0, 7);
-  rows.signal('ten', 'live', 'ip', 'h', 'acc_a', 'm', 100);
+  rows.signal('ten', 'live', 'ip', 'h', 'acc_a', 'm', 0, 100);
   rows.advance(4);
   const failed = rows.take()!;
   t.is(failed.order, 4);
@@ -87,7 +87,7 @@ test('a batch that could not be written goes back, behind newer rows, and the st
   const again = rows.take()!;
   t.is(again.order, 6);
   t.deepEqual(again.accounts, [['acc_a', 300, 2, 0, 0, 7, []]], 'the newer counts');
-  t.deepEqual(again.signals, [['ten', 'live', 'ip', 'h', 'acc_a', 'm', 100, 100]]);
+  t.deepEqual(again.signals, [['ten', 'live', 'ip', 'h', 'acc_a', 'm', 0, 100]]);
   // A failed batch with nothing newer: taken again with the order it had.
   rows.restore(again);
   t.is(rows.take()!.order, 6);
@@ -95,13 +95,13 @@ test('a batch that could not be written goes back, behind newer rows, and the st
 
 test('a batch that could not be written goes back merged with rows recorded since: their values, its first seen', (t) => {
   const rows = new DerivedRows(0);
-  rows.signal('ten', 'live', 'ip', 'h', 'acc_a', 'm1', 100);
+  rows.signal('ten', 'live', 'ip', 'h', 'acc_a', 'm1', 0, 100);
   rows.link('acc_a', 'email', 'acc_b', 'b', ',p1,', 'm1', 100);
   rows.link('acc_c', 'email', 'acc_b', 'b', ',p1,', 'm1', 100);
   rows.advance(1);
   const failed = rows.take()!;
   // Recorded while the batch was out: the same signal and link again, and acc_b used from p2.
-  rows.signal('ten', 'live', 'ip', 'h', 'acc_a', 'm2', 300);
+  rows.signal('ten', 'live', 'ip', 'h', 'acc_a', 'm2', 0, 300);
   rows.link('acc_a', 'email', 'acc_b', 'b', ',p1,p2,', 'm2', 300);
   rows.linkProjects('acc_c', 'email', 'acc_b', ',p1,p2,');
   rows.advance(2);
@@ -109,7 +109,7 @@ test('a batch that could not be written goes back merged with rows recorded sinc
   // Then acc_b used from p3: the change goes into the link row it belongs to.
   rows.linkProjects('acc_c', 'email', 'acc_b', ',p1,p2,p3,');
   const again = rows.take()!;
-  t.deepEqual(again.signals, [['ten', 'live', 'ip', 'h', 'acc_a', 'm2', 100, 300]], 'first seen when the failed batch saw it');
+  t.deepEqual(again.signals, [['ten', 'live', 'ip', 'h', 'acc_a', 'm2', 0, 300]], 'its first seen, the latest last seen');
   t.deepEqual(again.links, [
     ['acc_a', 'email', 'acc_b', 'b', ',p1,p2,', 'm2', 100, 300],
     ['acc_c', 'email', 'acc_b', 'b', ',p1,p2,p3,', 'm1', 100, 100],
@@ -163,13 +163,13 @@ test('counts recorded with their event\'s seq: one row, the seqs in the order re
 test('a batch cut into parts: in key order, at most so many rows each, and only the last moves the stamp', (t) => {
   const rows = new DerivedRows(1);
   for (let i = 0; i < 3; i++) rows.account(`acc_${i}`, 100, 1, 0, 0, 7);
-  rows.signal('ten', 'live', 'ip', 'h', 'acc_0', 'm', 100);
+  rows.signal('ten', 'live', 'ip', 'h', 'acc_0', 'm', 0, 100);
   rows.link('acc_0', 'ip_24h', 'acc_1', 'b', ',p,', 'm', 100);
   rows.advance(9);
   const batch = rows.take()!;
   t.is(rows.stampedBefore, 1);
   const parts = new BatchParts(batch, 2, rows.stampedBefore).rest();
-  // acc_0's row, signal and link; then acc_1's and acc_2's rows.
+  // The signal (account_signals is keyed by first seen) and acc_0's row; acc_0's link and acc_1's row; acc_2's row.
   t.deepEqual(parts.map((part) => [part.order, part.accounts.length, part.signals.length, part.links.length]), [[1, 1, 1, 0], [1, 1, 0, 1], [9, 1, 0, 0]]);
   t.deepEqual(mergeBatches(parts), batch, 'joined again: the batch');
   t.deepEqual(new BatchParts(batch, 5, 1).rest(), [batch], 'a batch that fits is one part');
@@ -182,7 +182,7 @@ test('a batch cut into parts: in key order, at most so many rows each, and only 
   t.deepEqual(again.links.map((row) => row[0]), ['acc_0']);
 });
 
-test('rows recorded in any order are written by account: each part a range of accounts, a link before its project change', (t) => {
+test('rows recorded in any order are written by account, signals by first seen: each part a range of accounts, a link before its project change', (t) => {
   const rows = new DerivedRows(0);
   let seed = 11;
   const random = (n: number): number => {
@@ -195,7 +195,7 @@ test('rows recorded in any order are written by account: each part a range of ac
     const other = name(random(60));
     switch (random(4)) {
       case 0: rows.account(account, i, i, 0, 0, i); break;
-      case 1: rows.signal('ten', 'live', 'ip', `h${random(5)}`, account, 'm', i); break;
+      case 1: rows.signal('ten', 'live', 'ip', `h${random(5)}`, account, 'm', random(20), i); break;
       case 2: rows.link(account, 'email', other, 'x', ',p,', 'm', i); break;
       default: rows.linkProjects(account, 'email', other, `,p${i},`);
     }
@@ -203,15 +203,20 @@ test('rows recorded in any order are written by account: each part a range of ac
   rows.advance(300);
   const batch = rows.take()!;
   const parts = new BatchParts(batch, 25, 0).rest();
-  const accountOf = (table: string, row: readonly unknown[]): string => String(table === 'signals' ? row[4] : row[0]);
-  const tables = ['accounts', 'signals', 'links', 'linkProjects'] as const;
+  const tables = ['accounts', 'links', 'linkProjects'] as const;
   let last = '';
+  let lastSignal: readonly [number, string] = [-1, ''];
   let written = 0;
   const linksWritten = new Set<string>();
   for (const part of parts) {
     t.true(rowCount(part) <= 25);
     written += rowCount(part);
-    const inPart = tables.flatMap((table) => part[table].map((row) => accountOf(table, row)));
+    for (const signal of part.signals) {
+      t.true(signal[6] > lastSignal[0] || (signal[6] === lastSignal[0] && signal[4] >= lastSignal[1]), `signal (${signal[6]}, ${signal[4]}) after (${lastSignal.join(', ')})`);
+      lastSignal = [signal[6], signal[4]];
+    }
+    const inPart = tables.flatMap((table) => part[table].map((row) => row[0]));
+    if (inPart.length === 0) continue;
     const first = inPart.reduce((min, account) => (account < min ? account : min));
     const lastHere = inPart.reduce((max, account) => (account > max ? account : max));
     t.true(first >= last, `part from ${first} after one to ${last}`);
@@ -252,7 +257,7 @@ test('a batch of many chunks, sorted a chunk per step and merged part by part, c
     const account = name(random(3000));
     switch (random(4)) {
       case 0: rows.account(account, i, i, 0, 0, i); break;
-      case 1: rows.signal('ten', 'live', ['ip', 'fp', 'card'][random(3)]!, `h${random(50)}`, account, 'm', i); break;
+      case 1: rows.signal('ten', 'live', ['ip', 'fp', 'card'][random(3)]!, `h${random(50)}`, account, 'm', random(100), i); break;
       case 2: rows.link(account, 'email', name(random(3000)), 'x', ',p,', 'm', i); break;
       default: rows.linkProjects(account, 'email', name(random(3000)), `,p${i},`);
     }
@@ -273,14 +278,15 @@ test('a batch of many chunks, sorted a chunk per step and merged part by part, c
   const text = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
   const joined = mergeBatches(given);
   t.deepEqual(joined.accounts, [...batch.accounts].sort((a, b) => text(a[0], b[0])));
-  t.deepEqual(joined.signals, [...batch.signals].sort((a, b) => text(a[4], b[4]) || text(a[2], b[2]) || text(a[3], b[3])));
+  t.deepEqual(joined.signals, [...batch.signals].sort((a, b) => a[6] - b[6] || text(a[4], b[4]) || text(a[2], b[2]) || text(a[3], b[3])));
   t.deepEqual(joined.links, [...batch.links].sort((a, b) => text(a[0], b[0]) || text(a[1], b[1]) || text(a[2], b[2])));
   t.deepEqual(joined.linkProjects, [...batch.linkProjects].sort((a, b) => text(a[0], b[0]) || text(a[1], b[1]) || text(a[2], b[2])));
   t.deepEqual(new BatchParts(batch, 250, 3).rest(), given, 'rest() gives the same parts in one go');
-  // Parts cover ranges of accounts that follow each other.
+  // Parts cover ranges of accounts that follow each other (signals aside: keyed by first seen).
   let last = '';
   for (const part of given) {
-    const accounts = [...part.accounts.map((row) => row[0]), ...part.signals.map((row) => row[4]), ...part.links.map((row) => row[0]), ...part.linkProjects.map((row) => row[0])];
+    const accounts = [...part.accounts.map((row) => row[0]), ...part.links.map((row) => row[0]), ...part.linkProjects.map((row) => row[0])];
+    if (accounts.length === 0) continue;
     const first = accounts.reduce((min, account) => (account < min ? account : min));
     t.true(first >= last, `part from ${first} after one to ${last}`);
     last = accounts.reduce((max, account) => (account > max ? account : max));

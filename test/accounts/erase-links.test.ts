@@ -26,7 +26,7 @@ function linkedPair(): { db: Database.Database; request: Omit<ErasureRequest, 'l
   db.transaction(() => applyDerivedRows(db, { order: 0, accounts: [], signals: [], links: [['acc_c', 'email', 'acc_z', 'ext-acc_z', `,${live.project_id},`, 'z***@e***.com', 1, 1]], linkProjects: [] }))();
   transactionEnded(true);
   const request = {
-    tenantId: tenant.tenant_id, environment: 'live' as const, projectId: live.project_id, externalId: 'ext-acc_z', externalIdHash: 'hash', acrossProjects: false, now: 2, actor: 'key_test',
+    tenantId: tenant.tenant_id, environment: 'live' as const, projectId: live.project_id, externalId: 'ext-acc_z', externalIdHash: 'hash', acrossProjects: false, now: 2, actor: 'key_test', signalFirstSeensInMemory: null,
   };
   return { db, request };
 }

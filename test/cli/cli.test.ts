@@ -258,6 +258,10 @@ const kUndoNewestMigration: Record<number, string> = {
   23: 'ALTER TABLE derived_stamp DROP COLUMN parts_open',
   24: 'DROP INDEX webhook_outbox_due; CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE delivered_at IS NULL AND abandoned_at IS NULL',
   25: 'ALTER TABLE webhook_outbox DROP COLUMN window_attempts',
+  26: `CREATE TABLE old_signals (account_id TEXT NOT NULL, signal_type TEXT NOT NULL, signal_hash TEXT NOT NULL, tenant_id TEXT NOT NULL, environment TEXT NOT NULL,
+       masked TEXT NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, PRIMARY KEY (account_id, signal_type, signal_hash)) WITHOUT ROWID;
+       INSERT INTO old_signals SELECT account_id, signal_type, signal_hash, tenant_id, environment, masked, first_seen_s * 1000, last_seen FROM account_signals;
+       DROP TABLE account_signals; ALTER TABLE old_signals RENAME TO account_signals`,
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

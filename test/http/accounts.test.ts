@@ -118,7 +118,7 @@ test('an IP links only accounts that used it within 24 hours of each other', asy
   t.is((await own.stop()).code, 0);
   // Age the first account's use of the address by 25 hours, as if it was yesterday's.
   const db = new Database(join(own.dataDir, 'fraud-scorer.db'));
-  t.is(db.prepare("UPDATE account_signals SET last_seen = last_seen - 90000000, first_seen = first_seen - 90000000 WHERE account_id = ? AND signal_type = 'ip'").run(old.account_public_id).changes, 1);
+  t.is(db.prepare("UPDATE account_signals SET last_seen = last_seen - 90000000, first_seen_s = first_seen_s - 90000 WHERE account_id = ? AND signal_type = 'ip'").run(old.account_public_id).changes, 1);
   db.close();
   const again = await startServer({ dataDir: own.dataDir });
   try {

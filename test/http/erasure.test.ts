@@ -402,6 +402,51 @@ test('erase while the rows that follow from its events wait for their bulk write
   rmSync(server.dataDir, { recursive: true, force: true });
 });
 
+test('erase an account whose values were first seen in different seconds, some loaded from the tables at a restart: every signal row goes', async (t) => {
+  // account_signals is keyed by (first seen in whole seconds, account, …) (migration 26): the
+  // erasure finds the rows through the seconds memory knows, as recorded or as loaded at start.
+  const dataDir = makeDataDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const tag = randomUUID().replaceAll('-', '').slice(0, 12);
+  const victim = person(tag);
+  const withDevice = (fp: string): Record<string, unknown> => ({ ...victim.fields, context: { ...(victim.fields.context as object), fp_id: fp } });
+  const nextSecond = async (): Promise<void> => {
+    const second = Math.floor(Date.now() / 1000);
+    await waitFor(() => Math.floor(Date.now() / 1000) > second, 'the next second');
+  };
+  let server = await startServer({ dataDir, keepDataDir: true });
+  let key = server.bootstrap.keys.live_secret.key;
+  await post(server, key, victim.fields);
+  await nextSecond();
+  await post(server, key, withDevice(`fp_second_${tag}`));
+  t.is((await server.stop()).code, 0);
+  // Loaded from the tables (first_seen_s), not from the start snapshot the stop wrote.
+  rmSync(join(dataDir, 'start-snapshot'));
+  server = await startServer({ dataDir, keepDataDir: true });
+  t.regex(server.output(), /"from_snapshot":false/);
+  t.teardown(() => server.stop());
+  key = server.bootstrap.keys.live_secret.key;
+  await nextSecond();
+  await post(server, key, withDevice(`fp_third_${tag}`));
+  // Another account, whose row is written beside the victim's last ones (most likely in the same second): it stays.
+  await post(server, key, { external_account_id: `bystander-${tag}`, context: { fp_id: `fp_bystander_${tag}` } });
+  const accountId = readRows(server, (db) => db.prepare('SELECT account_id FROM accounts WHERE external_account_id = ?').pluck().get(`victim-${tag}`) as string);
+  const seconds = await waitFor(() => {
+    const rows = readRows(server, (db) => db.prepare('SELECT count(*) AS n, count(DISTINCT first_seen_s) AS seconds FROM account_signals WHERE account_id = ?').get(accountId) as { n: number; seconds: number });
+    return rows.n === 6 ? rows.seconds : null;
+  }, 'the victim\'s six rows written in bulk');
+  t.is(seconds, 3, 'first seen in three different seconds');
+
+  const erased = await api(server, 'DELETE', `/v1/accounts/victim-${tag}`, { key });
+  t.is(erased.status, 200, erased.text);
+  // email, phone, ip and three devices, first seen in three different seconds.
+  t.like(erased.body.data.erased, { events: 3, signals: 6 });
+  t.is(readRows(server, (db) => db.prepare('SELECT count(*) FROM account_signals WHERE account_id = ?').pluck().get(accountId)), 0, 'none of its rows is left');
+  t.is(readRows(server, (db) => db.prepare(
+    'SELECT count(*) FROM account_signals s JOIN accounts a ON a.account_id = s.account_id WHERE a.external_account_id = ?',
+  ).pluck().get(`bystander-${tag}`)), 1, 'the bystander\'s row stays');
+});
+
 test('erase an account whose events are listed in bulk-written chunks, in rows not yet written, and recorded again after a SIGKILL: every one is erased', async (t) => {
   const dataDir = makeDataDir();
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -158,6 +158,42 @@ test('a crash before the rows of scored events are written: the next start recor
   t.deepEqual(tables(server, [a, b, c, d]), { events: [2, 1, 1, 2], signals: 6, links: 12 });
 });
 
+test('a value used again more than an hour after its row was written: that row is refreshed, found by its first seen, not written twice', async (t) => {
+  // account_signals is keyed by (first seen in whole seconds, account, type, hash) (migration 26):
+  // the refresh's row must carry the first seen memory holds, or it would be a second row.
+  let server = await startServer({ keepDataDir: true });
+  const { dataDir } = server;
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const key = server.bootstrap.keys.live_secret.key;
+  const tag = randomUUID().slice(0, 8);
+  const event = { external_account_id: `refresh-${tag}`, context: { fp_id: `fp_refresh_${tag}` } };
+  const first = await post(server, key, event);
+  t.is((await server.stop()).code, 0);
+  // The row as if written three hours ago and last used two hours ago (the start loads it so).
+  const rowsOf = (): Array<{ first_seen_s: number; last_seen: number }> => {
+    const db = new Database(join(dataDir, 'fraud-scorer.db'));
+    try {
+      return db.prepare("SELECT first_seen_s, last_seen FROM account_signals WHERE account_id = ? AND signal_type = 'fp'").all(first.account_public_id) as Array<{ first_seen_s: number; last_seen: number }>;
+    } finally {
+      db.close();
+    }
+  };
+  const [written] = rowsOf();
+  const aged = { first_seen_s: written!.first_seen_s - 3 * 3600, last_seen: written!.last_seen - 2 * 3_600_000 };
+  const db = new Database(join(dataDir, 'fraud-scorer.db'));
+  t.is(db.prepare("UPDATE account_signals SET first_seen_s = ?, last_seen = ? WHERE account_id = ? AND signal_type = 'fp'").run(aged.first_seen_s, aged.last_seen, first.account_public_id).changes, 1);
+  db.close();
+
+  server = await startServer({ dataDir, keepDataDir: true });
+  t.regex(server.output(), /"from_snapshot":false/, 'the changed table voids the snapshot: the row is loaded from it');
+  await post(server, key, event);
+  t.is((await server.stop()).code, 0);
+  const after = rowsOf();
+  t.is(after.length, 1, 'one row: the refresh found it');
+  t.is(after[0]!.first_seen_s, aged.first_seen_s);
+  t.true(after[0]!.last_seen > aged.last_seen + 3_600_000, 'its last seen moved to the refresh');
+});
+
 // Both directions of the link: the load reads one of them.
 for (const [table, where, rows] of [['account_signals', 'account_id = @id', 1], ['account_links', 'account_id = @id OR other_account_id = @id', 2]] as const) {
   test(`a start that finds a row of ${table} of no known type refuses to serve, naming the account`, async (t) => {

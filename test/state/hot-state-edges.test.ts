@@ -198,7 +198,7 @@ test('event index: find, findNext over a shared key, delete by seq, sequence num
   t.is(shared.size, 2);
 });
 
-test('recordEvent reports what it changed: values new to the account or an hour old, the links it made, a first use of a project', (t) => {
+test('recordEvent reports what it changed: values new to the account or an hour old (with when the account first held each), the links it made, a first use of a project', (t) => {
   const hot = new HotState({ hasher: kHasher, newPublicId: idMaker(21) });
   const signals = new EventSignals();
   const changes = new RecordedChanges();
@@ -209,15 +209,23 @@ test('recordEvent reports what it changed: values new to the account or an hour 
     if (!outcome.ok) throw new Error(outcome.error.message);
     return outcome.account;
   };
-  const reported = (): unknown => ({ newProject: changes.newProject, values: [...changes.values], linkValues: [...changes.linkValues], linkOthers: [...changes.linkOthers] });
-  const ann = record('ann', 0, kT0, [[SignalType.Email, email], [SignalType.Card, card]]);
-  t.deepEqual(reported(), { newProject: true, values: [0, 1], linkValues: [], linkOthers: [] }, 'a new account: both values, no one to link');
-  record('bob', 0, kT0 + 1, [[SignalType.Card, card], [SignalType.Email, email]]);
-  t.deepEqual(reported(), { newProject: true, values: [0, 1], linkValues: [0, 1], linkOthers: [ann, ann] }, 'bob shares both values with ann');
-  record('ann', 0, kT0 + kHour - 1, [[SignalType.Email, email], [SignalType.Card, card]]);
-  t.deepEqual(reported(), { newProject: false, values: [], linkValues: [], linkOthers: [] }, 'used 1 ms short of an hour ago: nothing to write');
-  record('ann', 1, kT0 + kHour, [[SignalType.Email, email]]);
-  t.deepEqual(reported(), { newProject: true, values: [0], linkValues: [0], linkOthers: [hot.findAccount(0, 'bob')] }, 'an hour later from another project: refreshed and linked again');
-  t.deepEqual(hot.accountCounts(ann), { lastSeenAt: kT0 + kHour, events: 3, blocks: 0, reviews: 0 });
+  const reported = (): unknown => ({
+    newProject: changes.newProject, values: [...changes.values], valuesFirstSeen: [...changes.valuesFirstSeen], linkValues: [...changes.linkValues], linkOthers: [...changes.linkOthers],
+  });
+  const second = kT0 / 1000;
+  const ann = record('ann', 0, kT0 + 999, [[SignalType.Email, email], [SignalType.Card, card]]);
+  t.deepEqual(reported(), { newProject: true, values: [0, 1], valuesFirstSeen: [second, second], linkValues: [], linkOthers: [] }, 'a new account: both values, no one to link');
+  record('bob', 0, kT0 + 1000, [[SignalType.Card, card], [SignalType.Email, email]]);
+  t.deepEqual(reported(), { newProject: true, values: [0, 1], valuesFirstSeen: [second + 1, second + 1], linkValues: [0, 1], linkOthers: [ann, ann] }, 'bob shares both values with ann');
+  record('ann', 0, kT0 + 999 + kHour - 1, [[SignalType.Email, email], [SignalType.Card, card]]);
+  t.deepEqual(reported(), { newProject: false, values: [], valuesFirstSeen: [], linkValues: [], linkOthers: [] }, 'used 1 ms short of an hour ago: nothing to write');
+  record('ann', 1, kT0 + 999 + kHour, [[SignalType.Email, email], [SignalType.Phone, { type: 'phone', value: '+447700900123', masked: '+44******123' }]]);
+  t.deepEqual(
+    reported(), { newProject: true, values: [0, 1], valuesFirstSeen: [second, second + 3600], linkValues: [0], linkOthers: [hot.findAccount(0, 'bob')] },
+    'an hour later from another project: refreshed (its row is where its first use put it) and linked again; a new value',
+  );
+  t.deepEqual(hot.signalFirstSeens(ann).sort(), [second, second + 3600], 'where its rows are: the distinct seconds');
+  t.deepEqual(hot.signalFirstSeens(hot.findAccount(0, 'bob')), [second + 1]);
+  t.deepEqual(hot.accountCounts(ann), { lastSeenAt: kT0 + 999 + kHour, events: 3, blocks: 0, reviews: 0 });
   t.deepEqual(hot.linkedAccounts(ann).map(({ type }) => type).sort(), [SignalType.Email, SignalType.Card].sort());
 });

@@ -18,7 +18,7 @@ test('every signal row survives with its columns, now in account order', (t) => 
   ] as const;
   for (const row of rows) insert.run(...row);
 
-  migrate(db);
+  migrate(db, kMigrations.filter((migration) => migration.version <= 15));
 
   const columns = 'tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen';
   const after = db.prepare(`SELECT ${columns} FROM account_signals`).raw().all();

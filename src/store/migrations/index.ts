@@ -25,6 +25,7 @@ import { kPendingWithoutIndexMigration } from './022-pending-without-index.js';
 import { kDerivedPartsOpenMigration } from './023-derived-parts-open.js';
 import { kOutboxDueByProjectMigration } from './024-outbox-due-by-project.js';
 import { kOutboxWindowAttemptsMigration } from './025-outbox-window-attempts.js';
+import { kSignalsByFirstSeenMigration } from './026-signals-by-first-seen.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import { writeEventIdRunsOfLog } from '../../scoring/event-id-runs.js';
 import type { Db } from '../database.js';
@@ -65,4 +66,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 23, name: 'derived parts open', sql: kDerivedPartsOpenMigration },
   { version: 24, name: 'webhook messages due by project', sql: kOutboxDueByProjectMigration },
   { version: 25, name: 'webhook attempts in the retry window', sql: kOutboxWindowAttemptsMigration },
+  { version: 26, name: 'signals keyed by first seen', sql: kSignalsByFirstSeenMigration },
 ];
