@@ -234,8 +234,9 @@ export const kSortChunkRows = 2048;
  * each part spanned the whole key space and most pages were written once per part; bench/README.md,
  * step 22). Within an account: its row, its links, then the project changes of its links (after
  * the link they change). account_signals is keyed by first seen (migration 26): its rows, nearly
- * all new and so at the table's end, come first, in their own key order. Only the last part carries the batch's order; the others say
- * `before` (the stamp stays until every row of the batch is written).
+ * all new and so at the table's end, come first, in their own key order. Only the last part
+ * carries the batch's order; the others say `before` (the stamp stays until every row of the
+ * batch is written).
  *
  * The work comes in steps short enough for the HTTP thread to serve between them (step 54): each
  * list is sorted a chunk at a time (sortStep), and the parts are merged from the sorted chunks as
