@@ -1,6 +1,8 @@
 // Erasure and the two rows of a link (src/accounts/accounts-service.ts, eraseAccount): a bulk write
 // puts each row in its own account's part, so the other account's row can be stored while the
 // erased account's own is not (its part failed). The erasure finds that row from memory.
+// Likewise its signal rows, keyed by first seen (migration 26): found through the seconds memory
+// knows of the account, or through the whole table for an account memory does not hold.
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { eraseAccount, type ErasureRequest } from '../../src/accounts/accounts-service.js';
@@ -51,4 +53,22 @@ test('a link both of whose rows were written, known also from memory: both go, c
   transactionEnded(true);
   t.is(db.prepare('SELECT count(*) FROM account_links').pluck().get(), 0);
   t.true(outcome.kind === 'erased' && outcome.summary.erased.links === 1);
+});
+
+test('signal rows: those at the seconds memory names go, another account\'s at the same second stays; an account not in memory is looked for everywhere', (t) => {
+  for (const inMemory of [[100, 205], null]) {
+    const { db, request } = linkedPair();
+    const signal = (account: string, second: number, hash: string): readonly [string, string, string, string, string, string, number, number] =>
+      [request.tenantId, 'live', 'fp', hash, account, 'fp_x***', second, second * 1000];
+    db.transaction(() => applyDerivedRows(db, {
+      order: 0, accounts: [], links: [], linkProjects: [],
+      signals: [signal('acc_z', 100, 'h1'), signal('acc_c', 100, 'h1'), signal('acc_z', 205, 'h2'), signal('acc_z', 205, 'h3')],
+    }))();
+    transactionEnded(true);
+    const outcome = db.transaction(() => eraseAccount(db, { ...request, linksInMemory: [], signalFirstSeensInMemory: inMemory }))();
+    transactionEnded(true);
+    t.true(outcome.kind === 'erased' && outcome.summary.erased.signals === 3, JSON.stringify(inMemory));
+    t.deepEqual(db.prepare('SELECT account_id, first_seen_s FROM account_signals').raw().all(), [['acc_c', 100]], JSON.stringify(inMemory));
+    db.close();
+  }
 });
