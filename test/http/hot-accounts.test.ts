@@ -170,14 +170,8 @@ test('a value used again more than an hour after its row was written: that row i
   const first = await post(server, key, event);
   t.is((await server.stop()).code, 0);
   // The row as if written three hours ago and last used two hours ago (the start loads it so).
-  const rowsOf = (): Array<{ first_seen_s: number; last_seen: number }> => {
-    const db = new Database(join(dataDir, 'fraud-scorer.db'));
-    try {
-      return db.prepare("SELECT first_seen_s, last_seen FROM account_signals WHERE account_id = ? AND signal_type = 'fp'").all(first.account_public_id) as Array<{ first_seen_s: number; last_seen: number }>;
-    } finally {
-      db.close();
-    }
-  };
+  const rowsOf = (): Array<{ first_seen_s: number; last_seen: number }> => readStore(server, (db) =>
+    db.prepare("SELECT first_seen_s, last_seen FROM account_signals WHERE account_id = ? AND signal_type = 'fp'").all(first.account_public_id) as Array<{ first_seen_s: number; last_seen: number }>);
   const [written] = rowsOf();
   const aged = { first_seen_s: written!.first_seen_s - 3 * 3600, last_seen: written!.last_seen - 2 * 3_600_000 };
   const db = new Database(join(dataDir, 'fraud-scorer.db'));
