@@ -5,7 +5,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 
 export function normalizeIp(raw: string): string | null {
   const text = raw.trim();
-  if (isIPv4(text)) return text.split('.').map((part) => String(Number(part))).join('.');
+  // isIPv4 accepts only the canonical form (no part with a leading zero, none above 255): the text is it.
+  if (isIPv4(text)) return text;
   if (!isIPv6(text)) return null;
   const groups = expandIpv6(text.toLowerCase());
   if (groups === null) return null;
