@@ -1,6 +1,7 @@
 // By hand: where a sync run's CPU goes, by thread and area (issue 10). Two servers, one after the
 // other, each warmed up with wrk and then driven for PROFILE_SECONDS (15) with the mix of
-// bench/http/events.lua (PROFILE_HARSH=1: the harsh mix):
+// bench/http/events.lua (PROFILE_HARSH=1: the harsh mix) after PROFILE_WARMUP_SECONDS (5) of warm-up
+// (the mix's caches of phone analyses and keyed hashes fill in about a minute):
 //   1. `node --perf-basic-prof` under `perf record -g` (Debian package linux-perf) for the measured
 //      run only: the top 25 symbols by self time, and CPU per event by thread × area;
 //   2. `node --cpu-prof` (every thread: workers inherit the flag): the top 10 JavaScript functions
@@ -19,6 +20,7 @@ import { runWrk } from './_helpers/wrk.js';
 import type { LoadFigures } from './_helpers/load.js';
 
 const kSeconds = Number(process.env.PROFILE_SECONDS ?? 15);
+const kWarmupSeconds = Number(process.env.PROFILE_WARMUP_SECONDS ?? 5);
 const kFrequency = 499;
 const kMixEnv: Record<string, string> = process.env.PROFILE_HARSH === '1' ? { FS_HARSH: '1' } : {};
 const kOut = process.env.PROFILE_DIR ?? mkdtempSync(join(tmpdir(), 'fraud-scorer-profile-'));
@@ -26,7 +28,7 @@ mkdirSync(kOut, { recursive: true });
 
 async function warmAndLoad(server: StartedServer, during?: () => Promise<void>): Promise<LoadFigures> {
   const env = { ...kMixEnv, FS_KEY: server.liveKey };
-  await runWrk({ url: server.url, script: 'events.lua', env, connections: 64, seconds: 5 });
+  await runWrk({ url: server.url, script: 'events.lua', env, connections: 64, seconds: kWarmupSeconds });
   // wrk runs a second longer than the profile, so the profile sees only steady load.
   const [figures] = await Promise.all([runWrk({ url: server.url, script: 'events.lua', env, connections: 64, seconds: kSeconds + 1 }), during?.()]);
   return figures;
