@@ -23,3 +23,15 @@ test('sortable ids sort as their times do (byte order, as SQLite compares text);
   // The first 8 characters after the prefix are the time: the rest is random.
   t.is(newSortableId('acc', 1_795_000_000_000).slice(0, 12), newSortableId('acc', 1_795_000_000_000).slice(0, 12));
 });
+
+test('ids drawn across many refills of the random pool are all different, and every character is about equally likely', (t) => {
+  // 10,000 ids of 20 characters take ~52 KB of random bytes: the 4-KiB pool is refilled a dozen times.
+  const ids = Array.from({ length: 10_000 }, () => newId('evt'));
+  t.is(new Set(ids).size, ids.length);
+  const counts = new Map<string, number>();
+  for (const id of ids) for (const char of id.slice(4)) counts.set(char, (counts.get(char) ?? 0) + 1);
+  t.is(counts.size, 62);
+  const expected = (ids.length * 20) / 62;
+  // ~3,226 per character; a standard deviation is ~56: the bounds are ten of them away.
+  for (const [char, count] of counts) t.true(count > expected - 560 && count < expected + 560, `${char}: ${count}`);
+});
