@@ -10,7 +10,8 @@ import { putLabel } from './labels/labels-store.js';
 import { addListItems, createList, deleteList, removeListItems, sweepLists } from './lists/list-store.js';
 import { createBacktest, failBacktest, failUnfinishedBacktests, finishBacktest, startBacktest } from './analysis/backtest-store.js';
 import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset, storeRestoredRuleset } from './rulesets/ruleset-store.js';
-import { applyDerivedRows, foldCaseEvents, insertPendingEvent, persistScoredEvent, waitingCases } from './scoring/event-store.js';
+import { applyDerivedRows, foldCaseEvents, insertPendingEvent, waitingCases } from './scoring/event-store.js';
+import { persistScoredEventMessage } from './scoring/scored-event-message.js';
 import type { Writer } from './store/writer.js';
 import { probeWrite } from './store/write-probe.js';
 import { recordKeyUse } from './tenancy/tenancy-store.js';
@@ -19,7 +20,7 @@ import { markDelivered, markFailed, pruneFinished, redeliver } from './webhooks/
 export const kWriteCommands = {
   probeWrite,
   insertPendingEvent,
-  persistScoredEvent,
+  persistScoredEventMessage,
   applyDerivedRows,
   foldCaseEvents,
   waitingCases,

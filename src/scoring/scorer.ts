@@ -18,6 +18,7 @@ import { VelocityHashes, type VelocityKeys, type VelocityWindows } from '../sign
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { ScoredEventRecord } from './event-store.js';
+import { persistOutcomeOfMessage, scoredEventMessage } from './scored-event-message.js';
 import { analyzeEventPhone, type PhoneAnalysis } from '../signals/phone.js';
 import { storedIdentifiers, type StoredIdentifier } from '../signals/stored-identifiers.js';
 import type { KeyedHashCache } from '../signals/keyed-hash-cache.js';
@@ -179,7 +180,7 @@ export class Scorer {
       let persisted;
       const handedToWriter = performance.now();
       try {
-        persisted = await writer.call('persistScoredEvent', record, pendingSeq);
+        persisted = persistOutcomeOfMessage(await writer.call('persistScoredEventMessage', scoredEventMessage(record), pendingSeq));
       } catch (error) {
         return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The score could not be stored; retry the same request.'), error) };
       } finally {
