@@ -229,3 +229,21 @@ test('recordEvent reports what it changed: values new to the account or an hour 
   t.deepEqual(hot.accountCounts(ann), { lastSeenAt: kT0 + 999 + kHour, events: 3, blocks: 0, reviews: 0 });
   t.deepEqual(hot.linkedAccounts(ann).map(({ type }) => type).sort(), [SignalType.Email, SignalType.Card].sort());
 });
+
+test('an event with more values than EventSignals first has room for keeps every type, key and mask as it grows', (t) => {
+  const signals = new EventSignals();
+  const types = [SignalType.Email, SignalType.Phone, SignalType.Fp, SignalType.Ip, SignalType.Card, SignalType.Fp, SignalType.Ip, SignalType.Card, SignalType.Email];
+  const expectedKeys = new Uint32Array(4 * types.length);
+  types.forEach((type, i) => {
+    signals.addValue(kHasher, 3, type, `value-${i}`, `mask-${i}`);
+    kHasher.key128((KeyDomain.Email + type) as KeyDomain, 3, `value-${i}`, expectedKeys, i * 4);
+  });
+  t.is(signals.count, types.length);
+  t.deepEqual([...signals.types.subarray(0, types.length)], types);
+  t.deepEqual([...signals.keys.subarray(0, 4 * types.length)], [...expectedKeys]);
+  t.deepEqual(signals.masks, types.map((_, i) => `mask-${i}`));
+  signals.clear();
+  signals.addValue(kHasher, 3, SignalType.Card, 'value-0', 'again');
+  t.is(signals.count, 1);
+  t.deepEqual(signals.masks, ['again']);
+});
