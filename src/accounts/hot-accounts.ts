@@ -337,7 +337,7 @@ export class HotAccounts {
 
   /** An event's signal values as the hot state takes them. */
   eventSignals(identifiers: readonly StoredIdentifier[]): EventSignals {
-    const signals = new EventSignals();
+    const signals = new EventSignals(identifiers.length);
     const words = this.#words;
     for (const identifier of identifiers) {
       keyWords(identifier.hash, words);

@@ -65,11 +65,19 @@ const kDomains = [KeyDomain.Email, KeyDomain.Phone, KeyDomain.Fp, KeyDomain.Ip, 
  */
 export class EventSignals {
   count = 0;
-  // Room for 4 values at first: V8 keeps a typed array of at most 64 bytes in its own heap, and
-  // allocates a larger one's memory apart, ~5 times the cost (an event with 5 values grows it once).
-  types = new Uint8Array(4);
-  keys = new Uint32Array(16);
+  types: Uint8Array;
+  keys: Uint32Array;
   masks: string[] = [];
+
+  /**
+   * `capacity`: the values expected (more still fit). V8 keeps a typed array of at most 64 bytes
+   * (4 values' keys) in its own heap and allocates a larger one's memory apart, at several times
+   * the cost: an event's own count spares most events that, and every event a growth.
+   */
+  constructor(capacity = 4) {
+    this.types = new Uint8Array(capacity);
+    this.keys = new Uint32Array(capacity * 4);
+  }
 
   clear(): void {
     this.count = 0;
@@ -98,8 +106,14 @@ export class EventSignals {
 
   #next(): number {
     if (this.count === this.types.length) {
-      this.types = grown(this.types, this.count * 2);
-      this.keys = grown(this.keys, this.count * 8);
+      // New arrays rather than grown(): reading .buffer of an array in V8's heap copies it out first.
+      const length = Math.max(4, this.count * 2);
+      const types = new Uint8Array(length);
+      types.set(this.types);
+      const keys = new Uint32Array(length * 4);
+      keys.set(this.keys);
+      this.types = types;
+      this.keys = keys;
     }
     return this.count++;
   }

@@ -246,4 +246,13 @@ test('an event with more values than EventSignals first has room for keeps every
   signals.addValue(kHasher, 3, SignalType.Card, 'value-0', 'again');
   t.is(signals.count, 1);
   t.deepEqual(signals.masks, ['again']);
+  // Sized for the event's count, as hot-accounts.ts does: 5 values fit without growing, and none still grows.
+  const sized = new EventSignals(5);
+  const keys = sized.keys;
+  for (let i = 0; i < 5; i++) sized.addValue(kHasher, 3, types[i]!, `value-${i}`, '');
+  t.is(sized.keys, keys);
+  t.deepEqual([...sized.keys], [...expectedKeys.subarray(0, 20)]);
+  const empty = new EventSignals(0);
+  empty.addValue(kHasher, 3, SignalType.Ip, 'value-3', 'ip');
+  t.deepEqual([...empty.keys.subarray(0, 4)], [...expectedKeys.subarray(12, 16)]);
 });
