@@ -1,7 +1,7 @@
 // A scored event and its outcome as they cross to the writer thread and back: tuples, not objects.
-// postMessage's structured clone writes and reads every property name of every object; a record
-// as an object of 16 fields (and its account's 4) cost 6.3–6.7 µs per event to clone and read
-// back, as a tuple 3.9–4.5, and the outcome 2.3–3.2 against 1.3–1.5 (bench/README.md, step 56).
+// postMessage's structured clone writes and reads every property name of every object: a record of
+// 16 fields (and its account's 4) and its outcome of 8 cost 6.2–7.9 µs per event to clone and
+// read back as objects, 4.2–4.8 as tuples (bench/README.md, step 56).
 // The write command persistScoredEventMessage unpacks the record, stores it with
 // persistScoredEvent (event-store.ts) and packs the outcome. Pure but for that command.
 import type { Db } from '../store/database.js';

@@ -5,7 +5,7 @@ const kAlphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 const kUnbiasedLimit = 248;
 
 // Random bytes are taken from a pool that the CSPRNG refills 4 KiB at a time, as node does for
-// crypto.randomUUID: a randomBytes call per id cost 8–14 µs here (bench/README.md, step 56), a
+// crypto.randomUUID: a randomBytes call per id cost 5–14 µs here (bench/README.md, step 56), a
 // byte of the pool a few nanoseconds. Each thread has its own pool; a byte is used once.
 const kPoolBytes = 4096;
 const pool = Buffer.allocUnsafeSlow(kPoolBytes);
