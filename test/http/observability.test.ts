@@ -50,6 +50,9 @@ test('every 5xx is logged with its request id, route and cause; 503s are counted
   t.is(failed.status, 500);
   t.is(refused.status, 503);
 
+  // The server's log reaches the file through a pipe: a line may land after the answer.
+  const logged = (requestId: string): boolean => logLines(server).some((line) => line.request_id === requestId);
+  await waitFor(() => logged('five-hundred') && logged('five-oh-three'), 'both answers logged');
   const lines = logLines(server);
   const error = lines.find((line) => line.request_id === 'five-hundred');
   t.like(error, { level: 'error', route: 'POST /v1/events', status: 500, code: 'INTERNAL_ERROR' });
@@ -67,9 +70,11 @@ test('a rule worker that dies is logged and replaced; its event answers 503 with
   const crashed = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ extras: { fault: 'rule_worker_oom' } }), headers: { 'x-request-id': 'crash-1' } });
   t.is(crashed.status, 503);
   t.is(crashed.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
+  const refusedLine = (line: Record<string, unknown>): boolean => line.request_id === 'crash-1' && line.message === 'request refused: service unavailable';
   await waitFor(() => logLines(server).some((line) => line.message === 'rule worker started to replace one that ended'), 'the replacement worker');
+  await waitFor(() => logLines(server).some(refusedLine), 'the refusal logged');
   const lines = logLines(server);
-  const answer = lines.find((line) => line.request_id === 'crash-1' && line.message === 'request refused: service unavailable');
+  const answer = lines.find(refusedLine);
   t.like(answer, { level: 'warn', route: 'POST /v1/events', status: 503, code: 'COMPILED_RULES_UNAVAILABLE' });
   t.regex(String(answer?.cause), /worker/);
   t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent() })).status, 200);
