@@ -2,7 +2,7 @@
 // identity does not survive postMessage, so errors travel as values with the interface's code.
 // EvaluateItem and ItemResult are one event as each side uses it; EvaluateTask and
 // EvaluateTaskResult are a batch as it travels (below).
-import { kPackedSignalsLength, packSignals, unpackSignals } from '../scoring/recorded-signals.js';
+import { encodePackedSignals, kPackedSignalsLength, packSignals, unpackSignals } from '../scoring/recorded-signals.js';
 import type { Decision, Thresholds } from '../scoring/score-result.js';
 import type { PhoneAnalysis } from '../signals/phone.js';
 import type { AccountSignals, LinkSignals } from '../signals/state-signals.js';
@@ -78,8 +78,10 @@ export type ItemResult =
 // one Float64Array. Cloning objects makes V8 write and read each property's name for every event
 // (~10 µs per event across the two threads, bench/pool/batching.bench.ts); columns cost a fraction.
 
+/** Where an event's signals begin among its numbers: after version, now, the two thresholds and the phone. */
+const kSignalsAt = 5;
 /** Numbers per event in EvaluateTask.numbers: version, now, the two thresholds, the phone, then the signals. */
-const kItemNumbers = 5 + kPackedSignalsLength;
+const kItemNumbers = kSignalsAt + kPackedSignalsLength;
 const kPhonePresent = 1;
 const kPhoneParseable = 2;
 const kPhoneValid = 4;
@@ -112,7 +114,7 @@ export function encodeTask(items: readonly EvaluateItem[]): EvaluateTask {
         | (phone.status === 'unparseable' ? kPhoneUnparseable : 0);
     phoneStrings[i * 2] = phone?.signals.country ?? null;
     phoneStrings[i * 2 + 1] = phone?.signals.type ?? null;
-    packSignals(item.velocity, item.links, item.account, numbers, at + 5);
+    packSignals(item.velocity, item.links, item.account, numbers, at + kSignalsAt);
   }
   return {
     projectIds: items.map((item) => item.projectId),
@@ -145,7 +147,7 @@ export function itemOf(task: EvaluateTask, i: number): EvaluateItem {
     masked: null,
     status: (phoneFlags & kPhoneUnparseable) !== 0 ? 'unparseable' : 'ok',
   };
-  const signals = unpackSignals(n, at + 5);
+  const signals = unpackSignals(n, at + kSignalsAt);
   return {
     projectId: task.projectIds[i]!,
     eventId: task.eventIds[i]!,
@@ -159,6 +161,11 @@ export function itemOf(task: EvaluateTask, i: number): EvaluateItem {
     now: n[at + 1]!,
     requestId: task.requestIds[i]!,
   };
+}
+
+/** The stored form (encodeRecordedSignals) of the signals event `i` of a task brought, from its numbers. */
+export function recordedSignalsOf(task: EvaluateTask, i: number): string {
+  return encodePackedSignals(task.numbers, i * kItemNumbers + kSignalsAt);
 }
 
 type ItemFailure = Extract<ItemResult, { ok: false }>;

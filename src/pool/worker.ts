@@ -10,9 +10,8 @@ import { databasePath } from '../store/database.js';
 import { countOutcome, newTally } from './outcome-tally.js';
 import { prepareEvent } from './prepare-event.js';
 import { LoadedRulesets } from '../scoring/loaded-rulesets.js';
-import { encodeRecordedSignals, type RecordedSignals } from '../scoring/recorded-signals.js';
 import { decide, storedResultJson } from '../scoring/score-result.js';
-import { encodeResults, itemOf, taskSize, type EvaluateTask, type EvaluateTaskResult, type ItemResult, type WorkerSetup } from './protocol.js';
+import { encodeResults, itemOf, recordedSignalsOf, taskSize, type EvaluateTask, type EvaluateTaskResult, type ItemResult, type WorkerSetup } from './protocol.js';
 import { announceThread } from '../shared/threads.js';
 import { ListsClock } from '../lists/lists-clock.js';
 import { userCountry, WorkerLists } from '../lists/worker-lists.js';
@@ -101,7 +100,7 @@ export default function evaluateBatch(task: EvaluateTask): EvaluateTaskResult {
       }),
       compactResult: layout.compact(outcome, prepared.enrichment),
       compactShadow: layout.compactShadow(outcome.shadow),
-      recordedSignals: encodeRecordedSignals(prepared.signals as RecordedSignals),
+      recordedSignals: recordedSignalsOf(task, i),
       degraded: outcome.degraded,
       evalMs,
     };

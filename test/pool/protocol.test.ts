@@ -2,7 +2,8 @@
 // went in, through a real structured clone, whatever groups and fields it lacks.
 import test from 'ava';
 import { deserialize, serialize } from 'node:v8';
-import { encodeResults, encodeTask, itemOf, resultOf, taskSize, type EvaluateItem, type ItemResult } from '../../src/pool/protocol.js';
+import { encodeResults, encodeTask, itemOf, recordedSignalsOf, resultOf, taskSize, type EvaluateItem, type ItemResult } from '../../src/pool/protocol.js';
+import { encodeRecordedSignals } from '../../src/scoring/recorded-signals.js';
 import type { PhoneAnalysis } from '../../src/signals/phone.js';
 
 const phone: PhoneAnalysis = { signals: { present: true, parseable: true, valid: false, country: 'DE', type: null }, e164: '+4915010004551', masked: '+49*********51', status: 'ok' };
@@ -31,6 +32,17 @@ test('every event of a task comes out as it went in, the phone without the field
   t.deepEqual(itemOf(task, 0), { ...full, phone: { ...phone, e164: null, masked: null } });
   t.deepEqual(itemOf(task, 1), bare);
   t.deepEqual(itemOf(task, 2), { ...unknownAccount, phone: { ...unknownAccount.phone!, e164: null, masked: null } });
+});
+
+test('the signals each event stores, read from the numbers of its task, are those it brought', (t) => {
+  const task = cloned(encodeTask([full, bare, unknownAccount]));
+  t.is(recordedSignalsOf(task, 0), '[1,[1,3,0,null,null,null,null,null,null,null,123456.5,null],[0,1,2,3,4,5,1],[1,300,40,0,1,0,2]]');
+  t.is(recordedSignalsOf(task, 1), '[1,null,null,null]');
+  t.is(recordedSignalsOf(task, 2), '[1,[null,null,null,null,null,null,null,null,null,null,null,null],null,[0,null,null,null,null,null,null]]');
+  for (const [i, item] of [full, bare, unknownAccount].entries()) {
+    const signals = { ...(item.velocity === null ? {} : { velocity: item.velocity }), ...(item.links === null ? {} : { links: item.links }), ...(item.account === null ? {} : { account: item.account }) };
+    t.is(recordedSignalsOf(task, i), encodeRecordedSignals(signals), item.eventId);
+  }
 });
 
 test('results come back in order, failures at their place, degraded rules as a list', (t) => {

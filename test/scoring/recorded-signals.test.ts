@@ -37,6 +37,23 @@ test('the stored form is compact', (t) => {
   t.is(encodeRecordedSignals({}), '[1,null,null,null]');
 });
 
+test('the text is what JSON.stringify wrote of the groups as arrays (rows stored before step 56 read the same)', (t) => {
+  const stringified = (signals: RecordedSignals): string => {
+    const v = signals.velocity;
+    const l = signals.links;
+    const a = signals.account;
+    const velocityFields = ['card_1h', 'card_24h', 'ip_1h', 'ip_24h', 'account_1h', 'account_24h', 'email_1h', 'email_24h', 'fp_1h', 'fp_24h', 'account_amount_24h', 'card_amount_24h'] as const;
+    const linkFields = ['email', 'phone', 'fp', 'ip_24h', 'card', 'total', 'fraud'] as const;
+    return JSON.stringify([
+      1,
+      v === undefined ? null : velocityFields.map((field) => v[field] ?? null),
+      l === undefined ? null : linkFields.map((field) => l[field]),
+      a === undefined ? null : [a.known ? 1 : 0, a.age_days ?? null, a.events ?? null, a.blocks ?? null, a.reviews ?? null, a.fraud_confirmed === undefined ? null : a.fraud_confirmed ? 1 : 0, a.labelled_fraud ?? null],
+    ]);
+  };
+  for (const [title, signals] of cases) t.is(encodeRecordedSignals(signals), stringified(signals), title);
+});
+
 test('an account recorded before labelled_fraud existed decodes without it', (t) => {
   t.deepEqual(decodeRecordedSignals('[1,null,null,[1,2,3,0,0,0]]'), { account: { known: true, age_days: 2, events: 3, blocks: 0, reviews: 0, fraud_confirmed: false } });
 });
