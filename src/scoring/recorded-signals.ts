@@ -91,7 +91,7 @@ export function encodeRecordedSignals(signals: RecordedSignals): string {
 /**
  * encodeRecordedSignals of the signals packSignals wrote from index `at`, straight from the
  * numbers: what a rule worker stores, without the objects it unpacked for the rules (JSON.stringify
- * of arrays mapped from them cost it 3–4 µs per event, this about 1: bench/README.md, step 56).
+ * of arrays mapped from them cost it 1.9–3.4 µs per event, this 0.6–1.1: bench/README.md, step 56).
  */
 export function encodePackedSignals(from: Float64Array, at: number): string {
   let i = at;
