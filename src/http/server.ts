@@ -147,6 +147,8 @@ export class HttpServer {
   readonly #unavailableLog = new LogBudget(kUnavailableLinesPerSecond, 1000);
   #app: TemplatedApp | null = null;
   #listenSocket: us_listen_socket | null = null;
+  /** drain() was called: every answer closes its connection. */
+  #draining = false;
   #inFlight = 0;
   /**
    * Route handlers started and not finished. Not the same as #inFlight: a request whose client
@@ -199,9 +201,13 @@ export class HttpServer {
   /**
    * Stops accepting connections and resolves once every request in flight has been answered and
    * every handler has finished (or `timeoutMs` passed). Keep-alive connections may still deliver
-   * requests meanwhile; they are served and counted like the others.
+   * requests meanwhile; they are served and counted like the others, and each answer closes its
+   * connection, so that a client or load balancer with connections kept alive opens new ones, to
+   * a node that listens, rather than keep sending here (a health check that reused one saw 200
+   * "draining" until the process ended).
    */
   drain(timeoutMs: number): Promise<void> {
+    this.#draining = true;
     if (this.#listenSocket !== null) {
       us_listen_socket_close(this.#listenSocket);
       this.#listenSocket = null;
@@ -572,11 +578,14 @@ export class HttpServer {
     }
     if (!exchange.aborted) {
       const res = exchange.res;
+      // While draining every answer closes its connection, but one to HEAD: this uWS build's
+      // endWithoutBody cannot close it.
+      const close = closeConnection || (this.#draining && !exchange.head);
       res.cork(() => {
         res.writeStatus(statusLine(status));
         res.writeHeader('Content-Type', contentType);
         res.writeHeader('x-request-id', exchange.requestId);
-        if (!closeConnection) res.writeHeader('Keep-Alive', kKeepAlive);
+        if (!close) res.writeHeader('Keep-Alive', kKeepAlive);
         if (exchange.cors) res.writeHeader('Vary', 'Origin');
         if (exchange.corsOrigin !== '') {
           res.writeHeader('Access-Control-Allow-Origin', exchange.corsOrigin);
@@ -590,7 +599,7 @@ export class HttpServer {
           res.writeHeader('Content-Length', String(Buffer.byteLength(body)));
           res.endWithoutBody();
         } else {
-          res.end(body, closeConnection);
+          res.end(body, close);
         }
       });
     }

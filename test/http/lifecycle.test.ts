@@ -50,3 +50,40 @@ test('SIGTERM finishes the request in flight, stops listening, and closes the da
     await again.stop();
   }
 });
+
+test('while draining, each answer closes its kept-alive connection: a health check that reused one is told "draining" once, then must connect anew and is refused', async (t) => {
+  const server = await startServer();
+  const key = server.bootstrap.keys.live_secret.key;
+  const body = JSON.stringify(minimalEvent());
+  // `held` keeps the drain open with a body still arriving; `kept` is a load balancer's connection.
+  const held = await openSocket(server.port);
+  const kept = await openSocket(server.port);
+  for (const socket of [held, kept]) {
+    const health = readResponse(socket);
+    socket.write(requestHead('GET', '/healthz', {}));
+    const answer = await health;
+    t.is(answer.status, 200);
+    t.truthy(answer.headers['keep-alive'], 'before the drain, connections are kept');
+  }
+  held.write(requestHead('POST', '/v1/events', { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) }));
+  held.write(body.slice(0, 10));
+  const scored = readResponse(held);
+  server.child.kill('SIGTERM');
+  await waitFor(() => server.output().includes('"message":"draining"'), 'the server to log that it drains');
+
+  const keptClosed = new Promise<void>((resolve) => kept.once('close', () => resolve()));
+  const check = readResponse(kept);
+  kept.write(requestHead('GET', '/healthz', {}));
+  const answer = await check;
+  t.is(answer.status, 200);
+  t.is(JSON.parse(answer.body).data.status, 'draining');
+  t.false('keep-alive' in answer.headers);
+  await keptClosed;
+  await t.throwsAsync(fetch(`${server.url}/healthz`), undefined, 'a new connection is refused');
+
+  held.write(body.slice(10));
+  const stored = await scored;
+  t.is(stored.status, 200, stored.body);
+  t.false('keep-alive' in stored.headers, 'the request in flight is answered, and its connection closed too');
+  t.is((await server.stop()).code, 0);
+});
