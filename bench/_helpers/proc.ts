@@ -1,7 +1,8 @@
-// CPU time and bytes written per thread of a process, read from /proc (Linux), and its resident
-// set. Threads are told apart by the roles the server announces (src/shared/threads.ts); a thread
-// that announced nothing is `other` (V8's platform workers: GC and JIT; libuv's pool), except the
-// main thread of a process that announces nothing (the bare handler), which is `http`.
+// CPU time, bytes written and sleeps (voluntary context switches) per thread of a process, read
+// from /proc (Linux), and its resident set. Threads are told apart by the roles the server
+// announces (src/shared/threads.ts); a thread that announced nothing is `other` (V8's platform
+// workers: GC and JIT; libuv's pool), except the main thread of a process that announces nothing
+// (the bare handler), which is `http`.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -10,6 +11,12 @@ export interface ThreadTimes {
   readonly ticks: number;
   /** Bytes the thread passed to write(2)/pwrite(2) (`wchar` of /proc/<pid>/task/<tid>/io). */
   readonly wchar: number;
+  /**
+   * Times the thread gave up its core to wait (`voluntary_ctxt_switches` of
+   * /proc/<pid>/task/<tid>/status): each is followed by a wake-up, which costs the kernel and
+   * the thread's caches more than most steps of an event.
+   */
+  readonly sleeps: number;
 }
 
 export interface ProcessSample {
@@ -46,7 +53,8 @@ export function sampleProcess(pid: number): ProcessSample {
     const stat = readOr(`/proc/${pid}/task/${entry}/stat`, '');
     if (stat === '') continue;
     const wchar = /^wchar: (\d+)$/m.exec(readOr(`/proc/${pid}/task/${entry}/io`, ''));
-    threads.set(Number(entry), { ticks: statTicks(stat), wchar: wchar ? Number(wchar[1]) : 0 });
+    const sleeps = /^voluntary_ctxt_switches:\s+(\d+)$/m.exec(readOr(`/proc/${pid}/task/${entry}/status`, ''));
+    threads.set(Number(entry), { ticks: statTicks(stat), wchar: wchar ? Number(wchar[1]) : 0, sleeps: sleeps ? Number(sleeps[1]) : 0 });
   }
   return { threads, ticks: statTicks(readFileSync(`/proc/${pid}/stat`, 'utf8')) };
 }
@@ -55,6 +63,8 @@ export interface RoleUsage {
   /** CPU time in microseconds. */
   readonly cpuUs: number;
   readonly wchar: number;
+  /** Voluntary context switches (ThreadTimes.sleeps). */
+  readonly sleeps: number;
 }
 
 /**
@@ -65,18 +75,18 @@ export interface RoleUsage {
 export function usageByRole(pid: number, before: ProcessSample, after: ProcessSample, roles: ReadonlyMap<number, string>): Map<string, RoleUsage> {
   const usPerTick = 1e6 / clockTicksPerSecond();
   const usage = new Map<string, RoleUsage>();
-  const add = (role: string, ticks: number, wchar: number): void => {
-    const sum = usage.get(role) ?? { cpuUs: 0, wchar: 0 };
-    usage.set(role, { cpuUs: sum.cpuUs + ticks * usPerTick, wchar: sum.wchar + wchar });
+  const add = (role: string, ticks: number, wchar: number, sleeps: number): void => {
+    const sum = usage.get(role) ?? { cpuUs: 0, wchar: 0, sleeps: 0 };
+    usage.set(role, { cpuUs: sum.cpuUs + ticks * usPerTick, wchar: sum.wchar + wchar, sleeps: sum.sleeps + sleeps });
   };
   let threadTicks = 0;
   for (const [tid, end] of after.threads) {
-    const start = before.threads.get(tid) ?? { ticks: 0, wchar: 0 };
+    const start = before.threads.get(tid) ?? { ticks: 0, wchar: 0, sleeps: 0 };
     threadTicks += end.ticks - start.ticks;
-    add(roles.get(tid) ?? (tid === pid ? 'http' : 'other'), end.ticks - start.ticks, end.wchar - start.wchar);
+    add(roles.get(tid) ?? (tid === pid ? 'http' : 'other'), end.ticks - start.ticks, end.wchar - start.wchar, end.sleeps - start.sleeps);
   }
   const exited = after.ticks - before.ticks - threadTicks;
-  if (exited > after.threads.size) add('exited', exited, 0);
+  if (exited > after.threads.size) add('exited', exited, 0, 0);
   return usage;
 }
 

@@ -3,11 +3,13 @@
 // (FS_HARSH=1: every event with an account brings a new device and a new card), sync and async.
 //
 // For each run: utime + stime of every thread of the process (/proc/<pid>/task/*/stat) before and
-// after a fixed wrk run, per role (the server announces its threads, FS_ANNOUNCE_THREADS=1), divided
-// by the events answered 2xx; events/s, p50 and p99 from wrk; the database's growth per event
-// (logical size and files); the bytes the writer thread wrote (the WAL) and the checkpointer
-// (copies into the database file) per event. Async runs also wait for the background queue to
-// drain and give the CPU per event including the drain. One fresh server per mix.
+// after a fixed wrk run, per role (the server announces its threads, FS_ANNOUNCE_THREADS=1),
+// divided by the events answered 2xx, and how often each thread slept (voluntary context switches,
+// from /proc/<pid>/task/*/status: each is a wake-up); events/s, p50 and p99 from wrk; the
+// database's growth per event (logical size and files); the bytes the writer thread wrote (the WAL)
+// and the checkpointer (copies into the database file) per event. Async runs also wait for the
+// background queue to drain and give the CPU per event including the drain. One fresh server per
+// mix.
 //   node dist/bench/http/cpu.bench.js     (after npm run build; BENCH_SECONDS, BENCH_WARMUP_SECONDS,
 //                                          BENCH_MIXES=realistic,harsh  BENCH_MODES=sync,async)
 //   BENCH_DATA_DIR: a data dir built by bench/state/start.bench.ts (START_BUILD_ONLY=1); each mix's
@@ -73,6 +75,8 @@ function printRun(title: string, bare: Measured, ours: Measured, oursWithDrain?:
     console.log(`  ${role.padEnd(20)}${cells.join('')}`);
   }
   console.log(`  ${'total'.padEnd(20)}${runs.map((run) => num(total(run.usage) / run.events)).join('')}`);
+  console.log(`${'sleeps per event'.padEnd(22)}${columns.map((name) => name.padStart(kWidth)).join('')}`);
+  for (const role of roles) console.log(`  ${role.padEnd(20)}${runs.map((run) => num((run.usage.get(role)?.sleeps ?? NaN) / run.events, 2)).join('')}`);
   console.log(`${'events/s (2xx)'.padEnd(22)}${[bare, ours].map((run) => num(run.events / run.figures.seconds, 0)).join('')}`);
   console.log(`${'p50 ms'.padEnd(22)}${[bare, ours].map((run) => num(run.figures.p50Ms, 2)).join('')}`);
   console.log(`${'p99 ms'.padEnd(22)}${[bare, ours].map((run) => num(run.figures.p99Ms, 2)).join('')}`);

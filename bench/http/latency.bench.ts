@@ -7,13 +7,14 @@
 // whose standard output then goes to BENCH_SERVER_OUT (default: server-out.txt in the temp dir).
 // BENCH_GC=1 adds `--trace-gc-nvp` and prints the HTTP thread's scavenges after the run: how many
 // per second, their mean pause, and the bytes they copied and promoted to the old generation.
-// Also prints the server's own histogram over the measured seconds (/metrics): the share of
-// answers within 1, 2, 5, 10, 25 and 50 ms of the moment the HTTP thread read the request — without
-// the time a request waits for that thread to read it, which the generator's figures include —
-// and the same shares for the two hops inside it (waiting for the rule workers, for the commit),
-// the CPU per event of each of its threads at that rate, and the answers that were not 2xx by
-// status and second (a 503 at half capacity is the door refusing during a pause), and the
-// connections the generator opened (a pause makes it open more; bench/README.md, step 42).
+// Also prints the server's own histogram over the measured seconds (/metrics): the share of answers
+// within 1, 2, 5, 10, 25 and 50 ms of the moment the HTTP thread read the request — without the
+// time a request waits for that thread to read it, which the generator's figures include — and the
+// same shares for the two hops inside it (waiting for the rule workers, for the commit), the CPU
+// per event of each of its threads at that rate and how often each slept (voluntary context
+// switches: each is a wake-up), and the answers that were not 2xx by status and second (a 503 at
+// half capacity is the door refusing during a pause), and the connections the generator opened (a
+// pause makes it open more; bench/README.md, step 42).
 // BENCH_HARSH=1: the harsh mix (every event with an account brings a new device and card).
 //   node dist/bench/http/latency.bench.js     (after npm run build)
 import { createWriteStream, readFileSync } from 'node:fs';
@@ -78,6 +79,9 @@ async function main(): Promise<void> {
     const perEvent = [...usage].map(([role, { cpuUs }]) => `${role} ${(cpuUs / served.length).toFixed(1)}`).join(', ');
     const totalUs = [...usage.values()].reduce((sum, { cpuUs }) => sum + cpuUs, 0) / served.length;
     console.log(`CPU µs per event answered 2xx: ${perEvent}; total ${totalUs.toFixed(1)}; WAL written per event ${((usage.get('writer')?.wchar ?? 0) / served.length).toFixed(0)} B`);
+    // Below capacity each event wakes the threads on its own: sleeps per event say how often.
+    const sleeps = [...usage].map(([role, { sleeps }]) => `${role} ${(sleeps / served.length).toFixed(2)}`).join(', ');
+    console.log(`sleeps (voluntary context switches) per event answered 2xx: ${sleeps}`);
     const slow = [...slowest].filter(([, latency]) => latency > kSlowMs);
     console.log(`${slow.length} of ${slowest.size} windows of ${kWindowMs} ms had an answer slower than ${kSlowMs} ms (second of the run: slowest ms):`);
     console.log(slow.map(([window, latency]) => `${((window * kWindowMs) / 1000).toFixed(1)}: ${latency.toFixed(0)}`).join(', '));
