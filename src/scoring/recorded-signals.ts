@@ -24,16 +24,16 @@ export interface RecordedSignals {
   readonly account?: AccountSignals;
 }
 
+/** The fields after each group's presence mark in packSignals' layout: velocity, links, account (known, the numbers, fraud_confirmed, labelled_fraud). */
+const kPackedGroupLengths = [kVelocityFields.length, kLinkFields.length, 1 + kAccountNumbers.length + 2] as const;
+
 /**
  * Numbers that packSignals writes per event: for each group a presence mark (1, or NaN when the
  * ruleset did not read it), then its fields in the order above, NaN for an absent field. The form
  * in which the HTTP thread hands the signals to a rule worker (pool/protocol.ts): numbers in one
  * Float64Array per batch cost the two threads a fraction of what cloning the objects does.
  */
-export const kPackedSignalsLength = 1 + kVelocityFields.length + 1 + kLinkFields.length + 1 + 1 + kAccountNumbers.length + 2;
-
-/** The fields after each group's presence mark in that layout: velocity, links, account (known, the numbers, fraud_confirmed, labelled_fraud). */
-const kPackedGroupLengths = [kVelocityFields.length, kLinkFields.length, 1 + kAccountNumbers.length + 2] as const;
+export const kPackedSignalsLength = kPackedGroupLengths.reduce((sum, fields) => sum + 1 + fields, 0);
 
 /** Writes `signals` (null: a group not read) into `into` from index `at` (kPackedSignalsLength numbers). */
 export function packSignals(velocity: VelocitySignals | null, links: LinkSignals | null, account: AccountSignals | null, into: Float64Array, at: number): void {
