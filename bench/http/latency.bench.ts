@@ -16,6 +16,11 @@
 // half capacity is the door refusing during a pause), and the connections the generator opened (a
 // pause makes it open more; bench/README.md, step 42).
 // BENCH_HARSH=1: the harsh mix (every event with an account brings a new device and card).
+// Then the same load (mix, rate, generator, seconds) goes to a bare uWebSockets.js handler
+// (bench/http/bare-uws.ts) after the server has stopped, and the same figures are printed for it:
+// on this class of machine a thread woken for each request costs several times what it costs at
+// capacity, and the bare handler's own p99 at a rate is the floor of what the machine gives at
+// that rate (bench/README.md, step 57). BENCH_BARE=0 skips it.
 //   node dist/bench/http/latency.bench.js     (after npm run build)
 import { createWriteStream, readFileSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
@@ -25,7 +30,7 @@ import { summariseScavenges } from '../_helpers/gc-trace.js';
 import { durationBuckets, stageBuckets, type Buckets } from '../_helpers/metrics.js';
 import { quantile, realisticLoad, type OpenLoopResult } from '../_helpers/open-loop.js';
 import { sampleProcess, usageByRole } from '../_helpers/proc.js';
-import { kBenchNodeArgs, startFraudScorer } from '../_helpers/processes.js';
+import { kBenchNodeArgs, startBareUws, startFraudScorer } from '../_helpers/processes.js';
 
 const kRate = Number(process.env.BENCH_RATE ?? 1300);
 const kSeconds = Number(process.env.BENCH_SECONDS ?? 30);
@@ -34,6 +39,7 @@ const kWindowMs = 100;
 const kRoute = 'POST /v1/events';
 const kGc = process.env.BENCH_GC === '1';
 const kHarsh = process.env.BENCH_HARSH === '1';
+const kBare = process.env.BENCH_BARE !== '0';
 const kNodeArgs = kGc ? ['--trace-gc-nvp'] : [];
 const kServerOut = process.env.BENCH_SERVER_OUT ?? join(tmpdir(), 'server-out.txt');
 
@@ -70,9 +76,7 @@ async function main(): Promise<void> {
       slowest.set(window, Math.max(slowest.get(window) ?? 0, result.latencyMs[i]!));
       if (result.status[i]! >= 200 && result.status[i]! < 300) served.push(result.latencyMs[i]!);
     }
-    served.sort((a, b) => a - b);
-    const ms = (q: number): string => quantile(served, q).toFixed(1);
-    console.log(`${kHarsh ? 'harsh mix: ' : ''}${kRate} events/s offered for ${kSeconds} s: ${served.length} of ${result.status.length} answered 2xx; ms p50 ${ms(0.5)}, p90 ${ms(0.9)}, p99 ${ms(0.99)}, p99.9 ${ms(0.999)}, max ${served.at(-1)?.toFixed(1)}`);
+    console.log(`${kHarsh ? 'harsh mix: ' : ''}${kRate} events/s offered for ${kSeconds} s: ${served.length} of ${result.status.length} answered 2xx; ${latencies(served)}`);
     if (served.length < result.status.length) console.log(`not 2xx, by status and second of the run (0: timed out, -1: never sent, -2: connection error): ${notServed(result)}`);
     // CPU per event at this rate, by thread (as cpu.bench.ts counts it at capacity): a load paced
     // below capacity gives each thread fewer events per wake-up, batch and commit.
@@ -82,6 +86,9 @@ async function main(): Promise<void> {
     // Below capacity each event wakes the threads on its own: sleeps per event say how often.
     const sleeps = [...usage].map(([role, { sleeps }]) => `${role} ${(sleeps / served.length).toFixed(2)}`).join(', ');
     console.log(`sleeps (voluntary context switches) per event answered 2xx: ${sleeps}`);
+    // A thread busy most of the run queues the requests behind one another, whatever the rate.
+    const busy = [...usage].map(([role, { cpuUs }]) => `${role} ${((cpuUs / (kSeconds * 1e6)) * 100).toFixed(0)} %`).join(', ');
+    console.log(`share of a core each thread was busy: ${busy}`);
     const slow = [...slowest].filter(([, latency]) => latency > kSlowMs);
     console.log(`${slow.length} of ${slowest.size} windows of ${kWindowMs} ms had an answer slower than ${kSlowMs} ms (second of the run: slowest ms):`);
     console.log(slow.map(([window, latency]) => `${((window * kWindowMs) / 1000).toFixed(1)}: ${latency.toFixed(0)}`).join(', '));
@@ -99,6 +106,7 @@ async function main(): Promise<void> {
     await server.stop();
   }
   if (out !== null) await finished(out);
+  if (kBare) await bareAtTheSameRate();
   if (kGc) {
     const gc = summariseScavenges(readFileSync(kServerOut, 'utf8'));
     if (gc === null) console.log('no scavenges in the trace');
@@ -115,6 +123,37 @@ main().catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });
+
+/** `ms p50 …, p90 …, p99 …, p99.9 …, max …` of the answers' latencies (sorts `served`). */
+function latencies(served: number[]): string {
+  served.sort((a, b) => a - b);
+  const ms = (q: number): string => quantile(served, q).toFixed(1);
+  return `ms p50 ${ms(0.5)}, p90 ${ms(0.9)}, p99 ${ms(0.99)}, p99.9 ${ms(0.999)}, max ${served.at(-1)?.toFixed(1)}`;
+}
+
+/**
+ * The same load offered to the bare handler: its latencies, and its thread's CPU and sleeps per
+ * request, at the rate the server was measured at — what the machine itself costs there.
+ */
+async function bareAtTheSameRate(): Promise<void> {
+  const bare = await startBareUws();
+  try {
+    const load = realisticLoad({ url: bare.url, liveKey: 'unused' }, kRate, { harsh: kHarsh });
+    await load(5);
+    const before = sampleProcess(bare.child.pid!);
+    const result = await load(kSeconds);
+    const http = usageByRole(bare.child.pid!, before, sampleProcess(bare.child.pid!), new Map()).get('http')!;
+    const served: number[] = [];
+    for (let i = 0; i < result.status.length; i++) if (result.status[i]! >= 200 && result.status[i]! < 300) served.push(result.latencyMs[i]!);
+    console.log(`the bare handler, the same load after the server stopped: ${served.length} of ${result.status.length} answered 2xx; ${latencies(served)}`);
+    console.log(
+      `  its thread: ${(http.cpuUs / served.length).toFixed(1)} µs of CPU and ${(http.sleeps / served.length).toFixed(2)} sleeps per request, ` +
+        `busy ${((http.cpuUs / (kSeconds * 1e6)) * 100).toFixed(0)} % of a core; the generator's stalls over 10 ms: ${result.clientStalls.length}`,
+    );
+  } finally {
+    await bare.stop();
+  }
+}
 
 /** Answers other than 2xx, as "status: count (seconds in which they fell)". */
 function notServed(result: OpenLoopResult): string {
