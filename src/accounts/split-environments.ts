@@ -6,7 +6,7 @@
 // both halves are rebuilt within their environment.
 import { kMaxLinksPerValue } from '../state/hot-state.js';
 import { newId } from '../shared/ids.js';
-import { analyzeEventPhone } from '../signals/phone.js';
+import { phoneModule } from '../signals/phone-on-demand.js';
 import { storedIdentifiers } from '../signals/stored-identifiers.js';
 import type { Db } from '../store/database.js';
 import type { EventInput } from '../validation/event-input.js';
@@ -83,6 +83,8 @@ function moveSandboxSide(db: Db, split: Split): void {
 }
 
 function recomputeSignals(db: Db, tenantId: string, environment: string, accountId: string, secret: Buffer): void {
+  // Loaded here, not with this module: only a database from before migration 7 gets this far.
+  const phone = phoneModule();
   const events = db.prepare("SELECT payload, scored_at FROM events WHERE account_id = ? AND state = 'scored' ORDER BY seq").all(accountId) as Array<{ payload: string; scored_at: number }>;
   const upsert = db.prepare(
     `INSERT INTO account_signals_env (tenant_id, environment, signal_type, signal_hash, account_id, masked, first_seen, last_seen)
@@ -96,7 +98,7 @@ function recomputeSignals(db: Db, tenantId: string, environment: string, account
     } catch {
       continue;
     }
-    for (const id of storedIdentifiers(body, analyzeEventPhone(body), secret)) {
+    for (const id of storedIdentifiers(body, phone.analyzeEventPhone(body), secret)) {
       upsert.run(tenantId, environment, id.type, id.hash, accountId, id.masked, event.scored_at, event.scored_at);
     }
   }

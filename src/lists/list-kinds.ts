@@ -5,7 +5,7 @@
 // list). Pure.
 import { normalizeEmail } from '../signals/email.js';
 import { expandIpv6, normalizeIp } from '../signals/ip.js';
-import { analyzePhone } from '../signals/phone.js';
+import { phoneModule } from '../signals/phone-on-demand.js';
 import { characterLength } from '../shared/text.js';
 
 export const kListKinds = ['email', 'email_domain', 'phone', 'ip', 'bin', 'card', 'country', 'account', 'fp', 'string'] as const;
@@ -116,7 +116,7 @@ export function canonicalDomain(raw: string): string | null {
 /** E.164 by libphonenumber-js (national numbers need `country`), as phone signals are linked by. */
 export function canonicalPhone(raw: string, country: string | null): string | null {
   if (raw.length > 64 || !/[0-9]/.test(raw)) return null;
-  return analyzePhone(raw, country).e164;
+  return phoneModule().analyzePhone(raw, country).e164;
 }
 
 /** "411111:1111" (or "411111******1111", as masks show a card) → "411111:1111". */
