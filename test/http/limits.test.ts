@@ -21,50 +21,51 @@ function expectLimited(t: any, response: Awaited<ReturnType<typeof api>>, limit:
 }
 
 const kWindowSeconds = 4;
-const windowIndex = (seconds = kWindowSeconds): number => Math.floor(Date.now() / (seconds * 1000));
+const windowIndex = (seconds: number): number => Math.floor(Date.now() / (seconds * 1000));
 
 /**
- * Runs `sequence` until one run of it starts and ends in the same window of the server's fixed
- * windows (epoch-aligned; the server shares this machine's clock). A slow machine only makes it
- * take more attempts: nothing is asserted about how long anything takes. Each attempt uses a new
- * key, so counters never carry over.
+ * Runs `attempt` until one run of it starts and ends in the same window of `windowSeconds` of the
+ * server's fixed windows (epoch-aligned; the server shares this machine's clock), then runs the
+ * checks that run returned. A slow machine only makes it take more attempts: nothing is asserted
+ * about how long anything takes. After a run that crossed into the next window, `afterCrossing`
+ * gets that window's index (to leave no count behind for the next attempt).
  */
-async function inOneWindow(server: TestServer, sequence: (key: string, otherKey: string) => Promise<() => void>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const key = await createKey(server);
-    const otherKey = await createKey(server);
-    const before = windowIndex();
-    const check = await sequence(key, otherKey);
-    if (windowIndex() === before) {
+async function inOneWindowOf(
+  windowSeconds: number,
+  maxAttempts: number,
+  attempt: () => Promise<() => void>,
+  afterCrossing: (endedIn: number) => Promise<unknown>,
+): Promise<void> {
+  for (let attempts = 1; ; attempts++) {
+    const before = windowIndex(windowSeconds);
+    const check = await attempt();
+    const after = windowIndex(windowSeconds);
+    if (after === before) {
       check();
       return;
     }
-    if (attempt >= 50) throw new Error('no attempt ran within one rate-limit window');
+    if (attempts >= maxAttempts) throw new Error(`no attempt ran within one rate-limit window of ${windowSeconds} s`);
+    await afterCrossing(after);
   }
+}
+
+/** inOneWindowOf kWindowSeconds, each attempt with two new keys, so that per-key counters never carry over. */
+function inOneWindow(server: TestServer, sequence: (key: string, otherKey: string) => Promise<() => void>): Promise<void> {
+  return inOneWindowOf(kWindowSeconds, 50, async () => sequence(await createKey(server), await createKey(server)), async () => undefined);
 }
 
 /** The failed-lookup tests' window: long, so that a run rarely crosses into the next one. */
 const kLookupWindowSeconds = 60;
 
 /**
- * Runs `sequence` until one run of it starts and ends in one window of kLookupWindowSeconds. The
- * failed-lookup counter is per address, which the runs share, so a run that crossed into the next
- * window left hits in that window's counter: the next run waits for the window after it, which
- * starts empty. Nothing is asserted about time; a crossing (a run of a few requests against a
- * minute) only makes the test wait up to a window.
+ * inOneWindowOf kLookupWindowSeconds. The failed-lookup counter is per address, which the attempts
+ * share, so a run that crossed into the next window left hits in that window's counter: the next
+ * attempt waits for the window after it, which starts empty (at most a window's wait, and only when
+ * a run of a few requests crossed a minute's boundary).
  */
-async function inOneLookupWindow(sequence: () => Promise<() => void>): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    const before = windowIndex(kLookupWindowSeconds);
-    const check = await sequence();
-    const after = windowIndex(kLookupWindowSeconds);
-    if (after === before) {
-      check();
-      return;
-    }
-    if (attempt >= 3) throw new Error('no attempt ran within one failed-lookup window');
-    await waitFor(() => windowIndex(kLookupWindowSeconds) !== after, 'a window with no failed lookups counted', (kLookupWindowSeconds + 30) * 1000);
-  }
+function inOneLookupWindow(sequence: () => Promise<() => void>): Promise<void> {
+  return inOneWindowOf(kLookupWindowSeconds, 3, sequence, (endedIn) =>
+    waitFor(() => windowIndex(kLookupWindowSeconds) !== endedIn, 'a window with no failed lookups counted', (kLookupWindowSeconds + 30) * 1000));
 }
 
 test.serial('requests per key and route pattern are limited in a fixed window, and the window resets', async (t) => {
@@ -99,9 +100,9 @@ test.serial('requests per key and route pattern are limited in a fixed window, a
       };
     });
     // The window turns: allowed again, and the refused event was never stored.
-    const limitedIn = windowIndex();
+    const limitedIn = windowIndex(kWindowSeconds);
     const allowed = await waitFor(async () => {
-      if (windowIndex() === limitedIn) return null;
+      if (windowIndex(kWindowSeconds) === limitedIn) return null;
       const response = await api(server, 'GET', `/v1/scores/${dropped.event_id}`, { key: limitedKey });
       return response.status === 429 ? null : response;
     }, 'the next window');
