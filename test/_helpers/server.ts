@@ -74,8 +74,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   liveServers.add(child);
+  // 'close', not 'exit': a test that reads the output once the server has exited must see all of
+  // it, and 'exit' can come before the pipes are read to their end.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
+    child.once('close', (code, signal) => {
       liveServers.delete(child);
       resolve({ code, signal });
     }),

@@ -28,7 +28,9 @@ async function failedStart(args: readonly string[]): Promise<Finished> {
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   const code = await new Promise<number | null>((resolve) => {
-    child.once('exit', (exitCode) => resolve(exitCode));
+    // 'close', not 'exit': 'exit' can come before the pipes are read to their end, and the
+    // refusal line would be missing from the output (it was, in one CI run).
+    child.once('close', (exitCode) => resolve(exitCode));
     void waitFor(() => output.includes('listening on') || child.exitCode !== null, 'the second server to exit or listen').then(() => {
       if (child.exitCode === null) child.kill('SIGKILL');
     });
