@@ -103,16 +103,23 @@ export interface CaseChange {
   readonly resolution?: 'fraud' | 'legitimate' | null;
   readonly assignee?: string | null;
   readonly note?: string;
+  /** The body's `updated_at`: the case as the analyst read it (ms); the change applies only to that case. */
+  readonly ifUpdatedAt?: number;
 }
 
-const kChangeFields = new Set(['status', 'resolution', 'assignee', 'note']);
+const kChangeFields = new Set(['status', 'resolution', 'assignee', 'note', 'updated_at']);
 
 export function parseCaseChange(body: Record<string, unknown>): Checked<CaseChange> {
   for (const name of Object.keys(body)) {
-    if (!kChangeFields.has(name)) return invalid(name, `${name} is not a field of a case change; use status, resolution, assignee or note.`);
+    if (!kChangeFields.has(name)) return invalid(name, `${name} is not a field of a case change; use status, resolution, assignee or note (and updated_at, the case's as you read it).`);
   }
-  if (Object.keys(body).length === 0) return invalid('body', 'Nothing to change: give status, resolution, assignee or note.');
   const change: { -readonly [K in keyof CaseChange]: CaseChange[K] } = {};
+  if ('updated_at' in body) {
+    const at = typeof body.updated_at === 'string' ? parseRfc3339(body.updated_at) : null;
+    if (at === null) return invalid('updated_at', "updated_at must be the case's updated_at as you read it, an RFC 3339 date-time.");
+    change.ifUpdatedAt = at;
+  }
+  if (Object.keys(body).every((name) => name === 'updated_at')) return invalid('body', 'Nothing to change: give status, resolution, assignee or note.');
   if ('status' in body) {
     if (body.status !== 'open' && body.status !== 'closed') return invalid('status', 'status must be open or closed.');
     change.status = body.status;

@@ -220,10 +220,15 @@ export function changeCase(db: Db, projectId: string, caseId: string, change: Ca
 
 /** changeCase's checks and writes, its row written; `written` gets the cases it writes besides. */
 function applyCaseChange(db: Db, projectId: string, caseId: string, change: CaseChange, authorKeyId: string, now: number, written: string[]): ApiError | null {
-  const current = db.prepare('SELECT status, resolution, account_id, assignee FROM cases WHERE project_id = ? AND case_id = ?').get(projectId, caseId) as
-    | { status: 'open' | 'closed'; resolution: 'fraud' | 'legitimate' | null; account_id: string | null; assignee: string | null }
+  const current = db.prepare('SELECT status, resolution, account_id, assignee, updated_at FROM cases WHERE project_id = ? AND case_id = ?').get(projectId, caseId) as
+    | { status: 'open' | 'closed'; resolution: 'fraud' | 'legitimate' | null; account_id: string | null; assignee: string | null; updated_at: number }
     | undefined;
   if (current === undefined) return notFound();
+  // Its row holds every event of the case by now (changeCase folded them in), so an event that
+  // joined since the analyst's read moved it too.
+  if (change.ifUpdatedAt !== undefined && change.ifUpdatedAt !== current.updated_at) {
+    return apiError('VALIDATION_ERROR', `The case changed since it was read (updated_at is now ${new Date(current.updated_at).toISOString()}): read it again. Nothing was changed.`, 'updated_at');
+  }
   const resolutionGiven = change.resolution !== undefined;
   const status = change.status ?? (resolutionGiven && change.resolution !== null ? 'closed' : current.status);
   const resolution = resolutionGiven ? change.resolution! : status === 'open' ? null : current.resolution;
@@ -246,7 +251,10 @@ function applyCaseChange(db: Db, projectId: string, caseId: string, change: Case
   if (resolution !== current.resolution) addNote.run(caseId, newId('msg'), 'change', authorKeyId, `resolution: ${describe(current.resolution)} → ${describe(resolution)}`, now);
   if (assignee !== current.assignee) addNote.run(caseId, newId('msg'), 'change', authorKeyId, `assignee: ${describe(current.assignee)} → ${describe(assignee)}`, now);
   if (change.note !== undefined) addNote.run(caseId, newId('msg'), 'note', authorKeyId, change.note, now);
-  db.prepare('UPDATE cases SET status = ?, resolution = ?, assignee = ?, updated_at = ? WHERE case_id = ?').run(status, resolution, assignee, now, caseId);
+  // Later than the case's last change even if the clock stepped back or did not tick: every change
+  // moves updated_at, which is what a later change's updated_at check relies on.
+  const updatedAt = Math.max(now, current.updated_at + 1);
+  db.prepare('UPDATE cases SET status = ?, resolution = ?, assignee = ?, updated_at = ? WHERE case_id = ?').run(status, resolution, assignee, updatedAt, caseId);
   if (current.account_id !== null && resolution !== current.resolution) {
     db.prepare(
       "UPDATE accounts SET fraud_confirmed = EXISTS (SELECT 1 FROM cases WHERE account_id = ? AND resolution = 'fraud') WHERE account_id = ?",

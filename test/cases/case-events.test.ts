@@ -1,13 +1,15 @@
 // A case's events as the writer lists them (migration 18): seqs on the case's row, moved to rows of
 // case_event_seqs as they fill, read back in the order they were added; new cases and events that
 // join an open case wait in the writer's memory and are written in bulk (foldCaseEvents), exactly
-// once, and not at all if their transaction rolled back.
+// once, and not at all if their transaction rolled back. And a change of a case against the case
+// as the analyst read it (its updated_at), which every change and every event that joins moves.
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { caseEventIds } from '../../src/cases/case-events.js';
+import { changeCase } from '../../src/cases/cases-service.js';
 import { applyDerivedRows, foldCaseEvents, foldEventsOfCase, insertPendingEvent, persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
 import { migrate } from '../../src/store/migrate.js';
 import { transactionEnded } from '../../src/store/transaction-undo.js';
@@ -336,4 +338,40 @@ test('with a wait, new cases are written at once and events that join a written 
   t.deepEqual(caseEventIds(db, old), ['evt-4', 'evt-5']);
   t.deepEqual(fold(250, 0), { folded: [[caseId, [2, 3]]], failed: [], waiting: 0, due: false }, 'every one, as a stop writes them');
   t.deepEqual(caseEventIds(db, caseId), ['evt-1', 'evt-2', 'evt-3']);
+});
+
+test('every change moves updated_at forward, in the same millisecond or with the clock stepped back; a change made on an older updated_at is refused and writes nothing', (t) => {
+  const { db, record, review } = reviewStore();
+  t.teardown(() => db.close());
+  const projectId = record('evt-1', 1, null).projectId;
+  const caseId = review('evt-1', 1_000, 'acc_one');
+  const change = (body: Parameters<typeof changeCase>[3], now: number): ReturnType<typeof changeCase> => {
+    const outcome = db.transaction(() => changeCase(db, projectId, caseId, body, 'key_analyst', now))();
+    transactionEnded(true);
+    return outcome;
+  };
+  const updatedAt = (): number => db.prepare('SELECT updated_at FROM cases WHERE case_id = ?').pluck().get(caseId) as number;
+  const notes = (): number => db.prepare('SELECT count(*) FROM case_notes WHERE case_id = ?').pluck().get(caseId) as number;
+
+  t.is(change({ assignee: 'ana', ifUpdatedAt: 1_000 }, 2_000).refusal, null, 'the event that opened it set updated_at');
+  t.is(updatedAt(), 2_000);
+  t.is(change({ assignee: 'bo', ifUpdatedAt: 2_000 }, 2_000).refusal, null);
+  t.is(updatedAt(), 2_001, 'in the same millisecond');
+  t.is(change({ note: 'later, by a clock stepped back', ifUpdatedAt: 2_001 }, 1_500).refusal, null);
+  t.is(updatedAt(), 2_002);
+
+  const before = notes();
+  const stale = change({ resolution: 'fraud', ifUpdatedAt: 2_001 }, 3_000).refusal;
+  t.is(stale?.code, 'VALIDATION_ERROR');
+  t.is(stale?.parameter, 'updated_at');
+  t.is(updatedAt(), 2_002);
+  t.is(notes(), before);
+  t.is(db.prepare('SELECT resolution FROM cases WHERE case_id = ?').pluck().get(caseId), null);
+
+  // An event that joins, not folded into the row yet: the change folds it first and sees it.
+  t.is(review('evt-2', 4_000, 'acc_one'), caseId);
+  t.is(change({ resolution: 'fraud', ifUpdatedAt: 2_002 }, 5_000).refusal?.parameter, 'updated_at');
+  t.is(updatedAt(), 4_000);
+  t.is(change({ resolution: 'fraud', ifUpdatedAt: 4_000 }, 5_000).refusal, null);
+  t.is(db.prepare('SELECT resolution FROM cases WHERE case_id = ?').pluck().get(caseId), 'fraud');
 });

@@ -1,7 +1,7 @@
 // The review queue over real HTTP (interface: GET /v1/cases; DESIGN §4; issue 6 part 1).
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { api, runCli, sleep, startServer, type TestServer } from '../_helpers/server.js';
+import { api, runCli, sleep, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 
 let server: TestServer;
@@ -193,6 +193,10 @@ const kBadChanges: Array<[string, Record<string, unknown>, string]> = [
   ['an empty note', { note: '' }, 'note'],
   ['a long note', { note: 'n'.repeat(4001) }, 'note'],
   ['an open case with a resolution', { status: 'open', resolution: 'fraud' }, 'resolution'],
+  ['an updated_at that is not a date-time', { note: 'x', updated_at: 'yesterday' }, 'updated_at'],
+  ['an updated_at as epoch milliseconds', { note: 'x', updated_at: 1764374400000 }, 'updated_at'],
+  ['an updated_at not in the calendar', { note: 'x', updated_at: '2026-02-30T00:00:00.000Z' }, 'updated_at'],
+  ['an updated_at and nothing to change', { updated_at: '2026-11-29T00:00:00.000Z' }, 'body'],
 ];
 
 for (const [name, body, parameter] of kBadChanges) {
@@ -268,17 +272,66 @@ test('a PATCH that sets what the case already is changes nothing: updated_at, no
   const before = await api(server, 'GET', path, { key });
   const auditPath = `/v1/audit?target=${encodeURIComponent(`case:${found.case_id}`)}`;
   const auditBefore = (await api(server, 'GET', auditPath, { key })).body.data.records.length;
-  await sleep(5); // so that a write would move updated_at
   for (const body of [{ assignee: null }, { status: 'open' }, { status: 'open', resolution: null, assignee: null }]) {
     const same = await api(server, 'PATCH', path, { key, body });
     t.is(same.status, 200, same.text);
     t.deepEqual(same.body.data, before.body.data, JSON.stringify(body));
   }
   t.is((await api(server, 'GET', auditPath, { key })).body.data.records.length, auditBefore);
-  // A real change still moves both.
+  // A real change still moves both, even within the millisecond of the one before.
   const changed = await api(server, 'PATCH', path, { key, body: { assignee: 'bo@fraud-team' } });
-  t.not(changed.body.data.updated_at, before.body.data.updated_at);
-  t.is((await api(server, 'GET', auditPath, { key })).body.data.records.length, auditBefore + 1);
+  t.true(Date.parse(changed.body.data.updated_at) > Date.parse(before.body.data.updated_at));
+  const again = await api(server, 'PATCH', path, { key, body: { assignee: 'cy@fraud-team' } });
+  t.true(Date.parse(again.body.data.updated_at) > Date.parse(changed.body.data.updated_at));
+  t.is((await api(server, 'GET', auditPath, { key })).body.data.records.length, auditBefore + 2);
+});
+
+test('a PATCH with the updated_at it read changes the case only if nothing changed it since: not another analyst, not an event that joined', async (t) => {
+  const account = `contested-${randomUUID().slice(0, 8)}`;
+  const event = await score(reviewEvent({ external_account_id: account }));
+  const path = `/v1/cases/${(await caseOf(event.event_id)).case_id}?project_id=${project}`;
+  const auditPath = `/v1/audit?target=${encodeURIComponent(`case:${(await caseOf(event.event_id)).case_id}`)}`;
+  const read = (await api(server, 'GET', path, { key })).body.data;
+
+  // Two analysts read the same case; the first one's change lands.
+  const first = await api(server, 'PATCH', path, { key, body: { assignee: 'ana@fraud-team', updated_at: read.updated_at } });
+  t.is(first.status, 200, first.text);
+  t.is(first.body.data.assignee, 'ana@fraud-team');
+  const afterFirst = (await api(server, 'GET', path, { key })).body.data;
+  const auditAfterFirst = (await api(server, 'GET', auditPath, { key })).body.data.records.length;
+
+  // The second one's, made on what it read before, is refused, and changes nothing: not the
+  // resolution, not the labels, not the notes, not the audit trail — even a change to what the case
+  // already is.
+  for (const body of [{ resolution: 'legitimate', note: 'Fine.' }, { assignee: 'ana@fraud-team' }]) {
+    const stale = await api(server, 'PATCH', path, { key, body: { ...body, updated_at: read.updated_at } });
+    t.is(stale.status, 400, stale.text);
+    t.is(stale.body.errors[0]?.code, 'VALIDATION_ERROR');
+    t.is(stale.body.errors[0]?.parameter, 'updated_at');
+    t.true(stale.body.errors[0]?.message.includes(afterFirst.updated_at), stale.body.errors[0]?.message);
+  }
+  t.deepEqual((await api(server, 'GET', path, { key })).body.data, afterFirst);
+  t.is((await api(server, 'GET', `/v1/events/${event.event_id}`, { key })).body.data.label, null);
+  t.is((await api(server, 'GET', auditPath, { key })).body.data.records.length, auditAfterFirst);
+
+  // An event that joined the case after the read moves updated_at too: resolving the case on a
+  // read that did not show it is refused. (updated_at counts milliseconds: the event is sent once
+  // the clock is past the change.)
+  await waitFor(() => Date.now() > Date.parse(afterFirst.updated_at), 'the clock to pass the first change');
+  const joined = await score(reviewEvent({ external_account_id: account }));
+  const withEvent = (await api(server, 'GET', path, { key })).body.data;
+  t.deepEqual(withEvent.event_ids, [event.event_id, joined.event_id]);
+  const blind = await api(server, 'PATCH', path, { key, body: { resolution: 'legitimate', updated_at: afterFirst.updated_at } });
+  t.is(blind.status, 400, blind.text);
+  t.is(blind.body.errors[0]?.parameter, 'updated_at');
+  t.is((await api(server, 'GET', path, { key })).body.data.status, 'open');
+
+  // Read again, the change lands; one without updated_at is applied as before, whatever changed.
+  const resolved = await api(server, 'PATCH', path, { key, body: { resolution: 'legitimate', updated_at: withEvent.updated_at } });
+  t.is(resolved.status, 200, resolved.text);
+  t.is(resolved.body.data.resolution, 'legitimate');
+  const unconditional = await api(server, 'PATCH', path, { key, body: { note: 'Checked with the bank.' } });
+  t.is(unconditional.status, 200, unconditional.text);
 });
 
 test('a closed case cannot be reopened while the account has another open case', async (t) => {
