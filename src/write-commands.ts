@@ -6,7 +6,7 @@ import { checkpointTruncate, eraseAccount } from './accounts/accounts-service.js
 import { changeCase } from './cases/cases-service.js';
 import { recordFingerprintSighting } from './fingerprint/fingerprint-store.js';
 import { purgeAudit } from './audit/audit-store.js';
-import { putLabel } from './labels/labels-store.js';
+import { putLabel, removeLabel } from './labels/labels-store.js';
 import { addListItems, createList, deleteList, removeListItems, sweepLists } from './lists/list-store.js';
 import { createBacktest, failBacktest, failUnfinishedBacktests, finishBacktest, startBacktest } from './analysis/backtest-store.js';
 import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset, storeRestoredRuleset } from './rulesets/ruleset-store.js';
@@ -44,6 +44,7 @@ export const kWriteCommands = {
   sweepLists,
   purgeAudit,
   putLabel,
+  removeLabel,
   storeRestoredRuleset,
   createBacktest,
   startBacktest,

@@ -10,7 +10,7 @@ import type { Db } from '../store/database.js';
 export const kAuditActions = [
   'rule.create', 'rule.replace', 'policy.replace', 'ruleset.publish', 'ruleset.restore',
   'list.create', 'list.delete', 'list.items_add', 'list.items_remove', 'list.items_expire',
-  'case.change', 'event.label', 'account.erase',
+  'case.change', 'event.label', 'event.unlabel', 'account.erase',
   'key.create', 'key.revoke',
   'webhook.set', 'webhook.rotate_secret', 'webhook.remove', 'webhook.redeliver',
   'project.create', 'tenant.create',

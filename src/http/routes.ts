@@ -73,6 +73,7 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     // The event behind a case, and its label (docs/events.md): the analyst's routes.
     row('GET',    '/v1/events/:event_id',    'key',  'cases:read',     'none', kMiB,                  'route', h.readEvent),
     row('PUT',    '/v1/events/:event_id/label', 'key', 'cases:write',  'json', kMiB,                  'route', h.labelEvent),
+    row('DELETE', '/v1/events/:event_id/label', 'key', 'cases:write',  'none', kMiB,                  'route', h.unlabelEvent),
     row('POST',   '/v1/fp/collect',          'key',  'fp:write',       'json', kFingerprintBodyLimit, 'fp',    h.fpCollect, { cors: true }),
     // cors so that pages may load it with integrity= and crossorigin="anonymous" (subresource integrity).
     row('GET',    '/v1/fp/agent.js',         'none', null,             'none', kMiB,                  'none',  h.fpAgent, { cors: true }),

@@ -1,6 +1,7 @@
-// PUT /v1/events/{event_id}/label and GET /v1/events/{event_id} (DESIGN §8; docs/events.md,
-// "Labels" and "The event behind a case"): label an event, and show an analyst what was stored of
-// it — its input (after an erasure, what is left), its result, its label, its account and cases.
+// PUT and DELETE /v1/events/{event_id}/label and GET /v1/events/{event_id} (DESIGN §8;
+// docs/events.md, "Labels" and "The event behind a case"): label an event or take its label back,
+// and show an analyst what was stored of it — its input (after an erasure, what is left), its
+// result, its label, its account and cases.
 //
 // An event is found, and its result read, only through the scoring pipeline's EventReader — the
 // reader GET /v1/scores/{event_id} answers from: the stored form of results and the way events
@@ -74,6 +75,31 @@ export class LabelsService {
     const accountId = this.#event.get(stored.seq)?.account_id ?? null;
     if (accountId !== null) this.#onAccountChanged(accountId);
     return { ok: true, body: labelView(eventId, outcome.record)! };
+  }
+
+  /** DELETE /v1/events/{event_id}/label: the API label taken back; the answer says what label the event has now. */
+  async unlabel(projectId: string, rawEventId: string, actor: string): Promise<LabelAnswer> {
+    const eventId = rawEventId.toLowerCase();
+    const stored = this.#reader.find(projectId, eventId);
+    if (stored === null) return { ok: false, error: notFound() };
+    let outcome;
+    try {
+      outcome = await this.#writer.call('removeLabel', projectId, eventId, stored.seq, actor, this.#now());
+    } catch (error) {
+      return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The label could not be removed; nothing was changed. Retry the request.'), error) };
+    }
+    if (outcome.kind === 'not_found') return { ok: false, error: notFound() };
+    if (outcome.kind === 'case_label') {
+      return {
+        ok: false,
+        error: apiError('VALIDATION_ERROR', `The event's label is the resolution of case ${outcome.caseId}: reopen the case or resolve it otherwise (PATCH /v1/cases/${outcome.caseId}), or PUT a label of the event's own.`, 'event_id'),
+      };
+    }
+    if (outcome.removed) {
+      const accountId = this.#event.get(stored.seq)?.account_id ?? null;
+      if (accountId !== null) this.#onAccountChanged(accountId);
+    }
+    return { ok: true, body: { event_id: eventId, removed: outcome.removed, label: outcome.record } };
   }
 
   /** The answer's data as JSON text (the result embedded as the event reader gives it). */

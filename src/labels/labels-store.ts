@@ -89,6 +89,46 @@ export function putLabel(db: Db, projectId: string, eventId: string, seq: number
   return { kind: 'labelled', record: readLabel(db, projectId, eventId)! };
 }
 
+export type RemoveLabelOutcome =
+  | { readonly kind: 'removed'; readonly removed: boolean; readonly record: LabelRecord | null }
+  | { readonly kind: 'case_label'; readonly caseId: string }
+  | { readonly kind: 'not_found' };
+
+/**
+ * Write command: takes back the label set through the API on the stored event of the project at
+ * row `seq`, with its audit record. If the event's case is resolved, the case's label takes its
+ * place, as if the API label had never been set. A label a case gave is not removed here (the
+ * case's resolution is what to change). An event without a label: nothing changes, nothing is
+ * audited (a retry whose answer was lost).
+ */
+export function removeLabel(db: Db, projectId: string, eventId: string, seq: number, actor: string, now: number): RemoveLabelOutcome {
+  const event = db.prepare('SELECT project_id, event_id, account_id, case_id FROM events WHERE seq = ?').get(seq) as
+    | { project_id: string; event_id: string; account_id: string | null; case_id: string | null }
+    | undefined;
+  if (event === undefined || event.project_id !== projectId || event.event_id !== eventId) return { kind: 'not_found' };
+  const previous = readLabel(db, projectId, eventId);
+  if (previous === null) return { kind: 'removed', removed: false, record: null };
+  if (previous.source !== 'api') return { kind: 'case_label', caseId: previous.source.slice(kCaseSourcePrefix.length) };
+  db.prepare('DELETE FROM event_labels WHERE project_id = ? AND event_id = ?').run(projectId, eventId);
+  // A resolved case has its row (changeCase wrote it); an open one, written or not, gives no label.
+  const resolution = event.case_id === null
+    ? null
+    : ((db.prepare('SELECT resolution FROM cases WHERE project_id = ? AND case_id = ?').pluck().get(projectId, event.case_id) as Label | null | undefined) ?? null);
+  if (resolution !== null) upsert(db, projectId, eventId, event.account_id, { label: resolution, reason: 'manual_review', note: null }, caseSource(event.case_id!), actor, now);
+  recordAudit(db, {
+    projectId, actor, action: 'event.unlabel', target: `event:${eventId}`,
+    summary: { previous: { label: previous.label, reason: previous.reason }, case_label: resolution === null ? null : { label: resolution, source: caseSource(event.case_id!) } },
+    at: now,
+  });
+  return { kind: 'removed', removed: true, record: readLabel(db, projectId, eventId) };
+}
+
+const kCaseSourcePrefix = 'case:';
+
+function caseSource(caseId: string): string {
+  return `${kCaseSourcePrefix}${caseId}`;
+}
+
 /**
  * Inside changeCase: the labels a case's resolution gives its events. The labels this case gave
  * before are taken back; with a resolution, every event of the case without a label of its own
@@ -96,7 +136,7 @@ export function putLabel(db: Db, projectId: string, eventId: string, seq: number
  * is one account's, or one event's without an account). Returns the events labelled.
  */
 export function labelCaseEvents(db: Db, projectId: string, caseId: string, accountId: string | null, resolution: Label | null, actor: string, now: number): number {
-  const source = `case:${caseId}`;
+  const source = caseSource(caseId);
   const caseEvents = caseEventIds(db, caseId);
   const taken = db.prepare('DELETE FROM event_labels WHERE project_id = ? AND source = ? AND event_id = ?');
   for (const eventId of caseEvents) taken.run(projectId, source, eventId);

@@ -1,4 +1,4 @@
-// Labels and the event behind a case over real HTTP (DESIGN §8, docs/events.md): PUT
+// Labels and the event behind a case over real HTTP (DESIGN §8, docs/events.md): PUT and DELETE
 // /v1/events/{event_id}/label and GET /v1/events/{event_id}, their refusals (status, code,
 // parameter, nothing stored), labels from resolved cases, account.labelled_fraud in rules, and
 // stored results that labels never change.
@@ -141,6 +141,74 @@ test('resolving a case labels its events (an API label stays); reopening takes t
   t.is((await post(key, { external_account_id: account })).decision, 'allow');
   // The case's events kept their results: labels never change them.
   t.is((await api(file.server, 'GET', `/v1/scores/${first.event_id}`, { key })).body.data.decision, 'review');
+});
+
+test('DELETE takes back a label set through the API: the account counts it no more, a retry changes nothing, a resolved case\'s label comes back', async (t) => {
+  const { key, projectId } = await project();
+  const account = `user-${randomUUID().slice(0, 8)}`;
+  const reviewed = await post(key, { external_account_id: account, extras: { risk: 'review' } });
+  const other = await post(key, { external_account_id: account });
+  for (const event of [reviewed, other]) {
+    t.is((await api(file.server, 'PUT', `/v1/events/${event.event_id}/label`, { key, body: { label: 'fraud', reason: 'chargeback' } })).status, 200);
+  }
+  t.is((await post(key, { external_account_id: account })).decision, 'block', 'two fraud labels: hard-blocked');
+
+  const path = `/v1/events/${other.event_id}/label`;
+  const removed = await api(file.server, 'DELETE', path, { key });
+  t.is(removed.status, 200, removed.text);
+  t.deepEqual(removed.body.data, { event_id: other.event_id, removed: true, label: null });
+  t.is((await api(file.server, 'GET', `/v1/events/${other.event_id}`, { key })).body.data.label, null);
+  t.is((await post(key, { external_account_id: account })).decision, 'allow', 'one fraud label left');
+  const trail = (await api(file.server, 'GET', `/v1/audit?target=${encodeURIComponent(`event:${other.event_id}`)}`, { key })).body.data.records;
+  t.deepEqual(trail.map((record: { action: string }) => record.action), ['event.unlabel', 'event.label']);
+  t.deepEqual(trail[0].summary, { previous: { label: 'fraud', reason: 'chargeback' }, case_label: null });
+  // Again (a retry whose answer was lost): nothing to take back, nothing stored or audited.
+  const stored = labelsState(projectId);
+  const again = await api(file.server, 'DELETE', path, { key });
+  t.is(again.status, 200, again.text);
+  t.deepEqual(again.body.data, { event_id: other.event_id, removed: false, label: null });
+  t.deepEqual(labelsState(projectId), stored);
+
+  // The reviewed event's case resolved as legitimate: its own fraud label stays over the case's;
+  // taken back, the case's label is the event's, as if its own had never been set.
+  const caseId = (await api(file.server, 'GET', `/v1/events/${reviewed.event_id}`, { key })).body.data.case_ids[0];
+  t.is((await api(file.server, 'PATCH', `/v1/cases/${caseId}?project_id=${projectId}`, { key, body: { resolution: 'legitimate' } })).status, 200);
+  t.like((await api(file.server, 'GET', `/v1/events/${reviewed.event_id}`, { key })).body.data.label, { label: 'fraud', source: 'api' });
+  const uncovered = await api(file.server, 'DELETE', `/v1/events/${reviewed.event_id.toUpperCase()}/label`, { key });
+  t.is(uncovered.status, 200, uncovered.text);
+  t.like(uncovered.body.data, { event_id: reviewed.event_id, removed: true, label: { label: 'legitimate', reason: 'manual_review', note: null, source: `case:${caseId}` } });
+  t.like((await api(file.server, 'GET', `/v1/events/${reviewed.event_id}`, { key })).body.data.label, { label: 'legitimate', source: `case:${caseId}` });
+  t.like((await api(file.server, 'GET', `/v1/audit?target=${encodeURIComponent(`event:${reviewed.event_id}`)}`, { key })).body.data.records[0], {
+    action: 'event.unlabel', summary: { previous: { label: 'fraud', reason: 'chargeback' }, case_label: { label: 'legitimate', source: `case:${caseId}` } },
+  });
+  t.is((await post(key, { external_account_id: account })).decision, 'allow');
+
+  // A label the case gave is the case's to take back: refused, nothing changed.
+  const caseLabels = labelsState(projectId);
+  const refused = await api(file.server, 'DELETE', `/v1/events/${reviewed.event_id}/label`, { key });
+  refusal(t, refused, 400, 'VALIDATION_ERROR', 'event_id');
+  t.true(refused.body.errors[0]!.message.includes(caseId), refused.text);
+  t.deepEqual(labelsState(projectId), caseLabels);
+  // Reopening the case takes it back.
+  t.is((await api(file.server, 'PATCH', `/v1/cases/${caseId}?project_id=${projectId}`, { key, body: { status: 'open' } })).status, 200);
+  t.is((await api(file.server, 'GET', `/v1/events/${reviewed.event_id}`, { key })).body.data.label, null);
+});
+
+test('DELETE of a label refused: scopes, unknown events, other projects, the sandbox, a query; the label stays', async (t) => {
+  const { projectId, key } = await project();
+  const scored = await post(key, {});
+  const path = `/v1/events/${scored.event_id}/label`;
+  t.is((await api(file.server, 'PUT', path, { key, body: { label: 'fraud', reason: 'other' } })).status, 200);
+  const reader = (await createKeyWithCli(file.server.dataDir, ['--project', projectId, '--kind', 'secret', '--scopes', 'cases:read'])).key;
+  const before = labelsState(projectId);
+  refusal(t, await api(file.server, 'DELETE', path, { key: reader }), 403, 'SCOPE_ERROR', '');
+  refusal(t, await api(file.server, 'DELETE', `/v1/events/${randomUUID()}/label`, { key }), 404, 'NOT_FOUND', 'event_id');
+  refusal(t, await api(file.server, 'DELETE', path, { key: file.key }), 404, 'NOT_FOUND', 'event_id');
+  refusal(t, await api(file.server, 'DELETE', path, { key: file.server.bootstrap.keys.sandbox_secret.key }), 404, 'NOT_FOUND', 'event_id');
+  refusal(t, await api(file.server, 'DELETE', `${path}?force=true`, { key }), 400, 'VALIDATION_ERROR', 'force');
+  refusal(t, await api(file.server, 'DELETE', path), 401, 'AUTH_ERROR', 'authorization');
+  t.deepEqual(labelsState(projectId), before);
+  t.like((await api(file.server, 'GET', `/v1/events/${scored.event_id}`, { key })).body.data.label, { label: 'fraud', source: 'api' });
 });
 
 test('a fraud label put on an event while it was pending counts for its account once it is scored, and after a restart', async (t) => {

@@ -67,6 +67,7 @@ test(refused, { method: 'POST', path: '/v1/webhooks/deliveries/msg_unknown/redel
 // ---- Routes that refused it already: the same answer everywhere ---------------------------------
 test(refused, { method: 'GET', path: '/v1/events/{event}?include=input', parameter: 'include' });
 test(refused, { method: 'PUT', path: '/v1/events/{event}/label?force=true', body: { label: 'fraud', reason: 'other' }, parameter: 'force' });
+test(refused, { method: 'DELETE', path: '/v1/events/{event}/label?force=true', parameter: 'force' });
 test(refused, { method: 'GET', path: '/v1/cases?project_id={project}&sort=asc', parameter: 'sort' });
 test(refused, { method: 'GET', path: '/v1/cases/case_unknown?project_id={project}&bogus=1', parameter: 'bogus' });
 test(refused, { method: 'PATCH', path: '/v1/cases/case_unknown?project_id={project}&bogus=1', body: {}, parameter: 'bogus' });
