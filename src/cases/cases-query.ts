@@ -14,6 +14,10 @@ export interface CaseListQuery {
   readonly account: string | null;
   readonly createdAfter: number | null;
   readonly createdBefore: number | null;
+  /** Cases assigned to exactly this assignee. */
+  readonly assignee: string | null;
+  /** true: cases with an assignee; false: cases without one (the queue nobody has picked up). */
+  readonly assigned: boolean | null;
   readonly limit: number;
   readonly cursor: CaseCursor | null;
 }
@@ -26,7 +30,7 @@ export interface CaseCursor {
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
-const kListParameters = new Set(['project_id', 'status', 'account', 'created_after', 'created_before', 'limit', 'cursor']);
+const kListParameters = new Set(['project_id', 'status', 'account', 'created_after', 'created_before', 'assignee', 'assigned', 'limit', 'cursor']);
 const kOneCaseParameters = new Set(['project_id']);
 
 function invalid<T>(parameter: string, message: string): Checked<T> {
@@ -60,6 +64,11 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   if (createdAfter === undefined) return invalid('created_after', 'created_after must be an RFC 3339 date-time.');
   const createdBefore = parseTime(params.get('created_before'));
   if (createdBefore === undefined) return invalid('created_before', 'created_before must be an RFC 3339 date-time.');
+  const assignee = params.get('assignee');
+  if (assignee !== null && !isAssignee(assignee)) return invalid('assignee', `assignee must be a string of 1 to ${kMaxAssigneeLength} characters, as a case's assignee is.`);
+  const assignedText = params.get('assigned');
+  if (assignedText !== null && assignedText !== 'true' && assignedText !== 'false') return invalid('assigned', 'assigned must be true or false.');
+  const assigned = assignedText === null ? null : assignedText === 'true';
   const limit = parsePageSize(params.get('limit'));
   if (typeof limit !== 'number') return { ok: false, error: limit };
   const rawCursor = params.get('cursor');
@@ -70,7 +79,7 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   }
   return {
     ok: true,
-    value: { projectId: keyProjectId, status, account, createdAfter, createdBefore, limit, cursor },
+    value: { projectId: keyProjectId, status, account, createdAfter, createdBefore, assignee, assigned, limit, cursor },
   };
 }
 
@@ -96,6 +105,11 @@ function decodeCursor(projectId: string, text: string): CaseCursor | null {
   const [createdAt, caseId] = position as [unknown, unknown];
   if (!Number.isSafeInteger(createdAt) || typeof caseId !== 'string' || !/^case_[A-Za-z0-9]{1,64}$/.test(caseId)) return null;
   return { createdAt: createdAt as number, caseId };
+}
+
+/** What an assignee may be: 1 to kMaxAssigneeLength characters, not only white space. */
+function isAssignee(text: string): boolean {
+  return text.trim() !== '' && characterLength(text) <= kMaxAssigneeLength;
 }
 
 export interface CaseChange {
@@ -131,7 +145,7 @@ export function parseCaseChange(body: Record<string, unknown>): Checked<CaseChan
     change.resolution = body.resolution;
   }
   if ('assignee' in body) {
-    if (body.assignee !== null && (typeof body.assignee !== 'string' || body.assignee.trim() === '' || characterLength(body.assignee) > kMaxAssigneeLength)) {
+    if (body.assignee !== null && (typeof body.assignee !== 'string' || !isAssignee(body.assignee))) {
       return invalid('assignee', `assignee must be null or a string of 1 to ${kMaxAssigneeLength} characters.`);
     }
     change.assignee = body.assignee;

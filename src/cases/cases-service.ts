@@ -114,6 +114,11 @@ export class CasesService {
       where.push('c.created_at < ?');
       args.push(query.createdBefore);
     }
+    if (query.assignee !== null) {
+      where.push('c.assignee = ?');
+      args.push(query.assignee);
+    }
+    if (query.assigned !== null) where.push(query.assigned ? 'c.assignee IS NOT NULL' : 'c.assignee IS NULL');
     if (query.cursor !== null) {
       where.push('(c.created_at < ? OR (c.created_at = ? AND c.case_id < ?))');
       args.push(query.cursor.createdAt, query.cursor.createdAt, query.cursor.caseId);
@@ -127,7 +132,8 @@ export class CasesService {
     const fromRows = rows.length;
     for (const [caseId, waiting] of this.#unfolded.openedCases()) {
       const opened = waiting.opened;
-      if (listed.has(caseId) || opened.projectId !== query.projectId || query.status === 'closed') continue;
+      // A case not written yet is open and has no assignee (a change writes it first).
+      if (listed.has(caseId) || opened.projectId !== query.projectId || query.status === 'closed' || query.assignee !== null || query.assigned === true) continue;
       if (query.account !== null && opened.accountId !== accountId) continue;
       if (query.createdAfter !== null && !(opened.createdAt > query.createdAfter)) continue;
       if (query.createdBefore !== null && !(opened.createdAt < query.createdBefore)) continue;

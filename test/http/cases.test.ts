@@ -89,6 +89,10 @@ const kBadQueries: Array<[string, string, number, string, string]> = [
   ['limit 0', 'project_id=$P&limit=0', 400, 'VALIDATION_ERROR', 'limit'],
   ['limit 101', 'project_id=$P&limit=101', 400, 'VALIDATION_ERROR', 'limit'],
   ['limit not a number', 'project_id=$P&limit=ten', 400, 'VALIDATION_ERROR', 'limit'],
+  ['an empty assignee', 'project_id=$P&assignee=', 400, 'VALIDATION_ERROR', 'assignee'],
+  ['a blank assignee', 'project_id=$P&assignee=%20%20', 400, 'VALIDATION_ERROR', 'assignee'],
+  ['a long assignee', `project_id=$P&assignee=${'a'.repeat(129)}`, 400, 'VALIDATION_ERROR', 'assignee'],
+  ['assigned neither true nor false', 'project_id=$P&assigned=yes', 400, 'VALIDATION_ERROR', 'assigned'],
   ['a bad cursor', 'project_id=$P&cursor=not-a-cursor', 400, 'VALIDATION_ERROR', 'cursor'],
   ['a forged cursor', `project_id=$P&cursor=${Buffer.from('[1,"x; DROP TABLE cases"]').toString('base64url')}`, 400, 'VALIDATION_ERROR', 'cursor'],
 ];
@@ -160,6 +164,27 @@ test('filters: status, account (acc_ or external id), created after and before',
   const byLookalike = await listCases(`project_id=${project}&account=${encodeURIComponent(lookalike)}`);
   t.deepEqual(byLookalike.body.data.cases.map((entry: { event_ids: string[] }) => entry.event_ids), [[lookalikeEvent.event_id]]);
   t.is((await listCases(`project_id=${project}&account=${lookalikeEvent.account_public_id}`)).body.data.cases.length, 1);
+});
+
+test('filters: assignee, and assigned or not (a case just opened, not written yet, included)', async (t) => {
+  const account = `queue-${randomUUID().slice(0, 8)}`;
+  const analyst = `ana ${randomUUID().slice(0, 8)}@fraud-team`;
+  const picked = await caseOf((await score(reviewEvent({ external_account_id: account }))).event_id);
+  t.is((await api(server, 'PATCH', `/v1/cases/${picked.case_id}?project_id=${project}`, { key, body: { assignee: analyst } })).status, 200);
+  const waiting = await score(reviewEvent({ external_account_id: `${account}-other` }));
+  const ids = async (query: string): Promise<string[]> => (await listCases(`project_id=${project}&${query}`)).body.data.cases.map((entry: { case_id: string }) => entry.case_id);
+  t.deepEqual(await ids(`assignee=${encodeURIComponent(analyst)}`), [picked.case_id]);
+  t.deepEqual(await ids(`assignee=${encodeURIComponent(analyst.toUpperCase())}`), [], 'exactly as set');
+  t.deepEqual(await ids(`account=${account}&assigned=true`), [picked.case_id]);
+  t.deepEqual(await ids(`account=${account}&assigned=false`), []);
+  const unassigned = await ids(`account=${account}-other&assigned=false`);
+  t.deepEqual(unassigned, [(await caseOf(waiting.event_id)).case_id]);
+  t.deepEqual(await ids(`account=${account}-other&assigned=true`), []);
+  t.deepEqual(await ids(`account=${account}-other&assignee=${encodeURIComponent(analyst)}`), []);
+  // Unassigned again: back in the queue nobody has picked up.
+  await api(server, 'PATCH', `/v1/cases/${picked.case_id}?project_id=${project}`, { key, body: { assignee: null } });
+  t.deepEqual(await ids(`account=${account}&assigned=false`), [picked.case_id]);
+  t.deepEqual(await ids(`assignee=${encodeURIComponent(analyst)}`), []);
 });
 
 test('GET /v1/cases/{case_id}: found, unknown, and project_id checked', async (t) => {
