@@ -17,6 +17,13 @@ export type Label = (typeof kLabels)[number];
 export const kLabelReasons = ['chargeback', 'manual_review', 'customer_report', 'other'] as const;
 export type LabelReason = (typeof kLabelReasons)[number];
 
+/** A label's source when a case's resolution gave it: 'case:<case_id>'. */
+const kCaseSourcePrefix = 'case:';
+
+function caseSource(caseId: string): string {
+  return `${kCaseSourcePrefix}${caseId}`;
+}
+
 export interface LabelChange {
   readonly label: Label;
   readonly reason: LabelReason;
@@ -121,12 +128,6 @@ export function removeLabel(db: Db, projectId: string, eventId: string, seq: num
     at: now,
   });
   return { kind: 'removed', removed: true, record: readLabel(db, projectId, eventId) };
-}
-
-const kCaseSourcePrefix = 'case:';
-
-function caseSource(caseId: string): string {
-  return `${kCaseSourcePrefix}${caseId}`;
 }
 
 /**
