@@ -55,7 +55,8 @@ function waitForPort(child: ChildProcess, pattern: RegExp): Promise<number> {
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+    // 'close': the pipes read to their end, so the error shows the server's last lines.
+    child.once('close', (code) => reject(new Error(`exited with ${code}: ${output}`)));
   });
 }
 
