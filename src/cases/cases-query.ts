@@ -14,6 +14,8 @@ export interface CaseListQuery {
   readonly account: string | null;
   readonly createdAfter: number | null;
   readonly createdBefore: number | null;
+  /** Cases changed, or joined by an event, after this time. */
+  readonly updatedAfter: number | null;
   /** Cases assigned to exactly this assignee. */
   readonly assignee: string | null;
   /** true: cases with an assignee; false: cases without one (the queue nobody has picked up). */
@@ -30,7 +32,7 @@ export interface CaseCursor {
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
-const kListParameters = new Set(['project_id', 'status', 'account', 'created_after', 'created_before', 'assignee', 'assigned', 'limit', 'cursor']);
+const kListParameters = new Set(['project_id', 'status', 'account', 'created_after', 'created_before', 'updated_after', 'assignee', 'assigned', 'limit', 'cursor']);
 const kOneCaseParameters = new Set(['project_id']);
 
 function invalid<T>(parameter: string, message: string): Checked<T> {
@@ -64,6 +66,8 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   if (createdAfter === undefined) return invalid('created_after', 'created_after must be an RFC 3339 date-time.');
   const createdBefore = parseTime(params.get('created_before'));
   if (createdBefore === undefined) return invalid('created_before', 'created_before must be an RFC 3339 date-time.');
+  const updatedAfter = parseTime(params.get('updated_after'));
+  if (updatedAfter === undefined) return invalid('updated_after', 'updated_after must be an RFC 3339 date-time.');
   const assignee = params.get('assignee');
   if (assignee !== null && !isAssignee(assignee)) return invalid('assignee', `assignee must be a string of 1 to ${kMaxAssigneeLength} characters, as a case's assignee is.`);
   const assignedText = params.get('assigned');
@@ -79,7 +83,7 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   }
   return {
     ok: true,
-    value: { projectId: keyProjectId, status, account, createdAfter, createdBefore, assignee, assigned, limit, cursor },
+    value: { projectId: keyProjectId, status, account, createdAfter, createdBefore, updatedAfter, assignee, assigned, limit, cursor },
   };
 }
 

@@ -114,6 +114,12 @@ export class CasesService {
       where.push('c.created_at < ?');
       args.push(query.createdBefore);
     }
+    if (query.updatedAfter !== null) {
+      // A case's updated_at is its row's, or later for events that joined it and are not on its row
+      // yet (#record): those cases are found by that later time.
+      where.push('(c.updated_at > ? OR c.case_id IN (SELECT value FROM json_each(?)))');
+      args.push(query.updatedAfter, JSON.stringify([...this.#unfolded.updatedAfter(query.updatedAfter)]));
+    }
     if (query.assignee !== null) {
       where.push('c.assignee = ?');
       args.push(query.assignee);
@@ -137,6 +143,7 @@ export class CasesService {
       if (query.account !== null && opened.accountId !== accountId) continue;
       if (query.createdAfter !== null && !(opened.createdAt > query.createdAfter)) continue;
       if (query.createdBefore !== null && !(opened.createdAt < query.createdBefore)) continue;
+      if (query.updatedAfter !== null && !(waiting.updatedAt > query.updatedAfter)) continue;
       const cursor = query.cursor;
       if (cursor !== null && !(opened.createdAt < cursor.createdAt || (opened.createdAt === cursor.createdAt && caseId < cursor.caseId))) continue;
       rows.push(openedRow(caseId, opened, waiting.riskScore, waiting.updatedAt));

@@ -92,6 +92,11 @@ export class UnfoldedCases {
     return this.#cases.get(caseId);
   }
 
+  /** The cases whose waiting events are later than `at`: their updated_at is later than their row's. */
+  *updatedAfter(at: number): IterableIterator<string> {
+    for (const [caseId, waiting] of this.#cases.entries()) if (waiting.updatedAt > at) yield caseId;
+  }
+
   /** The cases not written yet, with what they opened with. */
   *openedCases(): IterableIterator<[string, UnfoldedCase & { opened: OpenedCase }]> {
     for (const caseId of this.#opened) yield [caseId, this.#cases.get(caseId) as UnfoldedCase & { opened: OpenedCase }];

@@ -48,6 +48,10 @@ export class TransientMap<K, V> {
     return true;
   }
 
+  *entries(): IterableIterator<[K, V]> {
+    for (const [key, slot] of this.#slots) yield [key, this.#values[slot]!];
+  }
+
   *values(): IterableIterator<V> {
     for (const slot of this.#slots.values()) yield this.#values[slot]!;
   }

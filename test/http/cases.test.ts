@@ -89,6 +89,7 @@ const kBadQueries: Array<[string, string, number, string, string]> = [
   ['limit 0', 'project_id=$P&limit=0', 400, 'VALIDATION_ERROR', 'limit'],
   ['limit 101', 'project_id=$P&limit=101', 400, 'VALIDATION_ERROR', 'limit'],
   ['limit not a number', 'project_id=$P&limit=ten', 400, 'VALIDATION_ERROR', 'limit'],
+  ['a bad updated_after', 'project_id=$P&updated_after=2026-11-29', 400, 'VALIDATION_ERROR', 'updated_after'],
   ['an empty assignee', 'project_id=$P&assignee=', 400, 'VALIDATION_ERROR', 'assignee'],
   ['a blank assignee', 'project_id=$P&assignee=%20%20', 400, 'VALIDATION_ERROR', 'assignee'],
   ['a long assignee', `project_id=$P&assignee=${'a'.repeat(129)}`, 400, 'VALIDATION_ERROR', 'assignee'],
@@ -185,6 +186,35 @@ test('filters: assignee, and assigned or not (a case just opened, not written ye
   await api(server, 'PATCH', `/v1/cases/${picked.case_id}?project_id=${project}`, { key, body: { assignee: null } });
   t.deepEqual(await ids(`account=${account}&assigned=false`), [picked.case_id]);
   t.deepEqual(await ids(`assignee=${encodeURIComponent(analyst)}`), []);
+});
+
+test('filter updated_after: the cases changed or joined by an event since, those whose events are not on their row yet included', async (t) => {
+  const account = `poll-${randomUUID().slice(0, 8)}`;
+  const first = await score(reviewEvent({ external_account_id: account }));
+  const caseId = (await caseOf(first.event_id)).case_id;
+  const path = `/v1/cases/${caseId}?project_id=${project}`;
+  const ids = async (owner: string, after: string): Promise<string[]> =>
+    (await listCases(`project_id=${project}&account=${owner}&updated_after=${encodeURIComponent(after)}`)).body.data.cases.map((entry: { case_id: string }) => entry.case_id);
+  const justBefore = (time: string): string => new Date(Date.parse(time) - 1).toISOString();
+
+  // A change writes the case's row, with the change's time.
+  const noted = (await api(server, 'PATCH', path, { key, body: { note: 'Looking into it.' } })).body.data;
+  t.deepEqual(await ids(account, justBefore(noted.updated_at)), [caseId]);
+  t.deepEqual(await ids(account, noted.updated_at), [], 'after, not at');
+  // An event joins: it waits in memory before the row is rewritten with it (CASE_EVENTS_WAIT_MS),
+  // and the case is found by its time all the same.
+  await waitFor(() => Date.now() > Date.parse(noted.updated_at), 'the clock to pass the change');
+  const joined = await score(reviewEvent({ external_account_id: account }));
+  const read = (await api(server, 'GET', path, { key })).body.data;
+  t.deepEqual(read.event_ids, [first.event_id, joined.event_id]);
+  t.true(Date.parse(read.updated_at) > Date.parse(noted.updated_at));
+  t.deepEqual(await ids(account, noted.updated_at), [caseId]);
+  t.deepEqual(await ids(account, read.updated_at), []);
+  // A case just opened, its row not written yet: by the time of its event.
+  const newcomer = `${account}-new`;
+  const opened = await caseOf((await score(reviewEvent({ external_account_id: newcomer }))).event_id);
+  t.deepEqual(await ids(newcomer, justBefore(opened.updated_at)), [opened.case_id]);
+  t.deepEqual(await ids(newcomer, opened.updated_at), []);
 });
 
 test('GET /v1/cases/{case_id}: found, unknown, and project_id checked', async (t) => {

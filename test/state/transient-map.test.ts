@@ -1,5 +1,5 @@
 // TransientMap (src/state/transient-map.ts): behaves as a Map for get, has, set, delete, size,
-// values and clear, checked against a plain Map under random operations; freed slots are reused.
+// entries, values and clear, checked against a plain Map under random operations; freed slots are reused.
 import test from 'ava';
 import { TransientMap } from '../../src/state/transient-map.js';
 
@@ -50,6 +50,8 @@ test('random operations agree with a Map', (t) => {
     t.is(map.has(key), model.has(key));
   }
   t.deepEqual([...map.values()].map((value) => value.id).sort(), [...model.values()].map((value) => value.id).sort());
+  const byKey = (entries: Iterable<[number, { id: number }]>): Array<[number, number]> => [...entries].map(([key, value]): [number, number] => [key, value.id]).sort((a, b) => a[0] - b[0]);
+  t.deepEqual(byKey(map.entries()), byKey(model.entries()));
 });
 
 test('a deleted value is released at once: nothing of the map holds it', async (t) => {
