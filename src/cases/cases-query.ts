@@ -20,19 +20,30 @@ export interface CaseListQuery {
   readonly assignee: string | null;
   /** true: cases with an assignee; false: cases without one (the queue nobody has picked up). */
   readonly assigned: boolean | null;
+  /** The listing's order: newest first (the default), or oldest first (a queue worked in turn). */
+  readonly oldestFirst: boolean;
   readonly limit: number;
   readonly cursor: CaseCursor | null;
 }
 
-/** Position after the last case of a page, in the listing order (newest first). */
+/** Position after the last case of a page, in the listing's order. */
 export interface CaseCursor {
   readonly createdAt: number;
   readonly caseId: string;
 }
 
+/**
+ * The listing's order of two positions: negative when `a` is listed first. By created_at, then
+ * case_id, descending (newest first) or ascending.
+ */
+export function compareListed(oldestFirst: boolean, a: CaseCursor, b: CaseCursor): number {
+  const ascending = a.createdAt - b.createdAt || (a.caseId < b.caseId ? -1 : a.caseId > b.caseId ? 1 : 0);
+  return oldestFirst ? ascending : -ascending;
+}
+
 type Checked<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
-const kListParameters = new Set(['project_id', 'status', 'account', 'created_after', 'created_before', 'updated_after', 'assignee', 'assigned', 'limit', 'cursor']);
+const kListParameters = new Set(['project_id', 'status', 'account', 'created_after', 'created_before', 'updated_after', 'assignee', 'assigned', 'order', 'limit', 'cursor']);
 const kOneCaseParameters = new Set(['project_id']);
 
 function invalid<T>(parameter: string, message: string): Checked<T> {
@@ -73,17 +84,20 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   const assignedText = params.get('assigned');
   if (assignedText !== null && assignedText !== 'true' && assignedText !== 'false') return invalid('assigned', 'assigned must be true or false.');
   const assigned = assignedText === null ? null : assignedText === 'true';
+  const order = params.get('order');
+  if (order !== null && order !== 'newest' && order !== 'oldest') return invalid('order', 'order must be newest or oldest.');
+  const oldestFirst = order === 'oldest';
   const limit = parsePageSize(params.get('limit'));
   if (typeof limit !== 'number') return { ok: false, error: limit };
   const rawCursor = params.get('cursor');
   let cursor: CaseCursor | null = null;
   if (rawCursor !== null) {
-    cursor = decodeCursor(keyProjectId, rawCursor);
-    if (cursor === null) return invalid('cursor', 'cursor is not a cursor this API returned.');
+    cursor = decodeCursor(keyProjectId, oldestFirst, rawCursor);
+    if (cursor === null) return invalid('cursor', 'cursor is not a cursor this API returned for this order.');
   }
   return {
     ok: true,
-    value: { projectId: keyProjectId, status, account, createdAfter, createdBefore, updatedAfter, assignee, assigned, limit, cursor },
+    value: { projectId: keyProjectId, status, account, createdAfter, createdBefore, updatedAfter, assignee, assigned, oldestFirst, limit, cursor },
   };
 }
 
@@ -93,18 +107,18 @@ function parseTime(value: string | null): number | null | undefined {
   return parseRfc3339(value) ?? undefined;
 }
 
-/** Cursors of the cases of `projectId`. */
-function casesCursorScope(projectId: string): string {
-  return `cases ${projectId}`;
+/** Cursors of the cases of `projectId` in one order (a cursor of the other order is refused, not read as a position in this one). */
+function casesCursorScope(projectId: string, oldestFirst: boolean): string {
+  return oldestFirst ? `cases ${projectId} oldest first` : `cases ${projectId}`;
 }
 
-/** The cursor after `cursor` in the cases of `projectId`. */
-export function encodeCursor(projectId: string, cursor: CaseCursor): string {
-  return encodePosition(casesCursorScope(projectId), [cursor.createdAt, cursor.caseId]);
+/** The cursor after `cursor` in the cases of `projectId`, in the given order. */
+export function encodeCursor(projectId: string, oldestFirst: boolean, cursor: CaseCursor): string {
+  return encodePosition(casesCursorScope(projectId, oldestFirst), [cursor.createdAt, cursor.caseId]);
 }
 
-function decodeCursor(projectId: string, text: string): CaseCursor | null {
-  const position = decodePosition(casesCursorScope(projectId), text, 2);
+function decodeCursor(projectId: string, oldestFirst: boolean, text: string): CaseCursor | null {
+  const position = decodePosition(casesCursorScope(projectId, oldestFirst), text, 2);
   if (position === null) return null;
   const [createdAt, caseId] = position as [unknown, unknown];
   if (!Number.isSafeInteger(createdAt) || typeof caseId !== 'string' || !/^case_[A-Za-z0-9]{1,64}$/.test(caseId)) return null;

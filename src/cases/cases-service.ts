@@ -9,7 +9,7 @@ import { recordAudit } from '../audit/audit-store.js';
 import { labelCaseEvents } from '../labels/labels-store.js';
 import { foldEventsOfCase, writeOpenedCasesOf } from '../scoring/event-store.js';
 import { caseEventIds } from './case-events.js';
-import { encodeCursor, type CaseChange, type CaseListQuery } from './cases-query.js';
+import { compareListed, encodeCursor, type CaseChange, type CaseListQuery } from './cases-query.js';
 import type { OpenedCase, UnfoldedCases } from './unfolded-cases.js';
 
 export interface CaseNote {
@@ -125,14 +125,16 @@ export class CasesService {
       args.push(query.assignee);
     }
     if (query.assigned !== null) where.push(query.assigned ? 'c.assignee IS NOT NULL' : 'c.assignee IS NULL');
+    const [after, direction] = query.oldestFirst ? ['>', 'ASC'] : ['<', 'DESC'];
     if (query.cursor !== null) {
-      where.push('(c.created_at < ? OR (c.created_at = ? AND c.case_id < ?))');
+      where.push(`(c.created_at ${after} ? OR (c.created_at = ? AND c.case_id ${after} ?))`);
       args.push(query.cursor.createdAt, query.cursor.createdAt, query.cursor.caseId);
     }
     // One row more than the page tells whether another page follows.
     const rows = this.#readDb
-      .prepare(`SELECT ${kCaseColumns} WHERE ${where.join(' AND ')} ORDER BY c.created_at DESC, c.case_id DESC LIMIT ?`)
+      .prepare(`SELECT ${kCaseColumns} WHERE ${where.join(' AND ')} ORDER BY c.created_at ${direction}, c.case_id ${direction} LIMIT ?`)
       .all(...args, query.limit + 1) as CaseRow[];
+    const positionOf = (row: CaseRow): { createdAt: number; caseId: string } => ({ createdAt: row.created_at, caseId: row.case_id });
     // Cases opened and not written yet, where the query would find their rows.
     const listed = new Set(rows.map((row) => row.case_id));
     const fromRows = rows.length;
@@ -144,17 +146,16 @@ export class CasesService {
       if (query.createdAfter !== null && !(opened.createdAt > query.createdAfter)) continue;
       if (query.createdBefore !== null && !(opened.createdAt < query.createdBefore)) continue;
       if (query.updatedAfter !== null && !(waiting.updatedAt > query.updatedAfter)) continue;
-      const cursor = query.cursor;
-      if (cursor !== null && !(opened.createdAt < cursor.createdAt || (opened.createdAt === cursor.createdAt && caseId < cursor.caseId))) continue;
+      if (query.cursor !== null && compareListed(query.oldestFirst, { createdAt: opened.createdAt, caseId }, query.cursor) <= 0) continue;
       rows.push(openedRow(caseId, opened, waiting.riskScore, waiting.updatedAt));
     }
     if (rows.length > fromRows) {
-      rows.sort((a, b) => b.created_at - a.created_at || (a.case_id < b.case_id ? 1 : a.case_id > b.case_id ? -1 : 0));
+      rows.sort((a, b) => compareListed(query.oldestFirst, positionOf(a), positionOf(b)));
       rows.length = Math.min(rows.length, query.limit + 1);
     }
     const page = rows.slice(0, query.limit);
     const last = page.at(-1);
-    const nextCursor = rows.length > query.limit && last !== undefined ? encodeCursor(query.projectId, { createdAt: last.created_at, caseId: last.case_id }) : null;
+    const nextCursor = rows.length > query.limit && last !== undefined ? encodeCursor(query.projectId, query.oldestFirst, positionOf(last)) : null;
     return { ok: true, body: { cases: page.map((row) => this.#record(row)), next_cursor: nextCursor } };
   }
 

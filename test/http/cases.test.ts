@@ -89,6 +89,7 @@ const kBadQueries: Array<[string, string, number, string, string]> = [
   ['limit 0', 'project_id=$P&limit=0', 400, 'VALIDATION_ERROR', 'limit'],
   ['limit 101', 'project_id=$P&limit=101', 400, 'VALIDATION_ERROR', 'limit'],
   ['limit not a number', 'project_id=$P&limit=ten', 400, 'VALIDATION_ERROR', 'limit'],
+  ['an unknown order', 'project_id=$P&order=riskiest', 400, 'VALIDATION_ERROR', 'order'],
   ['a bad updated_after', 'project_id=$P&updated_after=2026-11-29', 400, 'VALIDATION_ERROR', 'updated_after'],
   ['an empty assignee', 'project_id=$P&assignee=', 400, 'VALIDATION_ERROR', 'assignee'],
   ['a blank assignee', 'project_id=$P&assignee=%20%20', 400, 'VALIDATION_ERROR', 'assignee'],
@@ -142,6 +143,48 @@ test('paging: a stable order, every case once, and the last page says so', async
   const exact = await listCases(`project_id=${own.project_id}&limit=5`, ownKey);
   t.is(exact.body.data.cases.length, 5);
   t.is(exact.body.data.next_cursor, null, 'a full last page has no next cursor');
+});
+
+test('order=oldest: pages in creation order, cases written and not written yet alike; a cursor belongs to its order', async (t) => {
+  const own = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'oldest first', '--json'])).stdout);
+  const ownKey = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', own.project_id, '--kind', 'secret', '--json'])).stdout).key;
+  const cases: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const eventId = (await score(reviewEvent(), ownKey)).event_id;
+    const listed = (await listCases(`project_id=${own.project_id}&limit=100`, ownKey)).body.data.cases;
+    cases.push(listed.find((entry: { event_ids: string[] }) => entry.event_ids.includes(eventId)).case_id);
+    await sleep(2);
+  }
+  // The second and fourth written by a change; the others wait in memory (DERIVED_FLUSH_MS).
+  for (const caseId of [cases[1], cases[3]]) {
+    t.is((await api(server, 'PATCH', `/v1/cases/${caseId}?project_id=${own.project_id}`, { key: ownKey, body: { note: 'seen' } })).status, 200);
+  }
+  const pagesOf = async (order: string): Promise<{ ids: string[]; cursors: string[] }> => {
+    const ids: string[] = [];
+    const cursors: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const response: any = await listCases(`project_id=${own.project_id}&limit=2${order}${cursor ? `&cursor=${cursor}` : ''}`, ownKey);
+      t.is(response.status, 200, response.text);
+      ids.push(...response.body.data.cases.map((entry: { case_id: string }) => entry.case_id));
+      cursor = response.body.data.next_cursor;
+      if (cursor !== null) cursors.push(cursor);
+    } while (cursor !== null && cursors.length < 10);
+    return { ids, cursors };
+  };
+  const oldest = await pagesOf('&order=oldest');
+  t.deepEqual(oldest.ids, cases);
+  t.is(oldest.cursors.length, 2);
+  const newest = await pagesOf('&order=newest');
+  t.deepEqual(newest.ids, [...cases].reverse());
+  t.deepEqual((await pagesOf('')).ids, newest.ids, 'newest first by default');
+  // A cursor of one order is refused in the other, not read as a position in it.
+  for (const [cursor, order] of [[oldest.cursors[0], ''], [oldest.cursors[0], '&order=newest'], [newest.cursors[0], '&order=oldest']] as const) {
+    const refused = await listCases(`project_id=${own.project_id}&cursor=${cursor}${order}`, ownKey);
+    t.is(refused.status, 400, refused.text);
+    t.is(refused.body.errors[0]?.code, 'VALIDATION_ERROR');
+    t.is(refused.body.errors[0]?.parameter, 'cursor');
+  }
 });
 
 test('filters: status, account (acc_ or external id), created after and before', async (t) => {
