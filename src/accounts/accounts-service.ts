@@ -382,7 +382,8 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     db.prepare('DELETE FROM account_links WHERE account_id = ?').run(accountId);
     // Its cases not written yet are written first, and unlinked with the others.
     casesWritten = writeOpenedCasesOf(db, accountId);
-    cases = db.prepare('UPDATE cases SET account_id = NULL, updated_at = ? WHERE account_id = ?').run(now, accountId).changes;
+    // A change of the case, so updated_at moves forward whatever the clock did (cases-service.ts).
+    cases = db.prepare('UPDATE cases SET account_id = NULL, updated_at = max(updated_at + 1, ?) WHERE account_id = ?').run(now, accountId).changes;
     unlinkWebhookMessages(db, accountId);
     db.prepare('DELETE FROM account_projects WHERE account_id = ?').run(accountId);
     db.prepare('DELETE FROM account_event_seqs WHERE account_id = ?').run(accountId);

@@ -2,7 +2,8 @@
 // case_event_seqs as they fill, read back in the order they were added; new cases and events that
 // join an open case wait in the writer's memory and are written in bulk (foldCaseEvents), exactly
 // once, and not at all if their transaction rolled back. And a change of a case against the case
-// as the analyst read it (its updated_at), which every change and every event that joins moves.
+// as the analyst read it (its updated_at), which every change, every event that joins and an
+// erasure of its account move.
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { caseEventIds } from '../../src/cases/case-events.js';
 import { changeCase } from '../../src/cases/cases-service.js';
+import { eraseAccount } from '../../src/accounts/accounts-service.js';
 import { applyDerivedRows, foldCaseEvents, foldEventsOfCase, insertPendingEvent, persistScoredEvent, type ScoredEventRecord } from '../../src/scoring/event-store.js';
 import { migrate } from '../../src/store/migrate.js';
 import { transactionEnded } from '../../src/store/transaction-undo.js';
@@ -374,4 +376,20 @@ test('every change moves updated_at forward, in the same millisecond or with the
   t.is(updatedAt(), 4_000);
   t.is(change({ resolution: 'fraud', ifUpdatedAt: 4_000 }, 5_000).refusal, null);
   t.is(db.prepare('SELECT resolution FROM cases WHERE case_id = ?').pluck().get(caseId), 'fraud');
+});
+
+test('an erasure of the case\'s account moves updated_at forward too, in the same millisecond as the last change', (t) => {
+  const { db, record, review } = reviewStore();
+  t.teardown(() => db.close());
+  const { projectId, tenantId } = record('evt-1', 1, null);
+  const caseId = review('evt-1', 1, 'acc_one'); // at 1: the account's first event, which makes its row
+  t.is(db.transaction(() => changeCase(db, projectId, caseId, { assignee: 'ana' }, 'key_analyst', 2_000))().refusal, null);
+  transactionEnded(true);
+  const erased = db.transaction(() => eraseAccount(db, {
+    tenantId, environment: 'live', projectId, externalId: 'acc_one', externalIdHash: 'hash', acrossProjects: false, now: 2_000, actor: 'key_test', signalFirstSeensInMemory: null, linksInMemory: [],
+  }))();
+  transactionEnded(true);
+  t.is(erased.kind, 'erased');
+  t.deepEqual(db.prepare('SELECT account_id, updated_at FROM cases WHERE case_id = ?').get(caseId), { account_id: null, updated_at: 2_001 });
+  t.is(changeCase(db, projectId, caseId, { note: 'x', ifUpdatedAt: 2_000 }, 'key_analyst', 3_000).refusal?.parameter, 'updated_at', 'a read from before the erasure is stale');
 });
