@@ -16,6 +16,8 @@ export interface CaseListQuery {
   readonly createdBefore: number | null;
   /** Cases changed, or joined by an event, after this time. */
   readonly updatedAfter: number | null;
+  /** Cases whose risk_score (the highest of their events') is at least this. */
+  readonly minRiskScore: number | null;
   /** Cases assigned to exactly this assignee. */
   readonly assignee: string | null;
   /** true: cases with an assignee; false: cases without one (the queue nobody has picked up). */
@@ -43,7 +45,7 @@ export function compareListed(oldestFirst: boolean, a: CaseCursor, b: CaseCursor
 
 type Checked<T> = { ok: true; value: T } | { ok: false; error: ApiError };
 
-const kListParameters = new Set(['project_id', 'status', 'account', 'created_after', 'created_before', 'updated_after', 'assignee', 'assigned', 'order', 'limit', 'cursor']);
+const kListParameters = new Set(['project_id', 'status', 'account', 'created_after', 'created_before', 'updated_after', 'min_risk_score', 'assignee', 'assigned', 'order', 'limit', 'cursor']);
 const kOneCaseParameters = new Set(['project_id']);
 
 function invalid<T>(parameter: string, message: string): Checked<T> {
@@ -79,6 +81,9 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   if (createdBefore === undefined) return invalid('created_before', 'created_before must be an RFC 3339 date-time.');
   const updatedAfter = parseTime(params.get('updated_after'));
   if (updatedAfter === undefined) return invalid('updated_after', 'updated_after must be an RFC 3339 date-time.');
+  const minRiskText = params.get('min_risk_score');
+  if (minRiskText !== null && !/^\d{1,9}$/.test(minRiskText)) return invalid('min_risk_score', 'min_risk_score must be a whole number from 0 to 999999999.');
+  const minRiskScore = minRiskText === null ? null : Number(minRiskText);
   const assignee = params.get('assignee');
   if (assignee !== null && !isAssignee(assignee)) return invalid('assignee', `assignee must be a string of 1 to ${kMaxAssigneeLength} characters, as a case's assignee is.`);
   const assignedText = params.get('assigned');
@@ -97,7 +102,7 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   }
   return {
     ok: true,
-    value: { projectId: keyProjectId, status, account, createdAfter, createdBefore, updatedAfter, assignee, assigned, oldestFirst, limit, cursor },
+    value: { projectId: keyProjectId, status, account, createdAfter, createdBefore, updatedAfter, minRiskScore, assignee, assigned, oldestFirst, limit, cursor },
   };
 }
 

@@ -114,11 +114,16 @@ export class CasesService {
       where.push('c.created_at < ?');
       args.push(query.createdBefore);
     }
-    if (query.updatedAfter !== null) {
-      // A case's updated_at is its row's, or later for events that joined it and are not on its row
-      // yet (#record): those cases are found by that later time.
+    // A case's updated_at and risk_score are its row's, or more for events that joined it and are
+    // not on its row yet (#record): those cases are found by the larger values.
+    const { updatedAfter, minRiskScore } = query;
+    if (updatedAfter !== null) {
       where.push('(c.updated_at > ? OR c.case_id IN (SELECT value FROM json_each(?)))');
-      args.push(query.updatedAfter, JSON.stringify([...this.#unfolded.updatedAfter(query.updatedAfter)]));
+      args.push(updatedAfter, JSON.stringify([...this.#unfolded.where((waiting) => waiting.updatedAt > updatedAfter)]));
+    }
+    if (minRiskScore !== null) {
+      where.push('(c.risk_score >= ? OR c.case_id IN (SELECT value FROM json_each(?)))');
+      args.push(minRiskScore, JSON.stringify([...this.#unfolded.where((waiting) => waiting.riskScore >= minRiskScore)]));
     }
     if (query.assignee !== null) {
       where.push('c.assignee = ?');
@@ -145,7 +150,8 @@ export class CasesService {
       if (query.account !== null && opened.accountId !== accountId) continue;
       if (query.createdAfter !== null && !(opened.createdAt > query.createdAfter)) continue;
       if (query.createdBefore !== null && !(opened.createdAt < query.createdBefore)) continue;
-      if (query.updatedAfter !== null && !(waiting.updatedAt > query.updatedAfter)) continue;
+      if (updatedAfter !== null && !(waiting.updatedAt > updatedAfter)) continue;
+      if (minRiskScore !== null && !(waiting.riskScore >= minRiskScore)) continue;
       if (query.cursor !== null && compareListed(query.oldestFirst, { createdAt: opened.createdAt, caseId }, query.cursor) <= 0) continue;
       rows.push(openedRow(caseId, opened, waiting.riskScore, waiting.updatedAt));
     }

@@ -92,9 +92,12 @@ export class UnfoldedCases {
     return this.#cases.get(caseId);
   }
 
-  /** The cases whose waiting events are later than `at`: their updated_at is later than their row's. */
-  *updatedAfter(at: number): IterableIterator<string> {
-    for (const [caseId, waiting] of this.#cases.entries()) if (waiting.updatedAt > at) yield caseId;
+  /**
+   * The cases whose waiting events pass `test` (a time or a score above a bound): their row's
+   * updated_at and risk_score may not, since the case's are the maxima of both (GET /v1/cases).
+   */
+  *where(test: (waiting: UnfoldedCase) => boolean): IterableIterator<string> {
+    for (const [caseId, waiting] of this.#cases.entries()) if (test(waiting)) yield caseId;
   }
 
   /** The cases not written yet, with what they opened with. */

@@ -91,6 +91,10 @@ const kBadQueries: Array<[string, string, number, string, string]> = [
   ['limit not a number', 'project_id=$P&limit=ten', 400, 'VALIDATION_ERROR', 'limit'],
   ['an unknown order', 'project_id=$P&order=riskiest', 400, 'VALIDATION_ERROR', 'order'],
   ['a bad updated_after', 'project_id=$P&updated_after=2026-11-29', 400, 'VALIDATION_ERROR', 'updated_after'],
+  ['a negative min_risk_score', 'project_id=$P&min_risk_score=-1', 400, 'VALIDATION_ERROR', 'min_risk_score'],
+  ['a fractional min_risk_score', 'project_id=$P&min_risk_score=40.5', 400, 'VALIDATION_ERROR', 'min_risk_score'],
+  ['a min_risk_score of ten digits', 'project_id=$P&min_risk_score=1000000000', 400, 'VALIDATION_ERROR', 'min_risk_score'],
+  ['an empty min_risk_score', 'project_id=$P&min_risk_score=', 400, 'VALIDATION_ERROR', 'min_risk_score'],
   ['an empty assignee', 'project_id=$P&assignee=', 400, 'VALIDATION_ERROR', 'assignee'],
   ['a blank assignee', 'project_id=$P&assignee=%20%20', 400, 'VALIDATION_ERROR', 'assignee'],
   ['a long assignee', `project_id=$P&assignee=${'a'.repeat(129)}`, 400, 'VALIDATION_ERROR', 'assignee'],
@@ -258,6 +262,35 @@ test('filter updated_after: the cases changed or joined by an event since, those
   const opened = await caseOf((await score(reviewEvent({ external_account_id: newcomer }))).event_id);
   t.deepEqual(await ids(newcomer, justBefore(opened.updated_at)), [opened.case_id]);
   t.deepEqual(await ids(newcomer, opened.updated_at), []);
+});
+
+test('filter min_risk_score: the highest score of a case\'s events, those not on its row yet included', async (t) => {
+  const account = `risky-${randomUUID().slice(0, 8)}`;
+  const first = await score(reviewEvent({ external_account_id: account }));
+  t.is(first.risk_score, 40);
+  const caseId = (await caseOf(first.event_id)).case_id;
+  const path = `/v1/cases/${caseId}?project_id=${project}`;
+  const ids = async (minimum: number, owner = account): Promise<string[]> =>
+    (await listCases(`project_id=${project}&account=${owner}&min_risk_score=${minimum}`)).body.data.cases.map((entry: { case_id: string }) => entry.case_id);
+  // Written by a change: its row says 40.
+  t.is((await api(server, 'PATCH', path, { key, body: { note: 'Looking into it.' } })).status, 200);
+  t.deepEqual(await ids(40), [caseId]);
+  t.deepEqual(await ids(41), []);
+  // A riskier event joins (an anonymous session adds 10, or more): it waits in memory before the
+  // row is rewritten with it, and the case is found by its score all the same.
+  const joined = await score(reviewEvent({ external_account_id: account, context: { country: 'DE', session_anon: true } }));
+  t.is(joined.decision, 'review');
+  t.true(joined.risk_score > 40, String(joined.risk_score));
+  t.is((await api(server, 'GET', path, { key })).body.data.risk_score, joined.risk_score);
+  t.deepEqual(await ids(joined.risk_score), [caseId]);
+  t.deepEqual(await ids(joined.risk_score + 1), []);
+  // A case just opened, its row not written yet: by its event's score.
+  const newcomer = `${account}-new`;
+  const opened = await caseOf((await score(reviewEvent({ external_account_id: newcomer }))).event_id);
+  t.is(opened.risk_score, 40);
+  t.deepEqual(await ids(40, newcomer), [opened.case_id]);
+  t.deepEqual(await ids(41, newcomer), []);
+  t.deepEqual(await ids(0, newcomer), [opened.case_id]);
 });
 
 test('GET /v1/cases/{case_id}: found, unknown, and project_id checked', async (t) => {
