@@ -9,8 +9,8 @@ import { recordAudit } from '../audit/audit-store.js';
 import { labelCaseEvents } from '../labels/labels-store.js';
 import { foldEventsOfCase, writeOpenedCasesOf } from '../scoring/event-store.js';
 import { caseEventIds } from './case-events.js';
-import { compareListed, encodeCursor, type CaseChange, type CaseListQuery } from './cases-query.js';
-import type { OpenedCase, UnfoldedCases } from './unfolded-cases.js';
+import { compareListed, encodeCursor, type CaseChange, type CaseCursor, type CaseListQuery } from './cases-query.js';
+import type { OpenedCase, UnfoldedCase, UnfoldedCases } from './unfolded-cases.js';
 
 export interface CaseNote {
   readonly note_id: string;
@@ -115,16 +115,16 @@ export class CasesService {
       args.push(query.createdBefore);
     }
     // A case's updated_at and risk_score are its row's, or more for events that joined it and are
-    // not on its row yet (#record): those cases are found by the larger values.
+    // not on its row yet (#record): a row passes its condition, or the waiting events' test.
+    const waitingTests: Array<(waiting: UnfoldedCase) => boolean> = [];
+    const rowOrWaiting = (condition: string, bound: number, test: (waiting: UnfoldedCase) => boolean): void => {
+      where.push(`(${condition} OR c.case_id IN (SELECT value FROM json_each(?)))`);
+      args.push(bound, JSON.stringify([...this.#unfolded.idsWhere(test)]));
+      waitingTests.push(test);
+    };
     const { updatedAfter, minRiskScore } = query;
-    if (updatedAfter !== null) {
-      where.push('(c.updated_at > ? OR c.case_id IN (SELECT value FROM json_each(?)))');
-      args.push(updatedAfter, JSON.stringify([...this.#unfolded.where((waiting) => waiting.updatedAt > updatedAfter)]));
-    }
-    if (minRiskScore !== null) {
-      where.push('(c.risk_score >= ? OR c.case_id IN (SELECT value FROM json_each(?)))');
-      args.push(minRiskScore, JSON.stringify([...this.#unfolded.where((waiting) => waiting.riskScore >= minRiskScore)]));
-    }
+    if (updatedAfter !== null) rowOrWaiting('c.updated_at > ?', updatedAfter, (waiting) => waiting.updatedAt > updatedAfter);
+    if (minRiskScore !== null) rowOrWaiting('c.risk_score >= ?', minRiskScore, (waiting) => waiting.riskScore >= minRiskScore);
     if (query.assignee !== null) {
       where.push('c.assignee = ?');
       args.push(query.assignee);
@@ -139,7 +139,7 @@ export class CasesService {
     const rows = this.#readDb
       .prepare(`SELECT ${kCaseColumns} WHERE ${where.join(' AND ')} ORDER BY c.created_at ${direction}, c.case_id ${direction} LIMIT ?`)
       .all(...args, query.limit + 1) as CaseRow[];
-    const positionOf = (row: CaseRow): { createdAt: number; caseId: string } => ({ createdAt: row.created_at, caseId: row.case_id });
+    const positionOf = (row: CaseRow): CaseCursor => ({ createdAt: row.created_at, caseId: row.case_id });
     // Cases opened and not written yet, where the query would find their rows.
     const listed = new Set(rows.map((row) => row.case_id));
     const fromRows = rows.length;
@@ -150,8 +150,7 @@ export class CasesService {
       if (query.account !== null && opened.accountId !== accountId) continue;
       if (query.createdAfter !== null && !(opened.createdAt > query.createdAfter)) continue;
       if (query.createdBefore !== null && !(opened.createdAt < query.createdBefore)) continue;
-      if (updatedAfter !== null && !(waiting.updatedAt > updatedAfter)) continue;
-      if (minRiskScore !== null && !(waiting.riskScore >= minRiskScore)) continue;
+      if (!waitingTests.every((test) => test(waiting))) continue;
       if (query.cursor !== null && compareListed(query.oldestFirst, { createdAt: opened.createdAt, caseId }, query.cursor) <= 0) continue;
       rows.push(openedRow(caseId, opened, waiting.riskScore, waiting.updatedAt));
     }

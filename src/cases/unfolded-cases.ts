@@ -96,7 +96,7 @@ export class UnfoldedCases {
    * The cases whose waiting events pass `test` (a time or a score above a bound): their row's
    * updated_at and risk_score may not, since the case's are the maxima of both (GET /v1/cases).
    */
-  *where(test: (waiting: UnfoldedCase) => boolean): IterableIterator<string> {
+  *idsWhere(test: (waiting: UnfoldedCase) => boolean): IterableIterator<string> {
     for (const [caseId, waiting] of this.#cases.entries()) if (test(waiting)) yield caseId;
   }
 

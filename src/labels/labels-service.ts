@@ -72,8 +72,7 @@ export class LabelsService {
       return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The label could not be stored; nothing was changed. Retry the request.'), error) };
     }
     if (outcome.kind === 'not_found') return { ok: false, error: notFound() };
-    const accountId = this.#event.get(stored.seq)?.account_id ?? null;
-    if (accountId !== null) this.#onAccountChanged(accountId);
+    this.#labelChanged(stored.seq);
     return { ok: true, body: labelView(eventId, outcome.record)! };
   }
 
@@ -95,11 +94,14 @@ export class LabelsService {
         error: apiError('VALIDATION_ERROR', `The event's label is the resolution of case ${outcome.caseId}: reopen the case or resolve it otherwise (PATCH /v1/cases/${outcome.caseId}), or PUT a label of the event's own.`, 'event_id'),
       };
     }
-    if (outcome.removed) {
-      const accountId = this.#event.get(stored.seq)?.account_id ?? null;
-      if (accountId !== null) this.#onAccountChanged(accountId);
-    }
+    if (outcome.removed) this.#labelChanged(stored.seq);
     return { ok: true, body: { event_id: eventId, removed: outcome.removed, label: outcome.record } };
+  }
+
+  /** The label of the event at row `seq` changed: its account's fraud labels are read again. */
+  #labelChanged(seq: number): void {
+    const accountId = this.#event.get(seq)?.account_id ?? null;
+    if (accountId !== null) this.#onAccountChanged(accountId);
   }
 
   /** The answer's data as JSON text (the result embedded as the event reader gives it). */

@@ -69,6 +69,24 @@ function upsert(db: Db, projectId: string, eventId: string, accountId: string | 
   ).run(projectId, eventId, accountId, change.label, change.reason, change.note, source, now, actor);
 }
 
+interface StoredEvent {
+  readonly account_id: string | null;
+  readonly case_id: string | null;
+}
+
+/** The event at row `seq` (found by the caller through the event reader), if it is `eventId` of the project. */
+function storedEventAt(db: Db, projectId: string, eventId: string, seq: number): StoredEvent | null {
+  const event = db.prepare('SELECT project_id, event_id, account_id, case_id FROM events WHERE seq = ?').get(seq) as
+    | (StoredEvent & { project_id: string; event_id: string })
+    | undefined;
+  return event === undefined || event.project_id !== projectId || event.event_id !== eventId ? null : event;
+}
+
+/** The label a case's resolution gives each of its events without one of their own. */
+function resolutionLabel(resolution: Label): LabelChange {
+  return { label: resolution, reason: 'manual_review', note: null };
+}
+
 export type PutLabelOutcome = { readonly kind: 'labelled'; readonly record: LabelRecord } | { readonly kind: 'not_found' };
 
 /**
@@ -77,10 +95,8 @@ export type PutLabelOutcome = { readonly kind: 'labelled'; readonly record: Labe
  * in any state, with its audit record.
  */
 export function putLabel(db: Db, projectId: string, eventId: string, seq: number, change: LabelChange, actor: string, now: number): PutLabelOutcome {
-  const event = db.prepare('SELECT project_id, event_id, account_id FROM events WHERE seq = ?').get(seq) as
-    | { project_id: string; event_id: string; account_id: string | null }
-    | undefined;
-  if (event === undefined || event.project_id !== projectId || event.event_id !== eventId) return { kind: 'not_found' };
+  const event = storedEventAt(db, projectId, eventId, seq);
+  if (event === null) return { kind: 'not_found' };
   const previous = readLabel(db, projectId, eventId);
   // The same label again (a retry whose answer was lost): nothing changes, nothing is audited.
   if (previous !== null && previous.source === 'api' && previous.label === change.label && previous.reason === change.reason && previous.note === change.note) {
@@ -109,10 +125,8 @@ export type RemoveLabelOutcome =
  * audited (a retry whose answer was lost).
  */
 export function removeLabel(db: Db, projectId: string, eventId: string, seq: number, actor: string, now: number): RemoveLabelOutcome {
-  const event = db.prepare('SELECT project_id, event_id, account_id, case_id FROM events WHERE seq = ?').get(seq) as
-    | { project_id: string; event_id: string; account_id: string | null; case_id: string | null }
-    | undefined;
-  if (event === undefined || event.project_id !== projectId || event.event_id !== eventId) return { kind: 'not_found' };
+  const event = storedEventAt(db, projectId, eventId, seq);
+  if (event === null) return { kind: 'not_found' };
   const previous = readLabel(db, projectId, eventId);
   if (previous === null) return { kind: 'removed', removed: false, record: null };
   if (previous.source !== 'api') return { kind: 'case_label', caseId: previous.source.slice(kCaseSourcePrefix.length) };
@@ -121,7 +135,7 @@ export function removeLabel(db: Db, projectId: string, eventId: string, seq: num
   const resolution = event.case_id === null
     ? null
     : ((db.prepare('SELECT resolution FROM cases WHERE project_id = ? AND case_id = ?').pluck().get(projectId, event.case_id) as Label | null | undefined) ?? null);
-  if (resolution !== null) upsert(db, projectId, eventId, event.account_id, { label: resolution, reason: 'manual_review', note: null }, caseSource(event.case_id!), actor, now);
+  if (resolution !== null) upsert(db, projectId, eventId, event.account_id, resolutionLabel(resolution), caseSource(event.case_id!), actor, now);
   recordAudit(db, {
     projectId, actor, action: 'event.unlabel', target: `event:${eventId}`,
     summary: { previous: { label: previous.label, reason: previous.reason }, case_label: resolution === null ? null : { label: resolution, source: caseSource(event.case_id!) } },
@@ -144,6 +158,6 @@ export function labelCaseEvents(db: Db, projectId: string, caseId: string, accou
   if (resolution === null) return 0;
   const labelled = db.prepare('SELECT 1 FROM event_labels WHERE project_id = ? AND event_id = ?').pluck();
   const events = caseEvents.filter((eventId) => labelled.get(projectId, eventId) === undefined);
-  for (const eventId of events) upsert(db, projectId, eventId, accountId, { label: resolution, reason: 'manual_review', note: null }, source, actor, now);
+  for (const eventId of events) upsert(db, projectId, eventId, accountId, resolutionLabel(resolution), source, actor, now);
   return events.length;
 }
