@@ -22,6 +22,7 @@ import { Piscina } from 'piscina';
 import type { Logger } from '../shared/log.js';
 import { TransientMap } from '../state/transient-map.js';
 import type { Tally } from './outcome-tally.js';
+import { TaskAbort } from './task-abort.js';
 import { encodeTask, resultOf, type EvaluateItem, type EvaluateTaskResult, type ItemResult, type WorkerSetup } from './protocol.js';
 
 export const kMaxBatch = 64;
@@ -54,7 +55,7 @@ interface Sent {
   readonly batch: readonly Waiting[];
   readonly alone: boolean;
   readonly settled: (() => void) | undefined;
-  readonly abort: AbortController;
+  readonly abort: TaskAbort;
   readonly limitMs: number;
   readonly deadline: NodeJS.Timeout;
 }
@@ -189,13 +190,13 @@ export class RulesPool {
     this.batches++;
     const task = encodeTask(batch.map((waiting) => waiting.item));
     const number = this.#nextBatch++;
-    const abort = new AbortController();
+    const abort = new TaskAbort();
     const limitMs = this.#taskTimeoutMs + kTaskDeadlinePerEventMs * batch.length;
-    const sent: Sent = { batch, alone, settled, abort, limitMs, deadline: setTimeout(() => abort.abort(), limitMs) };
+    const sent: Sent = { batch, alone, settled, abort, limitMs, deadline: setTimeout(() => abort.abort(new Error(`no answer within ${limitMs} ms`)), limitMs) };
     sent.deadline.unref();
     this.#sent.set(number, sent);
     if (!alone) this.#inFlight++;
-    (alone ? this.#isolation : this.#pool).run(task, { signal: abort.signal }).then(
+    (alone ? this.#isolation : this.#pool).run(task, { signal: abort }).then(
       (result: EvaluateTaskResult) => this.#answered(number, result),
       (error: unknown) => this.#failed(number, error),
     );
@@ -227,7 +228,7 @@ export class RulesPool {
     if (!alone) this.#sendHeld();
     settled?.();
     this.workerFailures++;
-    const reason = abort.signal.aborted ? `no answer within ${limitMs} ms` : describe(error);
+    const reason = abort.aborted ? `no answer within ${limitMs} ms` : describe(error);
     if (!alone) {
       this.#log.warn('rule worker failed on a batch; evaluating its events one by one', { events: batch.length, reason });
       this.#alone.push(...batch);
@@ -241,7 +242,7 @@ export class RulesPool {
       resolve({
         ok: false,
         code: 'COMPILED_RULES_UNAVAILABLE',
-        message: `The rules could not be evaluated on this event (the rule worker ${abort.signal.aborted ? 'did not finish' : 'failed'}). Nothing was stored.`,
+        message: `The rules could not be evaluated on this event (the rule worker ${abort.aborted ? 'did not finish' : 'failed'}). Nothing was stored.`,
       });
     }
   }
