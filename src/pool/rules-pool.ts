@@ -6,8 +6,8 @@
 // task, events asked for meanwhile wait here and go out as one task when a worker answers: they
 // would wait as long in piscina's queue, one task each, and after a stall the backlog then costs
 // one task instead of one per turn that added to it (bench/README.md, step 40). Each task carries
-// an abort signal (its deadline, below), and piscina gives such a task only to an idle worker: a
-// worker holds one task at a time. See bench/README.md for the measurements behind the batch size
+// an abort signal (its deadline, below; a TaskAbort), and piscina gives such a task only to an
+// idle worker: a worker holds one task at a time. See bench/README.md for the measurements behind the batch size
 // (and step 36 for the pool tried without the signals).
 //
 // One event must never cost its neighbours their answer. A worker that dies (out of memory: each

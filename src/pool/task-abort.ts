@@ -1,8 +1,8 @@
 // The abort signal of one rule-pool task: its deadline. piscina takes, besides an AbortSignal, any
 // object with `aborted`, `reason`, `once('abort', …)` and `off('abort', …)` (its types; its
-// abort.js calls `removeListener`). An AbortController costs ~7 µs to make and to hang a listener on (Node's EventTarget),
-// and below capacity a task carries one or two events; this costs ~0.2 µs (bench/README.md,
-// step 58). Pure.
+// abort.js calls `removeListener`). An AbortController with a listener on it costs ~7 µs (Node's
+// EventTarget), and below capacity a task carries one or two events; this costs ~0.2 µs
+// (bench/README.md, step 58). Pure.
 
 type Listener = () => void;
 
