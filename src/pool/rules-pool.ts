@@ -7,8 +7,8 @@
 // would wait as long in piscina's queue, one task each, and after a stall the backlog then costs
 // one task instead of one per turn that added to it (bench/README.md, step 40). Each task carries
 // an abort signal (its deadline, below; a TaskAbort), and piscina gives such a task only to an
-// idle worker: a worker holds one task at a time. See bench/README.md for the measurements behind the batch size
-// (and step 36 for the pool tried without the signals).
+// idle worker: a worker holds one task at a time. See bench/README.md for the measurements behind
+// the batch size (and step 36 for the pool tried without the signals).
 //
 // One event must never cost its neighbours their answer. A worker that dies (out of memory: each
 // worker has a heap limit) or that holds a task past its deadline (the task is aborted, which ends
@@ -192,7 +192,7 @@ export class RulesPool {
     const number = this.#nextBatch++;
     const abort = new TaskAbort();
     const limitMs = this.#taskTimeoutMs + kTaskDeadlinePerEventMs * batch.length;
-    const sent: Sent = { batch, alone, settled, abort, limitMs, deadline: setTimeout(() => abort.abort(new Error(`no answer within ${limitMs} ms`)), limitMs) };
+    const sent: Sent = { batch, alone, settled, abort, limitMs, deadline: setTimeout(() => abort.abort(), limitMs) };
     sent.deadline.unref();
     this.#sent.set(number, sent);
     if (!alone) this.#inFlight++;

@@ -25,7 +25,7 @@ export class TaskAbort {
   }
 
   /** Aborts once; the listener, if one is still on, is called once. */
-  abort(reason: unknown): void {
+  abort(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
     this.reason = reason;
