@@ -71,6 +71,12 @@ export class CasesService {
   readonly #notes: Statement<[string], { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number }>;
   readonly #accountByExternalId: Statement<[string, string, string], { account_id: string }>;
   readonly #accountById: Statement<[string, string, string], { account_id: string }>;
+  /**
+   * The listing's statements by their SQL: one per combination of filters and order that was
+   * asked for (1,536 at most: eight filters present or not, assigned or not or either, two orders),
+   * each compiled once instead of on every request.
+   */
+  readonly #listStatements = new Map<string, Statement<Array<string | number>, CaseRow>>();
 
   /**
    * `unfolded`: events on their way into their cases' rows, read on top of them.
@@ -136,9 +142,13 @@ export class CasesService {
       args.push(query.cursor.createdAt, query.cursor.createdAt, query.cursor.caseId);
     }
     // One row more than the page tells whether another page follows.
-    const rows = this.#readDb
-      .prepare(`SELECT ${kCaseColumns} WHERE ${where.join(' AND ')} ORDER BY c.created_at ${direction}, c.case_id ${direction} LIMIT ?`)
-      .all(...args, query.limit + 1) as CaseRow[];
+    const sql = `SELECT ${kCaseColumns} WHERE ${where.join(' AND ')} ORDER BY c.created_at ${direction}, c.case_id ${direction} LIMIT ?`;
+    let statement = this.#listStatements.get(sql);
+    if (statement === undefined) {
+      statement = this.#readDb.prepare(sql);
+      this.#listStatements.set(sql, statement);
+    }
+    const rows = statement.all(...args, query.limit + 1);
     const positionOf = (row: CaseRow): CaseCursor => ({ createdAt: row.created_at, caseId: row.case_id });
     // Cases opened and not written yet, where the query would find their rows.
     const listed = new Set(rows.map((row) => row.case_id));
