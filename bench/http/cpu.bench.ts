@@ -106,7 +106,8 @@ function printRun(title: string, bare: Measured, ours: Measured, oursWithDrain?:
   console.log(`${'p99 ms'.padEnd(22)}${[bare, ours].map((run) => num(run.figures.p99Ms, 2)).join('')}`);
   console.log(`${'non-2xx / errors'.padEnd(22)}${[bare, ours].map((run) => `${run.figures.non2xx} / ${run.figures.errors}`.padStart(kWidth)).join('')}`);
   console.log(`ours / bare (events/s): ${(ours.events / ours.figures.seconds / (bare.events / bare.figures.seconds)).toFixed(3)}`);
-  const hops = ours.hops;
+  // Sync only: an async run's batches score what was accepted earlier, not its own events.
+  const hops = oursWithDrain === undefined ? ours.hops : undefined;
   if (hops !== undefined) console.log(`events per rule-pool batch ${(ours.events / hops.ruleBatches).toFixed(1)}, per writer commit ${(ours.events / hops.commits).toFixed(1)}`);
 }
 
