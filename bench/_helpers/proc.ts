@@ -90,23 +90,21 @@ export function usageByRole(pid: number, before: ProcessSample, after: ProcessSa
   return usage;
 }
 
-/** The machine's CPU time from /proc/stat's first line, in clock ticks: idle (iowait included), stolen by the hypervisor, and in all. */
+/** The machine's CPU time from /proc/stat's first line, in clock ticks: idle (iowait included) and in all. */
 export interface MachineSample {
   readonly idle: number;
-  readonly steal: number;
   readonly total: number;
 }
 
 export function sampleMachine(): MachineSample {
   const ticks = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number);
-  return { idle: ticks[3]! + ticks[4]!, steal: ticks[7] ?? 0, total: ticks.reduce((sum, value) => sum + value, 0) };
+  return { idle: ticks[3]! + ticks[4]!, total: ticks.reduce((sum, value) => sum + value, 0) };
 }
 
-/** Cores of the machine left idle, and stolen, on average between two samples (of os.availableParallelism() cores). */
-export function idleCores(before: MachineSample, after: MachineSample, cores: number): { idle: number; steal: number } {
+/** Cores of the machine left idle on average between two samples, of `cores` (os.availableParallelism()). */
+export function idleCores(before: MachineSample, after: MachineSample, cores: number): number {
   const total = after.total - before.total;
-  if (total <= 0) return { idle: NaN, steal: NaN };
-  return { idle: (cores * (after.idle - before.idle)) / total, steal: (cores * (after.steal - before.steal)) / total };
+  return total > 0 ? (cores * (after.idle - before.idle)) / total : NaN;
 }
 
 /** Resident set size now, and its peak (VmHWM), in bytes. */

@@ -18,8 +18,8 @@
 //     server runs on a copy of it (made in the same file system, removed after), so that the figures
 //     are those of a database that already holds millions of events and the accounts of the mix.
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { dataSize, type DataSize } from '../_helpers/data-files.js';
 import type { LoadFigures } from '../_helpers/load.js';
@@ -69,7 +69,7 @@ async function measure(target: Started, roles: ReadonlyMap<number, string>, env:
   const before = sampleProcess(pid);
   const figures = await runWrk({ url: target.url, script: 'events.lua', env, connections: kConnections, seconds: kSeconds });
   const usage = usageByRole(pid, before, sampleProcess(pid), roles);
-  const idle = idleCores(machineBefore, sampleMachine(), kCores).idle;
+  const idle = idleCores(machineBefore, sampleMachine(), kCores);
   const hopsAfter = hopsBefore !== null ? await hopCounts(target.url) : null;
   const hops = hopsBefore !== null && hopsAfter !== null ? { ruleBatches: hopsAfter[0] - hopsBefore[0], commits: hopsAfter[1] - hopsBefore[1] } : undefined;
   return { figures, events: figures.requests - figures.non2xx, usage, idleCores: idle, hops, before };
