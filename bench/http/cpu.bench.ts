@@ -98,7 +98,7 @@ function printRun(title: string, bare: Measured, ours: Measured, oursWithDrain?:
   console.log(`${'sleeps per event'.padEnd(22)}${columns.map((name) => name.padStart(kWidth)).join('')}`);
   for (const role of roles) console.log(`  ${role.padEnd(20)}${runs.map((run) => num((run.usage.get(role)?.sleeps ?? NaN) / run.events, 2)).join('')}`);
   // Which thread bounds the rate: one near 100 % while the machine has cores idle is the bound.
-  console.log(`${'% of a core busy'.padEnd(22)}${[bare, ours].map((_, i) => columns[i]!.padStart(kWidth)).join('')}`);
+  console.log(`${'% of a core busy'.padEnd(22)}${['bare', 'ours'].map((name) => name.padStart(kWidth)).join('')}`);
   for (const role of roles) console.log(`  ${role.padEnd(20)}${[bare, ours].map((run) => num(((run.usage.get(role)?.cpuUs ?? NaN) / (run.figures.seconds * 1e6)) * 100, 0)).join('')}`);
   console.log(`${`machine: idle cores (of ${kCores})`.padEnd(22)}${[bare, ours].map((run) => num(run.idleCores, 2)).join('')}`);
   console.log(`${'events/s (2xx)'.padEnd(22)}${[bare, ours].map((run) => num(run.events / run.figures.seconds, 0)).join('')}`);
