@@ -7,6 +7,7 @@ import { CompileError, ExprContext, FunctionFrame, Lowered, RulesetScope } from 
 import { estimateCost, formatCost } from './cost.js';
 import { kMaxBodyBytes, kMaxExpressionLength, kMaxRuleCost } from './limits.js';
 import { lowerCondition } from './lower.js';
+import { characterLength } from '../src/shared/text.js';
 
 export interface Position {
   line: number;
@@ -58,7 +59,7 @@ function fromCelError(source: string, err: unknown): ExpressionProblem {
 export function checkExpression(source: unknown, anyType = false): { ok: true; ast: ASTNode } | { ok: false; problem: ExpressionProblem } {
   if (typeof source !== 'string') return { ok: false, problem: { message: 'must be a string', position: null } };
   if (source.trim() === '') return { ok: false, problem: { message: 'must not be empty', position: null } };
-  if (source.length > kMaxExpressionLength) {
+  if (characterLength(source) > kMaxExpressionLength) {
     return { ok: false, problem: { message: `is longer than ${kMaxExpressionLength} characters`, position: null } };
   }
   let env;

@@ -19,6 +19,7 @@ import type { Estimate, SizeBound } from './size.js';
 import { elementOf, elementsOf, kScalarSize, maxSize } from './size.js';
 import { kListIdPattern, kMaxRegexPatternLength } from './limits.js';
 import * as runtime from './runtime/index.js';
+import { characterLength } from '../src/shared/text.js';
 
 // ---------------------------------------------------------------------------
 // Binary operators
@@ -367,7 +368,7 @@ function stringMethod(
  * RE2 does not have (backreferences, lookarounds) or that does not parse.
  */
 export function regexProblem(source: string): string | null {
-  if (source.length > kMaxRegexPatternLength) return `the pattern is longer than ${kMaxRegexPatternLength} characters`;
+  if (characterLength(source) > kMaxRegexPatternLength) return `the pattern is longer than ${kMaxRegexPatternLength} characters`;
   try {
     RE2JS.compile(source);
     return null;

@@ -7,6 +7,7 @@ import {
   kBandPattern, kMaxAbsDelta, kMaxBands, kMaxDescriptionLength, kRuleIdPattern,
 } from './limits.js';
 import type { RuleBand, RuleDefinition, RuleKind, RuleProblem, RuleStatus } from './types.js';
+import { characterLength } from '../src/shared/text.js';
 
 export const kRuleKinds: readonly RuleKind[] = ['trust', 'hard_block', 'scoring', 'monitoring'];
 export const kRuleStatuses: readonly RuleStatus[] = ['active', 'shadow', 'archived'];
@@ -100,7 +101,7 @@ export function validateRecord(input: unknown): { rule: RuleDefinition | null; p
     problems.push({ field: 'action', message: 'must be null or require_kyc:<phone|document|liveness|sanctions|pep>' });
   }
   const description = input.description ?? '';
-  if (typeof description !== 'string' || description.length > kMaxDescriptionLength) {
+  if (typeof description !== 'string' || characterLength(description) > kMaxDescriptionLength) {
     problems.push({ field: 'description', message: `must be a string of at most ${kMaxDescriptionLength} characters` });
   }
   const version = input.version ?? 1;

@@ -2,6 +2,7 @@
 // cursor paging. Pure.
 import { apiError, type ApiError } from '../shared/errors.js';
 import { decodeCursor, parsePageSize, parseRfc3339, unknownOrRepeatedParameter } from '../shared/query.js';
+import { characterLength } from '../shared/text.js';
 import { kAuditActions, type AuditAction, type AuditFilter } from './audit-store.js';
 
 const kParameters = new Set(['action', 'target', 'actor', 'created_after', 'created_before', 'limit', 'cursor']);
@@ -25,7 +26,7 @@ export function parseAuditQuery(query: string, projectId: string): { ok: true; v
     return invalid('action', `action must be one of ${kAuditActions.join(', ')}.`);
   }
   const target = params.get('target');
-  if (target !== null && (target === '' || target.length > kMaxTargetLength)) return invalid('target', `target must be 1 to ${kMaxTargetLength} characters, like rule:high_amount or list:blocked_emails.`);
+  if (target !== null && (target === '' || characterLength(target) > kMaxTargetLength)) return invalid('target', `target must be 1 to ${kMaxTargetLength} characters, like rule:high_amount or list:blocked_emails.`);
   const actor = params.get('actor');
   if (actor !== null && !/^(key_[A-Za-z0-9]{1,64}|cli|system)$/.test(actor)) return invalid('actor', 'actor must be a key id (key_…), cli or system.');
   const times: Record<'created_after' | 'created_before', number | null> = { created_after: null, created_before: null };

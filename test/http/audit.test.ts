@@ -155,10 +155,14 @@ test('refusals: scopes (rules:read and cases:read both), parameters, methods; no
   for (const [query, parameter] of [
     ['?action=rule.delete', 'action'], ['?actor=someone', 'actor'], ['?target=', 'target'], ['?created_after=yesterday', 'created_after'],
     ['?created_before=2026-13-01T00:00:00Z', 'created_before'], ['?limit=0', 'limit'], ['?cursor=abc', 'cursor'], ['?project_id=x', 'project_id'],
-    ['?action=list.create&action=list.delete', 'action'],
+    ['?action=list.create&action=list.delete', 'action'], [`?target=${encodeURIComponent('\u{1F600}'.repeat(201))}`, 'target'],
   ] as const) {
     refusal(t, await api(file.server, 'GET', `/v1/audit${query}`, { key }), 400, 'VALIDATION_ERROR', parameter);
   }
+  // A target's length counts characters, as the documents do: 200 emoji are 400 UTF-16 units.
+  const emojiTarget = await api(file.server, 'GET', `/v1/audit?target=${encodeURIComponent('\u{1F600}'.repeat(200))}`, { key });
+  t.is(emojiTarget.status, 200, emojiTarget.text);
+  t.deepEqual(emojiTarget.body.data.records, []);
   for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
     const response = await api(file.server, method, '/v1/audit', { key, body: method === 'DELETE' ? undefined : {} });
     t.is(response.status, 405, `${method} ${response.text}`);

@@ -114,6 +114,10 @@ test(refused, create(ruleBody('new_rule', { action: 'block' }), 'action'));
 test(refused, create(ruleBody('new_rule', { action: 5 }), 'action'));
 test(refused, create(ruleBody('new_rule', { description: 5 }), 'description', /at most 2000 characters/));
 test(refused, create(ruleBody('new_rule', { description: 'd'.repeat(2001) }), 'description', /at most 2000 characters/));
+// Lengths count characters (code points), as the documents do: an emoji is one, not two UTF-16 units.
+test(refused, create(ruleBody('new_rule', { description: '\u{1F600}'.repeat(2001) }), 'description', /at most 2000 characters/));
+test(refused, create(ruleBody('new_rule', { expression: `extras.a == "${'\u{1F600}'.repeat(4100)}"` }), 'expression', /longer than 4096/));
+test(refused, create(ruleBody('new_rule', { expression: `user.name.matches("${'\u{1F600}'.repeat(257)}")` }), 'expression', /longer than 256 characters/));
 // fields the service sets, unknown fields, several problems at once
 test(refused, create(ruleBody('new_rule', { version: 1 }), 'version', /set by the service/));
 test(refused, create(ruleBody('new_rule', { created_at: '2026-01-01T00:00:00Z' }), 'created_at', /set by the service/));
@@ -183,4 +187,24 @@ test('a project holds at most 1000 rules (archived ones count): the next create 
   const published = await api(server, 'POST', '/v1/rules/publish', { key: full.key });
   t.is(published.status, 201, published.text.slice(0, 500));
   t.is(published.body.data.rules.length, 1000);
+});
+
+test('lengths count characters: a description and an expression of emoji at their limits, and a pattern of more UTF-16 units than its limit, are accepted', async (t) => {
+  const other = await newProject(server);
+  const emoji = '\u{1F600}';
+  const expression = `extras.a == "${emoji.repeat(4096 - 'extras.a == ""'.length)}"`;
+  t.is([...expression].length, 4096);
+  const bodies = [
+    ruleBody('emoji_description', { description: emoji.repeat(2000) }),
+    ruleBody('emoji_expression', { expression }),
+    // 150 characters, 300 UTF-16 units (the limit is 256 characters); a longer pattern on a field
+    // bounded only by the body would be over the rule's cost limit (docs/rules.md, "Limits").
+    ruleBody('emoji_pattern', { expression: `user.name.matches("${emoji.repeat(150)}")` }),
+  ];
+  for (const body of bodies) {
+    const response = await createRule(server, other.key, body);
+    t.is(response.status, 201, response.text);
+  }
+  const read = await api(server, 'GET', '/v1/rules/emoji_description', { key: other.key });
+  t.is(read.body.data.description, emoji.repeat(2000));
 });
