@@ -125,6 +125,8 @@ export class AccountsService {
    */
   links(scope: AccountScope, id: string): { ok: true; json: string } | { ok: false; error: ApiError } {
     if (!couldBeExternalId(id)) return { ok: false, error: kNotFound() };
+    // An erased account's acc_ id still names it (not an account whose external id it is).
+    if (this.#erasedAccountId(scope, id)) return { ok: false, error: kNotFound() };
     const json = this.#deps.hotAccounts.linksJson(scope.tenantId, scope.environment, scope.projectId, id);
     return json === null ? { ok: false, error: kNotFound() } : { ok: true, json };
   }
@@ -136,8 +138,9 @@ export class AccountsService {
    * `acrossProjects`: erase an account that several live projects used (otherwise 403).
    */
   async erase(scope: AccountScope, id: string, acrossProjects: boolean, actor: string): Promise<ErasureAnswer> {
-    const externalId = this.#externalIdFor(scope, id);
-    if (externalId === null) return this.#answerPrevious(scope, id);
+    const named = this.#named(scope, id);
+    if (named.kind !== 'account') return this.#answerPrevious(scope, id, named.kind === 'erased');
+    const { externalId, byPublicId } = named;
     const gateKey = AccountGate.key(scope.tenantId, scope.environment, externalId);
     const erasure = this.#deps.gate.exclusive(gateKey, async (): Promise<ErasureAnswer> => {
       const { writer, secret, now } = this.#deps;
@@ -163,7 +166,7 @@ export class AccountsService {
         return { ok: false, error: causedBy(apiError('INTERNAL_ERROR', 'The account could not be erased; nothing was changed. Retry the request.'), error) };
       }
       if (outcome.kind !== 'erased' && held !== null) this.#deps.hotAccounts.releaseRows(held.accountId);
-      if (outcome.kind === 'not_found') return this.#answerPrevious(scope, id);
+      if (outcome.kind === 'not_found') return this.#answerPrevious(scope, id, byPublicId);
       if (outcome.kind === 'shared') {
         return { ok: false, error: apiError('ACCOUNT_SHARED_ACROSS_PROJECTS', 'The account was used by several live projects; add across_projects=true to erase it in all of them.', 'id') };
       }
@@ -180,22 +183,36 @@ export class AccountsService {
     return erasure;
   }
 
-  /** The external id an erasure is about, or null when the id names nothing erasable. */
-  #externalIdFor(scope: AccountScope, id: string): string | null {
+  /**
+   * What a path id names (docs/accounts.md): an account's acc_ id, live or erased, names that
+   * account, never one whose external id it is — so that a retried DELETE by acc_ id answers the
+   * first one instead of erasing the account that reused the id as its external id. Otherwise the
+   * id is an external id; `nothing` when it cannot be one.
+   */
+  #named(scope: AccountScope, id: string):
+    | { readonly kind: 'account'; readonly externalId: string; readonly byPublicId: boolean }
+    | { readonly kind: 'erased' | 'nothing' } {
     if (id.startsWith('acc_')) {
       const external = this.#externalIdOf.get(scope.tenantId, scope.environment, id);
-      if (external !== undefined) return external;
+      if (external !== undefined) return { kind: 'account', externalId: external, byPublicId: true };
+      if (this.#erasedAccountId(scope, id)) return { kind: 'erased' };
     }
-    return couldBeExternalId(id) ? id : null;
+    return couldBeExternalId(id) ? { kind: 'account', externalId: id, byPublicId: false } : { kind: 'nothing' };
+  }
+
+  /** The id is the acc_ id of an account of the scope's tenant and environment that was erased. */
+  #erasedAccountId(scope: AccountScope, id: string): boolean {
+    return id.startsWith('acc_') && this.#erasedById.get(scope.tenantId, scope.environment, id) !== undefined;
   }
 
   /**
    * A retried DELETE answers the first one's summary, once the files are clean — to a project
    * that used the account (as the first DELETE was): to any other, the account is unknown (404).
+   * `byPublicId`: the id is an account's acc_ id, so only that account's erasure answers it.
    */
-  async #answerPrevious(scope: AccountScope, id: string): Promise<ErasureAnswer> {
+  async #answerPrevious(scope: AccountScope, id: string, byPublicId: boolean): Promise<ErasureAnswer> {
     const byId = id.startsWith('acc_') ? this.#erasedById.get(scope.tenantId, scope.environment, id) : undefined;
-    const rows = byId !== undefined ? [byId] : this.#erasedByExternalId.all(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id));
+    const rows = byId !== undefined ? [byId] : byPublicId ? [] : this.#erasedByExternalId.all(scope.tenantId, scope.environment, keyedHash(this.#deps.secret, 'external_id', id));
     // The newest erasure of an account this project used: an account of the same external id
     // that only other projects used, erased later, is not this project's (issue: a retried DELETE
     // turned from 200 into 404 once another project had erased its own account of that id).

@@ -266,14 +266,15 @@ export class HotState {
   }
 
   /**
-   * The account a path id names for a project (accounts-service.ts #resolve): an acc_ id of the
-   * space, else an external id; only accounts the project used. -1 when none. (Which external ids
-   * may be written in a path is the route's business.)
+   * The account a path id names for a project (accounts-service.ts): an acc_ id of the space
+   * names that account (never one whose external id it is), else the id is an external id; only
+   * accounts the project used. -1 when none. (Which external ids may be written in a path, and an
+   * erased account's acc_ id, are the route's business.)
    */
   resolve(space: number, project: number, id: string): number {
     if (id.startsWith('acc_')) {
       const account = this.#accounts.findByPublicId(id);
-      if (account >= 0 && this.#accounts.space(account) === space && this.#accounts.usedBy(account, project)) return account;
+      if (account >= 0 && this.#accounts.space(account) === space) return this.#accounts.usedBy(account, project) ? account : -1;
     }
     const account = this.#accounts.find(space, id);
     return account >= 0 && this.#accounts.usedBy(account, project) ? account : -1;

@@ -181,6 +181,49 @@ test('a retried DELETE is answered only to a project that used the account: anot
   }
 });
 
+test('an acc_ id names its account even once erased: a retried DELETE answers the first one and never erases the account that took the acc_ id as its external id', async (t) => {
+  const tag = unique();
+  const first = await send({ external_account_id: `real-${tag}`, user: { email: `real.${tag}@example.com` } });
+  // A caller reusing our ids as theirs: another account whose external id is the first's acc_ id.
+  const reuser = await send({ external_account_id: first.account_public_id, user: { email: `reuser.${tag}@example.com` } });
+  t.not(reuser.account_public_id, first.account_public_id);
+  const linksBefore = await links(first.account_public_id);
+  t.is(linksBefore.body.data.account_public_id, first.account_public_id, 'the acc_ id names its own account first');
+
+  const erased = await api(server, 'DELETE', `/v1/accounts/${first.account_public_id}`, { key });
+  t.is(erased.status, 200, erased.text);
+  t.is(erased.body.data.account_public_id, first.account_public_id);
+  t.false(erased.body.data.already_erased);
+  for (let retry = 0; retry < 2; retry++) {
+    const retried = await api(server, 'DELETE', `/v1/accounts/${first.account_public_id}`, { key });
+    t.is(retried.status, 200, retried.text);
+    t.is(retried.body.data.account_public_id, first.account_public_id, 'the retry answers the first DELETE');
+    t.true(retried.body.data.already_erased);
+  }
+  const gone = await links(first.account_public_id);
+  t.is(gone.status, 404, `the erased account's acc_ id does not name the other account: ${gone.text}`);
+  t.is(gone.body.errors[0].code, 'NOT_FOUND');
+  const kept = await links(reuser.account_public_id);
+  t.is(kept.status, 200, `the account that reused the id is untouched: ${kept.text}`);
+  t.is(kept.body.data.external_account_id, first.account_public_id);
+});
+
+test('an acc_ id of an account only another project used names that account in both routes: 404, not an account of this project whose external id it is', async (t) => {
+  const tag = unique();
+  const other = await secondLiveProjectKey();
+  const elsewhere = await send({ external_account_id: `elsewhere-${tag}` }, other);
+  const here = await send({ external_account_id: elsewhere.account_public_id });
+  const viaLinks = await links(elsewhere.account_public_id);
+  t.is(viaLinks.status, 404, viaLinks.text);
+  t.is(viaLinks.body.errors[0].code, 'NOT_FOUND');
+  const viaErasure = await api(server, 'DELETE', `/v1/accounts/${elsewhere.account_public_id}`, { key });
+  t.is(viaErasure.status, 404, viaErasure.text);
+  t.is(viaErasure.body.errors[0].code, 'NOT_FOUND');
+  // Both accounts are still there, each in its project, through its own acc_ id.
+  t.is((await links(here.account_public_id)).status, 200);
+  t.is((await links(elsewhere.account_public_id, other)).status, 200);
+});
+
 test('a project sees only the accounts it used', async (t) => {
   const tag = unique();
   const event = await send({ external_account_id: `live-only-${tag}` });
