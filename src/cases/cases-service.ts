@@ -70,7 +70,7 @@ export class CasesService {
   readonly #one: Statement<[string, string], CaseRow>;
   readonly #notes: Statement<[string], { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number }>;
   readonly #accountByExternalId: Statement<[string, string, string], { account_id: string }>;
-  readonly #accountById: Statement<[string, string, string], { account_id: string }>;
+  readonly #accountById: Statement<[string, string, string, string, string, string], { account_id: string }>;
   /**
    * The listing's statements by their SQL: one per combination of filters and order that was
    * asked for (1,536 at most: eight filters present or not, assigned or not or either, two orders),
@@ -91,7 +91,11 @@ export class CasesService {
     this.#one = readDb.prepare(`SELECT ${kCaseColumns} WHERE c.project_id = ? AND c.case_id = ?`);
     this.#notes = readDb.prepare('SELECT note_id, kind, author_key_id, body, created_at FROM case_notes WHERE case_id = ? ORDER BY seq');
     this.#accountByExternalId = readDb.prepare('SELECT account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND external_account_id = ?');
-    this.#accountById = readDb.prepare('SELECT account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND account_id = ?');
+    // An erased account's acc_ id still names it (docs/accounts.md): its cases no longer list it.
+    this.#accountById = readDb.prepare(
+      `SELECT account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND account_id = ?
+       UNION ALL SELECT account_id FROM erasures WHERE tenant_id = ? AND environment = ? AND account_id = ?`,
+    );
   }
 
   list(tenantId: string, environment: string, query: CaseListQuery): CaseAnswer {
@@ -103,9 +107,9 @@ export class CasesService {
       args.push(query.status);
     }
     if (query.account !== null) {
-      // As the accounts routes read an id: some account's acc_ id names it first, else it is an
-      // external id (one may start with acc_ too).
-      const found = (query.account.startsWith('acc_') ? this.#accountById.get(tenantId, environment, query.account)?.account_id : undefined)
+      // As the accounts routes read an id: some account's acc_ id (live or erased) names it first,
+      // else it is an external id (one may start with acc_ too).
+      const found = (query.account.startsWith('acc_') ? this.#accountById.get(tenantId, environment, query.account, tenantId, environment, query.account)?.account_id : undefined)
         ?? this.#accountByExternalId.get(tenantId, environment, query.account)?.account_id;
       if (found === undefined) return { ok: true, body: { cases: [], next_cursor: null } };
       accountId = found;

@@ -191,6 +191,20 @@ test('order=oldest: pages in creation order, cases written and not written yet a
   }
 });
 
+test('the account filter reads an erased account\'s acc_ id as that account, not as the external id of an account that reused it', async (t) => {
+  const tag = randomUUID().slice(0, 8);
+  const first = await score(reviewEvent({ external_account_id: `erased-${tag}` }));
+  const reuser = await score(reviewEvent({ external_account_id: first.account_public_id }));
+  t.is((await listCases(`project_id=${project}&account=${first.account_public_id}`)).body.data.cases.length, 1);
+  const erased = await api(server, 'DELETE', `/v1/accounts/${first.account_public_id}`, { key });
+  t.is(erased.status, 200, erased.text);
+  const byErasedId = await listCases(`project_id=${project}&account=${first.account_public_id}`);
+  t.is(byErasedId.status, 200, byErasedId.text);
+  t.deepEqual(byErasedId.body.data.cases, [], 'the erased account has no cases, and the other account\'s are not its');
+  const byReuser = await listCases(`project_id=${project}&account=${reuser.account_public_id}`);
+  t.deepEqual(byReuser.body.data.cases.map((entry: { event_ids: string[] }) => entry.event_ids), [[reuser.event_id]]);
+});
+
 test('filters: status, account (acc_ or external id), created after and before', async (t) => {
   const account = `filter-${randomUUID().slice(0, 8)}`;
   const before = new Date(Date.now() - 1000).toISOString();
