@@ -149,6 +149,12 @@ const kInvalidEvents: Array<[string, Record<string, unknown>, string]> = [
   ['user.phone without a digit', { user: { phone: 'call me' } }, 'user.phone'],
   ['user.phone not a string', { user: { phone: 4915112345678 } }, 'user.phone'],
   ['user.registered_at not a date-time', { user: { registered_at: 'yesterday' } }, 'user.registered_at'],
+  // RFC 3339 as the rules read it: ajv's date-time alone took these, and the rules then could not.
+  ['user.registered_at with a space for the T', { user: { registered_at: '2026-11-29 07:23:13Z' } }, 'user.registered_at'],
+  ['user.registered_at with an offset without its colon', { user: { registered_at: '2026-11-29T07:23:13+0000' } }, 'user.registered_at'],
+  ['user.registered_at with an offset without minutes', { user: { registered_at: '2026-11-29T07:23:13+00' } }, 'user.registered_at'],
+  ['user.registered_at in the year 0000', { user: { registered_at: '0000-01-01T00:00:00Z' } }, 'user.registered_at'],
+  ['user.registered_at on a leap second', { user: { registered_at: '2016-12-31T23:59:60Z' } }, 'user.registered_at'],
   ['a mark not a boolean', { user: { trusted: 'true' } }, 'user.trusted'],
   ['payment.amount_cents a fraction', { payment: { amount_cents: 10.5 } }, 'payment.amount_cents'],
   ['payment.amount_cents negative', { payment: { amount_cents: -1 } }, 'payment.amount_cents'],
@@ -191,6 +197,14 @@ for (const [name, change, parameter] of kInvalidEvents) {
     if (typeof event.event_id === 'string') t.is(storedRows(event.event_id.toLowerCase()), 0);
   });
 }
+
+test('user.registered_at in any form of RFC 3339 the rules read is accepted, and the rule reading it is not degraded', async (t) => {
+  for (const registeredAt of ['2026-01-31T12:00:00Z', '2026-01-31t12:00:00z', '2026-01-31T13:00:00.250+01:00', '2026-01-31T06:00:00.123456789-06:00']) {
+    const response = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ event_type: 'registration', user: { registered_at: registeredAt } }) });
+    t.is(response.status, 200, `${registeredAt}: ${response.text}`);
+    t.false((response.body.data.degraded ?? []).includes('recently_registered'), `${registeredAt}: ${response.text}`);
+  }
+});
 
 test('the open objects accept extra members', async (t) => {
   const response = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ context: { tab: 'checkout' }, user: { tier: 'gold' }, payment: { installments: 3 } }) });
