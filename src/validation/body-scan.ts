@@ -40,19 +40,80 @@ export function containsNul(text: string): boolean {
 
 /** True when the text holds something that reads as a payment card number. */
 export function containsCardNumber(text: string): boolean {
-  if (text.length < kMinCardDigits) return false;
+  return findCardNumberRun(text) !== null;
+}
+
+/**
+ * The first run of the text (digits and separators, as written) that holds a card number, or the
+ * digits of a number in exponent form that does (4111111111111111e0), or null.
+ */
+export function findCardNumberRun(text: string): string | null {
+  if (text.length < kMinCardDigits) return null;
   let uuidRanges: number[] | null = null;
   kCandidateRun.lastIndex = 0;
   for (let match = kCandidateRun.exec(text); match !== null; match = kCandidateRun.exec(text)) {
     const start = match.index;
     const end = start + match[0].length;
+    const exponentDigits = exponentNumberDigits(text, start, end);
+    if (exponentDigits !== null) {
+      if (!isPhoneMemberValue(text, start, exponentDigits) && !isExemptDigits(exponentDigits, true) && passesLuhn(exponentDigits)) return exponentDigits;
+      continue;
+    }
     if (!isStandaloneRun(text, start, end)) continue;
     uuidRanges ??= findUuidRanges(text);
     if (overlapsAny(uuidRanges, start, end)) continue;
     if (isPhoneMemberValue(text, start, match[0])) continue;
-    if (runHoldsCardNumber(match[0])) return true;
+    if (runHoldsCardNumber(match[0])) return match[0];
   }
-  return false;
+  return null;
+}
+
+/**
+ * The digits of the integer that a JSON number in exponent form writes, when the run [start, end)
+ * is its integer part (4111111111111111e0) or its fraction (4.111111111111111e15); null when the
+ * run is not part of such a number, or the number is not an integer of at most 19 digits. The
+ * text's scan would otherwise take the 'e' for a letter glued to the run, or the '.' for a
+ * decimal's.
+ */
+function exponentNumberDigits(text: string, start: number, end: number): string | null {
+  // The number around the run: digits, perhaps a '.' and digits, then the exponent.
+  let valueStart = start;
+  let integerEnd = end;
+  let fractionStart = end;
+  let tokenEnd = end;
+  if (text.charCodeAt(start - 1) === 0x2e /* . */ && isDigit(text.charCodeAt(start - 2))) {
+    integerEnd = start - 1;
+    valueStart = start - 2;
+    while (valueStart > 0 && isDigit(text.charCodeAt(valueStart - 1))) valueStart--;
+    fractionStart = start;
+  } else if (text.charCodeAt(end) === 0x2e && isDigit(text.charCodeAt(end + 1))) {
+    fractionStart = end + 1;
+    tokenEnd = end + 1;
+    while (isDigit(text.charCodeAt(tokenEnd))) tokenEnd++;
+  }
+  const marker = text.charCodeAt(tokenEnd);
+  if (marker !== 0x65 /* e */ && marker !== 0x45 /* E */) return null;
+  let at = tokenEnd + 1;
+  const sign = text.charCodeAt(at);
+  if (sign === 0x2b || sign === 0x2d) at++;
+  const exponentStart = at;
+  while (isDigit(text.charCodeAt(at))) at++;
+  if (at === exponentStart || at - exponentStart > 4) return null;
+  const exponent = Number(text.slice(tokenEnd + 1, at));
+  const integer = text.slice(valueStart, integerEnd);
+  const fraction = text.slice(fractionStart, tokenEnd);
+  // A JSON number: where a value starts (after ':', '[', ',' or white space, perhaps a minus), not
+  // inside a word or a string's text such as a UUID's hex.
+  let before = valueStart - 1;
+  if (text.charCodeAt(before) === 0x2d /* - */) before--;
+  const context = before >= 0 ? text.charCodeAt(before) : -1;
+  if (context !== 0x3a && context !== 0x5b && context !== 0x2c && context !== 0x20 && context !== 0x0a && context !== 0x0d && context !== 0x09) return null;
+  const digits = integer + fraction;
+  const point = integer.length + exponent;
+  if (point < 0 || point > kMaxCardDigits + 1) return null;
+  if (point < digits.length && !/^0*$/.test(digits.slice(point))) return null;
+  const whole = (point >= digits.length ? digits + '0'.repeat(point - digits.length) : digits.slice(0, point)).replace(/^0+/, '');
+  return whole.length >= kMinCardDigits && whole.length <= kMaxCardDigits ? whole : null;
 }
 
 function isStandaloneRun(text: string, start: number, end: number): boolean {
@@ -185,11 +246,13 @@ function isLetter(code: number): boolean {
 
 /**
  * Where a card number sits in a parsed body, as a dotted path ('payment.note', 'extras.list[2]'),
- * for the error's `parameter`. Only strings and keys are searched (numbers above 2^53 lost digits
- * in parsing); returns '' when the raw scan found a number the parsed value cannot show.
+ * for the error's `parameter`: a string or key that holds one, or a number that parsed to the
+ * value of `run`, what findCardNumberRun found (a number above 2^53 lost digits in parsing, and
+ * so did the run read as a number; one in exponent form is found by its digits). '' when none does.
  */
-export function locateCardNumber(value: unknown): string {
-  return locate(value, (text) => containsCardNumber(text));
+export function locateCardNumber(value: unknown, run: string | null = null): string {
+  const runValue = run !== null && /^[0-9]+$/.test(run) ? Number(run) : null;
+  return locate(value, (text, isNumber, number) => (isNumber ? number === runValue || number === -(runValue ?? Number.NaN) : containsCardNumber(text)));
 }
 
 /** Where a NUL character sits in a parsed body, as a dotted path; '' for the body itself. */
@@ -202,7 +265,7 @@ export function locateNul(value: unknown): string {
  * or '' when there is none. Such a number would be stored as written but read back as null.
  */
 export function locateNonFiniteNumber(value: unknown): string {
-  return locate(value, (text, isNumber) => isNumber && (text === 'Infinity' || text === '-Infinity'));
+  return locate(value, (_text, isNumber, number) => isNumber && !Number.isFinite(number));
 }
 
 /** The path of the first string or member name of `value` that `matches`; '' when none does. */
@@ -210,15 +273,21 @@ export function locateString(value: unknown, matches: (text: string) => boolean)
   return locate(value, (text, isNumber) => !isNumber && matches(text));
 }
 
-function locate(root: unknown, matches: (text: string, isNumber: boolean) => boolean): string {
+/**
+ * `matches(text, isNumber, number)`: for a string or member name its text; for a number its text
+ * and the number.
+ */
+type Matcher = (text: string, isNumber: boolean, number: number) => boolean;
+
+function locate(root: unknown, matches: Matcher): string {
   // Iterative walk: bodies are untrusted, so recursion depth must not depend on them.
   const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];
   while (stack.length > 0) {
     const { value, path } = stack.pop()!;
     if (typeof value === 'string') {
-      if (matches(value, false)) return path;
+      if (matches(value, false, Number.NaN)) return path;
     } else if (typeof value === 'number') {
-      if (matches(String(value), true)) return path;
+      if (matches(String(value), true, value)) return path;
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}[${i}]` });
     } else if (typeof value === 'object' && value !== null) {
@@ -226,7 +295,7 @@ function locate(root: unknown, matches: (text: string, isNumber: boolean) => boo
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
         const child = path === '' ? key : `${path}.${key}`;
-        if (matches(key, false)) return child;
+        if (matches(key, false, Number.NaN)) return child;
         stack.push({ value: (value as Record<string, unknown>)[key], path: child });
       }
     }

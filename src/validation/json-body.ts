@@ -1,7 +1,7 @@
 // Turns a request body into a JSON object, or into the error the interface names for it.
 // Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { containsCardNumber, containsNul, locateCardNumber, locateNonFiniteNumber, locateNul, locateString } from './body-scan.js';
+import { containsCardNumber, containsNul, findCardNumberRun, locateCardNumber, locateNonFiniteNumber, locateNul, locateString } from './body-scan.js';
 
 export type JsonObject = Record<string, unknown>;
 export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };
@@ -47,8 +47,9 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   if (containsNul(text)) {
     return { ok: false, error: apiError('NUL_CHARACTER_DETECTED', undefined, locateNul(value)) };
   }
-  if (containsCardNumber(text) || (text.includes('\\u') && containsCardNumber(JSON.stringify(value, numbersLeftOut)))) {
-    return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value)) };
+  const run = findCardNumberRun(text);
+  if (run !== null || (text.includes('\\u') && containsCardNumber(JSON.stringify(value, numbersLeftOut)))) {
+    return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
   }
   // JSON.parse keeps the last of two members of one name ({"trusted":false,"trusted":true} reads
   // as trusted), other parsers the first: a gateway that checks the body before us could see

@@ -273,7 +273,7 @@ const kCardBodies: Array<[string, Record<string, unknown>, string]> = [
   ['as a JSON number', { extras: { pan: 4111111111111111 } }, 'extras.pan'],
   ['deep inside extras', { extras: { a: { b: [{ c: 'x 6011111111111117 y' }] } } }, 'extras.a.b[0].c'],
   ['in a key', { extras: { '4111111111111111': true } }, 'extras.4111111111111111'],
-  ['19 digits', { extras: { pan: '6759649826438453128' } }, ''],
+  ['19 digits', { extras: { pan: '6759649826438453128' } }, 'extras.pan'],
 ];
 
 for (const [name, extra, parameter] of kCardBodies) {
@@ -304,6 +304,36 @@ for (const [name, extras, parameter] of kEscapedCardBodies) {
     t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).status, 404);
   });
 }
+
+// Numbers as JSON can write them: in exponent form (the 'e' is no letter glued to the digits, the
+// '.' no decimal's), and beyond 2^53 (the field is named from the number the digits parse to).
+const kNumberCardBodies: Array<[string, string, string]> = [
+  ['an exponent', '{"pan":4111111111111111e0}', 'extras.pan'],
+  ['a fraction and an exponent', '{"pan":4.111111111111111E15}', 'extras.pan'],
+  ['a minus, and an exponent with its sign', '{"pan":-4111111111111111e+0}', 'extras.pan'],
+  ['a negative exponent that leaves an integer', '{"pan":41111111111111110e-1}', 'extras.pan'],
+  ['an exponent, in an array', '{"list":[1,4111111111111111e0]}', 'extras.list[1]'],
+  ['19 digits, beyond 2^53', '{"pan":6759649826438453128}', 'extras.pan'],
+  ['19 digits in exponent form', '{"pan":675964982643845312.8e1}', 'extras.pan'],
+];
+
+for (const [name, extras, parameter] of kNumberCardBodies) {
+  test(`a card number as a JSON number with ${name} is 400 CARD_NUMBER_DETECTED naming its field, and nothing is stored`, async (t) => {
+    const event = minimalEvent();
+    const body = JSON.stringify(event).replace(/}$/, `,"extras":${extras}}`);
+    const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+    t.is(response.status, 400, response.text);
+    t.is(response.body.errors[0]?.code, 'CARD_NUMBER_DETECTED');
+    t.is(response.body.errors[0]?.parameter, parameter);
+    t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).status, 404);
+  });
+}
+
+test('numbers in exponent form that are no card number are accepted: a fraction, a short integer, digits glued to letters in a string', async (t) => {
+  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"fraction":4111111111111111e-1,"small":1.5e3,"big":2e10,"hash":"ab4111111111111111e0"}}');
+  const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+  t.is(response.status, 200, response.text);
+});
 
 test('escapes that make no card number are accepted', async (t) => {
   const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"note":"caf\\u00e9 \\u0031\\u0032\\u0033","n":12345678901234567890}}');

@@ -18,6 +18,11 @@ test('detects a card in a key', detects, '{"4111111111111111":1}', true);
 test('detects a card after an escaped newline', detects, '{"a":"x\\n4111111111111111"}', true);
 test('detects a card followed by punctuation', detects, '{"a":"pan=4111111111111111."}', true);
 
+test('detects a card written with an exponent', detects, '{"a":4111111111111111e0}', true);
+test('detects a card written with a fraction and an exponent', detects, '{"a":[4.111111111111111E+15]}', true);
+test('ignores an exponent number that is a fraction', detects, '{"a":4111111111111111e-1}', false);
+test('ignores an exponent glued to a word (a hash in a string)', detects, '{"a":"x4111111111111111e0"}', false);
+test('ignores an exponent number of epoch milliseconds', detects, '{"a":1.7e12}', false);
 test('ignores a Luhn-failing number', detects, '{"a":"4111111111111112"}', false);
 test('ignores 12 digits', detects, '{"a":"411111111116"}', false);
 test('ignores 20 unseparated digits', detects, '{"a":"41111111111111111110"}', false);
