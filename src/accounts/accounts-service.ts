@@ -365,8 +365,17 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   const listValues = new ErasableValues(externalId);
   for (const event of [...scored, ...pending]) {
     let bodyHash = event.body_hash;
+    // Only a payload that is not JSON (nothing the service writes) is passed over. Any other
+    // failure (a module that cannot be loaded) fails the erasure, which changes nothing and is
+    // retried: passed over, it scrubbed the event without its body hash, and every retry of the
+    // event's request was then refused as another body (409).
+    let body: EventInput | null = null;
     try {
-      const body = JSON.parse(event.payload) as EventInput;
+      body = JSON.parse(event.payload) as EventInput;
+    } catch {
+      body = null;
+    }
+    if (body !== null) {
       listValues.addEvent(body);
       const ids = velocityIdentifiers(body);
       // Only scored events were counted (after their commit); a pending one never was.
@@ -375,8 +384,6 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
       }
       // Kept so that a retry of the same request is still recognised (and a different body refused).
       bodyHash ??= canonicalBodyHash(body as unknown as Record<string, unknown>);
-    } catch {
-      // already scrubbed
     }
     // A pending event is never scored now: its state says why (GET /v1/scores answers 'erased').
     scrub.run(scrubPayload(event.payload), bodyHash, event.state === 'pending' ? 'erased' : event.state, event.seq);
