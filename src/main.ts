@@ -219,7 +219,9 @@ export async function startService(config: Config, log: Logger, options: Service
   const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb), config.asyncRetryDelayMs);
   // Events set aside for want of a ruleset are tried as soon as one is published, not at their pause's end.
   rulesets.onChange(() => asyncScorer.retrySetAsideNow());
-  const accounts = new AccountsService({ readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorer, unfoldedCases });
+  const accounts = new AccountsService({
+    readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorer, unfoldedCases, failErasureReads: hasFault(config, 'erasure_read_fails'),
+  });
   const cases = new CasesService(readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId));
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });

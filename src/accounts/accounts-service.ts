@@ -81,6 +81,8 @@ export interface AccountsServiceDeps {
   readonly asyncScorer: Pick<AsyncScorer, 'drop'>;
   /** Cases not written yet: the erasure writes the account's, to unlink them. */
   readonly unfoldedCases: Pick<UnfoldedCases, 'forget'>;
+  /** Tests only (FAULT_INJECTION=erasure_read_fails): every erasure fails while reading its events. */
+  readonly failErasureReads?: boolean;
 }
 
 /** The key's view: accounts are per tenant and environment; a project sees the accounts it used. */
@@ -157,6 +159,7 @@ export class AccountsService {
         actor,
         linksInMemory: held?.links ?? [],
         signalFirstSeensInMemory: held?.signalFirstSeens ?? null,
+        ...(this.#deps.failErasureReads === true ? { failReadingEvents: true } : {}),
       };
       let outcome: ErasureOutcome;
       try {
@@ -275,6 +278,8 @@ export interface ErasureRequest extends AccountScope {
    * through the whole table).
    */
   readonly signalFirstSeensInMemory: readonly number[] | null;
+  /** Tests only (FAULT_INJECTION=erasure_read_fails): reading the account's events fails. */
+  readonly failReadingEvents?: true;
 }
 
 export type ErasureOutcome =
@@ -376,6 +381,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
       body = null;
     }
     if (body !== null) {
+      if (request.failReadingEvents === true) throw new Error('erasure_read_fails (fault injection)');
       listValues.addEvent(body);
       const ids = velocityIdentifiers(body);
       // Only scored events were counted (after their commit); a pending one never was.

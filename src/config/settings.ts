@@ -121,7 +121,7 @@ export const kSettings = {
   },
   faultInjection: {
     flag: 'fault-injection', env: 'FAULT_INJECTION', type: 'string', default: 'none',
-    description: 'Testing only: comma list of faults to simulate (rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang, derived_rows_fail, case_folds_fail). Never set in production.',
+    description: 'Testing only: comma list of faults to simulate (rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang, derived_rows_fail, case_folds_fail, port_taken_after_check, erasure_read_fails). Never set in production.',
   },
   trustProxy: {
     flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'boolean', default: false,
@@ -152,8 +152,10 @@ export class ConfigError extends Error {}
  * stay in memory and an erasure must find the account's latest events in the log.
  * case_folds_fail: every bulk write of new cases and case events fails (the same flusher), so they
  * are answered from memory, those a crash left included.
+ * erasure_read_fails: an erasure fails while it reads its account's stored events, as it would if a
+ * module could not be loaded (accounts/accounts-service.ts): it must change nothing.
  */
-export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang', 'derived_rows_fail', 'case_folds_fail', 'port_taken_after_check'] as const;
+export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang', 'derived_rows_fail', 'case_folds_fail', 'port_taken_after_check', 'erasure_read_fails'] as const;
 export type Fault = (typeof kFaults)[number];
 
 function faultList(value: string): string[] {

@@ -550,3 +550,27 @@ function readRows<T>(server: { readonly dataDir: string }, read: (db: Database.D
     db.close();
   }
 }
+
+test('an erasure that fails while reading the account\'s events (FAULT_INJECTION=erasure_read_fails) answers 500 and changes nothing: a retry of an event\'s request still gets its stored result', async (t) => {
+  const server = await startServer({ env: { FAULT_INJECTION: 'erasure_read_fails' } });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const tag = randomUUID().replaceAll('-', '').slice(0, 12);
+  const victim = person(tag);
+  const body = minimalEvent(victim.fields);
+  const first = await api(server, 'POST', '/v1/events', { key, body });
+  t.is(first.status, 200, first.text);
+  const accountId = first.body.data.account_public_id;
+  const payloadBefore = readRows(server, (db) => db.prepare('SELECT payload, body_hash FROM events WHERE event_id = ?').get(body.event_id));
+
+  const erased = await api(server, 'DELETE', `/v1/accounts/victim-${tag}`, { key });
+  t.is(erased.status, 500, erased.text);
+  t.is(erased.body.errors[0].code, 'INTERNAL_ERROR');
+  t.deepEqual(readRows(server, (db) => db.prepare('SELECT payload, body_hash FROM events WHERE event_id = ?').get(body.event_id)), payloadBefore, 'the event is as it was');
+  t.is(readRows(server, (db) => db.prepare('SELECT count(*) FROM erasures').pluck().get()), 0, 'no erasure was recorded');
+  const retried = await api(server, 'POST', '/v1/events', { key, body });
+  t.is(retried.status, 200, `the same request is still answered from its stored result: ${retried.text}`);
+  t.is(retried.body.data.event_id, body.event_id);
+  const links = await api(server, 'GET', `/v1/accounts/${accountId}/links`, { key });
+  t.is(links.status, 200, `the account is still there: ${links.text}`);
+});
