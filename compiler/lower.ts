@@ -405,7 +405,9 @@ function lowerNot(ctx: ExprContext, node: ASTNode): Lowered {
 function lowerNegate(ctx: ExprContext, node: ASTNode): Lowered {
   const v = noGroup(lower(ctx, node.args as ASTNode), node.args as ASTNode);
   if (v.konst !== undefined && typeof v.konst.value === 'number') return constant(-v.konst.value, v.ty);
-  if (v.ty.k === 'int' || v.ty.k === 'double') return lowered(guarded(ctx, [v], ([x]) => _`(-${x})`), v.ty, v.err);
+  // -(-2^63) is beyond int64: an error, as for every int result.
+  if (v.ty.k === 'int') return lowered(guarded(ctx, [v], ([x]) => _`${ctx.rt('ichk')}(-${x})`), v.ty, true);
+  if (v.ty.k === 'double') return lowered(guarded(ctx, [v], ([x]) => _`(-${x})`), v.ty, v.err);
   if (v.ty.k === 'dyn') return lowered(guarded(ctx, [v], ([x]) => _`${ctx.rt('neg')}(${x}, 0)`), kDyn, true);
   throw new CompileError('unary - needs a number', node);
 }
@@ -470,7 +472,8 @@ function lowerHas(ctx: ExprContext, sel: ASTNode, node: ASTNode): Lowered {
     base = lowered(guarded(ctx, [base], ([b]) => _`${ctx.rt('field')}(${b}, ${f})`), kDyn, true);
   }
   const last = rest[rest.length - 1] as string;
-  return lowered(guarded(ctx, [base], ([b]) => _`${ctx.rt('has')}(${b}, ${last})`), kBool, base.err);
+  // has() on a value without fields (a string, a list) is a type error: the rule is degraded.
+  return lowered(guarded(ctx, [base], ([b]) => _`${ctx.rt('has')}(${b}, ${last})`), kBool, true);
 }
 
 /**

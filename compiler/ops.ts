@@ -106,6 +106,12 @@ function lowerEquality(ctx: ExprContext, l: Lowered, r: Lowered, negate: boolean
 }
 
 function lowerOrdering(ctx: ExprContext, l: Lowered, r: Lowered, js: string, opCode: number): Lowered {
+  if (l.ty.k === 'string' && r.ty.k === 'string') {
+    // By code point, as CEL orders strings (JavaScript's operators compare UTF-16 units).
+    const op = jsOperator(js);
+    const strCmp = ctx.rt('strCmp');
+    return lowered(guarded(ctx, [l, r], ([a, b]) => _`(${strCmp}(${a}, ${b}) ${op} 0)`), kBool, l.err || r.err);
+  }
   if (staticallyComparable(l.ty, r.ty)) {
     const op = jsOperator(js);
     return lowered(guarded(ctx, [l, r], ([a, b]) => _`(${a} ${op} ${b})`), kBool, l.err || r.err);

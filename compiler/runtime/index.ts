@@ -119,10 +119,13 @@ export function own(o: object, key: string): unknown {
   return v === null || v === undefined ? A : v;
 }
 
-/** Field selection on a dyn value: only maps have fields (cel-js: no_such_key). */
+/**
+ * Field selection on a dyn value: only maps have fields. A null reads as absent; a string, number,
+ * bool or list has no fields: a type error, which makes the rule degraded (CEL: no such field).
+ */
 export function field(o: unknown, key: string): unknown {
-  if (typeof o !== 'object' || o === null || isArray(o)) return A;
-  return own(o, key);
+  if (typeof o === 'object' && o !== null && !isArray(o)) return own(o, key);
+  return o === null || o === undefined ? A : T;
 }
 
 /** The runtime kind of a value whose static kind is `k` (K_DYN: look at it). */
@@ -207,10 +210,12 @@ export function ne(a: unknown, b: unknown, ka: number, kb: number): boolean | ty
 
 /**
  * `x in <constant list>` after its Set missed: false when every element's kind can be compared
- * with x's, else kTypeError. `kinds` has bit K_* set for each kind among the elements (numbers
+ * with x's, absent when x is null, else kTypeError. `kinds` has bit K_* set for each kind among the elements (numbers
  * as K_DBL), computed when the rule is compiled.
  */
-export function inMiss(x: unknown, kx: number, kinds: number): false | typeof kTypeError {
+export function inMiss(x: unknown, kx: number, kinds: number): false | typeof kTypeError | typeof kAbsent {
+  // A null (a macro's variable can hold one) reads as absent, as everywhere.
+  if (x === null) return A;
   const k = kindOf(x, kx);
   const comparable = numeric(k) ? (1 << K_INT) | (1 << K_DBL) : 1 << k;
   return (kinds & ~comparable) === 0 ? false : T;
@@ -230,6 +235,7 @@ export function cmp(op: number, a: unknown, b: unknown, ka: number, kb: number):
     (numeric(x) && numeric(y)) ||
     (x === y && (x === K_STR || x === K_BOOL || x === K_TS || x === K_DUR));
   if (!ok) return T;
+  if (x === K_STR) return ordered(op, strCmp(a as string, b as string));
   const l = a as number;
   const r = b as number;
   switch (op) {
@@ -242,6 +248,29 @@ export function cmp(op: number, a: unknown, b: unknown, ka: number, kb: number):
     default:
       return l >= r;
   }
+}
+
+function ordered(op: number, c: number): boolean {
+  return op === OP_LT ? c < 0 : op === OP_LE ? c <= 0 : op === OP_GT ? c > 0 : c >= 0;
+}
+
+/**
+ * Strings in the order of their code points, as CEL orders them. JavaScript's `<` compares UTF-16
+ * units, which differs only where a surrogate (U+D800–U+DFFF, half of a character above U+FFFF)
+ * meets a unit of U+E000–U+FFFF: there the surrogate's character is the greater.
+ */
+export function strCmp(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  return unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit;
 }
 
 /** Checks an int result against the CEL int64 range. */
@@ -667,11 +696,24 @@ export function doubleOfString(v: string): number | CelError {
     case 'nan':
       return NaN;
     default: {
-      const n = Number(v);
-      return Number.isNaN(n) ? X : n;
+      // As Go's strconv.ParseFloat: a decimal, or a hexadecimal with its p exponent; a value
+      // beyond the double range is an error. JavaScript's Number() would also take '0x10',
+      // '0b101', '0o17' (integers of other bases) and '1e999' (Infinity).
+      if (kDecimalFloat.test(v)) {
+        const n = Number(v);
+        return Number.isFinite(n) ? n : X;
+      }
+      const hex = kHexFloat.exec(v);
+      const mantissa = hex === null ? '' : (hex[2] ?? '') + (hex[3] ?? '');
+      if (hex === null || mantissa === '') return X;
+      const n = (hex[1] === '-' ? -1 : 1) * parseInt(mantissa === '' ? '0' : mantissa, 16) * 2 ** (Number(hex[4]) - 4 * (hex[3] ?? '').length);
+      return Number.isFinite(n) ? n : X;
     }
   }
 }
+
+const kDecimalFloat = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+const kHexFloat = /^([+-]?)0[xX]([0-9a-fA-F]*)(?:\.([0-9a-fA-F]*))?[pP]([+-]?[0-9]+)$/;
 
 export function boolOfString(v: string): boolean | CelError {
   switch (v) {
@@ -881,7 +923,8 @@ export function idiv(a: number, b: number): number | CelError {
 
 /** int % int: sign of the dividend, like BigInt %. */
 export function imod(a: number, b: number): number | CelError {
-  return b === 0 ? X : a % b;
+  // -2^63 % -1 overflows int64 in CEL (cel-go's checked modulo), as -2^63 / -1 does.
+  return b === 0 || (b === -1 && a === kIntMin) ? X : a % b;
 }
 
 // Conversions of a dyn value: dispatch on what it holds (numbers are doubles).
@@ -934,9 +977,13 @@ export function gget(g: object, key: unknown, fields: Readonly<Record<string, nu
   return open ? own(g, key) : A;
 }
 
-/** has() on the last member of a chain: present and not null. */
-export function has(o: unknown, key: string): boolean {
-  return typeof o === 'object' && o !== null && !isArray(o) && own(o, key) !== A;
+/**
+ * has() on the last member of a chain: present and not null. On a null, false; on a value that has
+ * no fields (a string, number, bool or list), a type error, as selecting the field would be.
+ */
+export function has(o: unknown, key: string): boolean | typeof kTypeError {
+  if (typeof o === 'object' && o !== null && !isArray(o)) return own(o, key) !== A;
+  return o === null || o === undefined ? false : T;
 }
 
 /** A map literal with computed parts: [k0, v0, k1, v1, ...]. */

@@ -236,6 +236,24 @@ const cases: [string, Case][] = [
   ['mixed-type list literal', { expression: "'elem' in [1, 'elem', 2]", data: ex({}), expected: 'match' }],
   ['mixed-type map literal', { expression: "{'a': 1, 'b': 'x'}['b'] == 'x'", data: ex({}), expected: 'match' }],
   ['list literal holding null', { expression: 'size([1, null]) == 2', data: ex({}), expected: 'match' }],
+
+  // Found by a review (2026-11-29): each was answered otherwise before.
+  ['a null element in a constant list: absent, not degraded', { expression: "extras.emails.exists(e, e in ['a@x.io', 'b@x.io'])", data: ex({ emails: [null, 'z@x.io'] }), expected: 'no' }],
+  ['a null element in a constant list of mixed kinds: absent', { expression: "extras.l.exists(x, x in [1, 'a'])", data: ex({ l: [null] }), expected: 'no' }],
+  ['a field of a string: degraded', { expression: 'extras.device.rooted == true', data: ex({ device: 'rooted' }), expected: 'degraded', diverges: 'cel-js answers absent for a field of a value without fields' }],
+  ['a field of a bool: degraded', { expression: 'extras.device.rooted == true', data: ex({ device: true }), expected: 'degraded', diverges: 'cel-js answers absent for a field of a value without fields' }],
+  ['a field of a list: degraded', { expression: 'extras.device.rooted == true', data: ex({ device: [{ rooted: true }] }), expected: 'degraded', diverges: 'cel-js answers absent for a field of a value without fields' }],
+  ['has() on a field of a string: degraded', { expression: '!has(extras.device.rooted)', data: ex({ device: 'rooted' }), expected: 'degraded', diverges: 'cel-js answers false for has() on a value without fields' }],
+  ['has() on a field of null: the parent is absent', { expression: '!has(extras.device.rooted)', data: ex({ device: null }), expected: 'no' }],
+  ['a field of null: absent', { expression: 'extras.device.rooted == true', data: ex({ device: null }), expected: 'no' }],
+  ['double() of a hexadecimal integer: an error', { expression: 'double(extras.s) == 16.0', data: ex({ s: '0x10' }), expected: 'no', diverges: "cel-js reads '0x10' with JavaScript's Number()" }],
+  ['double() of a binary integer: an error', { expression: 'double(extras.s) == 5.0', data: ex({ s: '0b101' }), expected: 'no', diverges: "cel-js reads '0b101' with JavaScript's Number()" }],
+  ['double() beyond the double range: an error', { expression: 'double(extras.s) > 1.0', data: ex({ s: '1e999' }), expected: 'no', diverges: 'cel-js reads 1e999 as infinity' }],
+  ['double() of a hexadecimal float with its exponent', { expression: 'double(extras.s) == 0.25', data: ex({ s: '0x1p-2' }), expected: 'match', diverges: "cel-js does not read Go's hexadecimal floats" }],
+  ['strings ordered by code point, not UTF-16 unit', { expression: "'\\uff61' < '\\U0001F600'", data: input({}), expected: 'match', diverges: 'cel-js compares UTF-16 units' }],
+  ['strings of the event ordered by code point', { expression: 'extras.a < extras.b', data: ex({ a: '\uff61', b: '\u{1F600}' }), expected: 'match', diverges: 'cel-js compares UTF-16 units' }],
+  ['-(-2^63) overflows', { expression: '-(int(extras.n) * 8589934592) > 0', data: ex({ n: -1073741824 }), expected: 'no', diverges: "cel-js's BigInt arithmetic has no int64 limit" }],
+  ['-2^63 % -1 overflows', { expression: '(int(extras.n) * 8589934592) % -1 == 0', data: ex({ n: -1073741824 }), expected: 'no', diverges: "cel-js's BigInt arithmetic has no int64 limit" }],
 ];
 
 for (const [title, c] of cases) test(title, semantics, c);
