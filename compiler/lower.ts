@@ -473,7 +473,7 @@ function lowerHas(ctx: ExprContext, sel: ASTNode, node: ASTNode): Lowered {
   }
   const last = rest[rest.length - 1] as string;
   // has() on a value without fields (a string, a list) is a type error: the rule is degraded.
-  return lowered(guarded(ctx, [base], ([b]) => _`${ctx.rt('has')}(${b}, ${last})`), kBool, true);
+  return lowered(guarded(ctx, [base], ([b]) => _`${ctx.rt('hasField')}(${b}, ${last})`), kBool, true);
 }
 
 /**

@@ -981,9 +981,17 @@ export function gget(g: object, key: unknown, fields: Readonly<Record<string, nu
  * has() on the last member of a chain: present and not null. On a null, false; on a value that has
  * no fields (a string, number, bool or list), a type error, as selecting the field would be.
  */
-export function has(o: unknown, key: string): boolean | typeof kTypeError {
+export function hasField(o: unknown, key: string): boolean | typeof kTypeError {
   if (typeof o === 'object' && o !== null && !isArray(o)) return own(o, key) !== A;
   return o === null || o === undefined ? false : T;
+}
+
+/**
+ * has() as rulesets compiled before 2026-11-29 call it (their code stored with each published
+ * version expects a boolean): false on a value that has no fields.
+ */
+export function has(o: unknown, key: string): boolean {
+  return typeof o === 'object' && o !== null && !isArray(o) && own(o, key) !== A;
 }
 
 /** A map literal with computed parts: [k0, v0, k1, v1, ...]. */
