@@ -101,10 +101,11 @@ export interface RunningService {
 export async function startService(config: Config, log: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   announceThread('http');
   const now = Date.now;
-  // Before anything is opened or made (a first start's keys): a busy port is reported at once.
-  // Port 0 asks the system for a free one. (Tests: port_taken_after_check skips the check, as if
-  // another process took the port after it, so the listen itself fails.)
-  if (config.port !== 0 && !hasFault(config, 'port_taken_after_check')) {
+  // Before anything is opened or made (a first start's keys): a busy port, or an address that is
+  // not this machine's, is reported at once. With port 0 (the system picks a free port) the probe
+  // still tries the address. (Tests: port_taken_after_check skips the check, as if another process
+  // took the port after it, so the listen itself fails.)
+  if (!hasFault(config, 'port_taken_after_check')) {
     const reason = await addressUnavailable(config.host, config.port);
     if (reason !== null) throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${reason}`);
   }

@@ -22,8 +22,8 @@ interface Finished {
  * Runs `fraud-scorer serve` that is expected to refuse to start. If it comes up instead, it is
  * stopped and the test fails, rather than the test hanging on a server that never exits.
  */
-async function failedStart(args: readonly string[]): Promise<Finished> {
-  const child = spawn(process.execPath, [kCliPath, 'serve', '--host', '127.0.0.1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+async function failedStart(args: readonly string[], host = '127.0.0.1'): Promise<Finished> {
+  const child = spawn(process.execPath, [kCliPath, 'serve', '--host', host, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -80,6 +80,17 @@ test('a port held by another program: exit 1 at once, one line, no stack, nothin
   t.true(existsSync(join(dataDir, 'bootstrap-keys.json')));
   const again = await failedStart(['--port', String(port), '--data-dir', dataDir, '--fault-injection', 'port_taken_after_check']);
   assertOneLineRefusal(t, again, new RegExp(`^fraud-scorer serve: cannot listen on 127\\.0\\.0\\.1:${port}: another process is listening there$`));
+});
+
+test('an address that is not this machine\'s: exit 1 at once, one line, nothing made, also with port 0', async (t) => {
+  // 192.0.2.1 is TEST-NET-1 (RFC 5737): never an address of this machine.
+  for (const port of ['0', '18081']) {
+    const dataDir = makeDataDir();
+    const refused = await failedStart(['--port', port, '--data-dir', dataDir], '192.0.2.1');
+    assertOneLineRefusal(t, refused, new RegExp(`^fraud-scorer serve: cannot listen on 192\\.0\\.2\\.1:${port}: the address is not one of this machine's$`));
+    t.false(existsSync(join(dataDir, 'fraud-scorer.db')), `port ${port}: no database`);
+    t.false(existsSync(join(dataDir, 'bootstrap-keys.json')), `port ${port}: no keys`);
+  }
 });
 
 test('a second server on the same data dir exits 1 with one line; after the first is killed, a new one starts', async (t) => {
