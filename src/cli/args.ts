@@ -21,12 +21,23 @@ export interface Command {
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 export function parse<O extends Options>(args: string[], options: O, allowPositionals = false) {
+  let parsed;
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals });
+    parsed = parseArgs({ args, options, strict: true, allowPositionals });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  // A flag given an empty value ("$X" with X unset) is a mistake, for every flag of every
+  // command: never the default, never an empty label or id looked up (docs/operations.md).
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (value === '' || (Array.isArray(value) && value.includes(''))) {
+      throw new UsageError(name === 'data-dir' ? kEmptyDataDir : `--${name}: empty value; give a value, or leave the flag out`);
+    }
+  }
+  return parsed;
 }
+
+const kEmptyDataDir = '--data-dir: empty value; give a value, or leave the flag out to use DATA_DIR or ./data';
 
 export const kDataDirOption = { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const;
 
@@ -36,7 +47,7 @@ export const kDataDirHelp = `--data-dir D  the data dir (default: DATA_DIR, else
 
 export function dataDirOf(values: { 'data-dir'?: string | undefined }): string {
   // As for serve: an empty --data-dir ("$DIR" unset) is a mistake, not ./data nor DATA_DIR.
-  if (values['data-dir'] === '') throw new UsageError('--data-dir: empty value; give a value, or leave the flag out to use DATA_DIR or ./data');
+  if (values['data-dir'] === '') throw new UsageError(kEmptyDataDir);
   return values['data-dir'] ?? (process.env.DATA_DIR || './data');
 }
 

@@ -93,7 +93,7 @@ function revoke(args: string[]): number {
   // One key per command: a second id (or one beside --key-id) would otherwise be ignored, unrevoked.
   if (positionals.length > (values['key-id'] === undefined ? 1 : 0)) throw new UsageError(`one key per command: unexpected ${positionals.slice(values['key-id'] === undefined ? 1 : 0).join(' ')}`);
   const keyId = values['key-id'] ?? positionals[0];
-  if (keyId === undefined) throw new UsageError('--key-id is required');
+  if (keyId === undefined || keyId === '') throw new UsageError('--key-id is required');
   return withDataDir(values, (db) => {
     const now = Date.now();
     const revoked = db.transaction(() => {

@@ -296,10 +296,10 @@ test('the command line migrates an older schema only while no server holds the d
 
 test('keys create --origins with no origin in it is refused, not a key every page may use', async (t) => {
   const dataDir = await servedDataDir();
-  for (const origins of ['', ' , ']) {
+  for (const [origins, refusal] of [['', /^fraud-scorer keys: --origins: empty value/], [' , ', /^fraud-scorer keys: --origins: no origin given/]] as const) {
     const result = await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--origins', origins]);
     t.is(result.code, 2, JSON.stringify(origins));
-    t.regex(result.stderr, /^fraud-scorer keys: --origins: no origin given/);
+    t.regex(result.stderr, refusal);
   }
   const keys = JSON.parse((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as unknown[];
   t.is(keys.length, 3, 'no key made');
@@ -341,6 +341,25 @@ test('an empty flag value is refused, not taken as the default over the environm
   const keys = await runCli(['keys', 'list', '--data-dir', ''], { DATA_DIR: elsewhere });
   t.is(keys.code, 2);
   t.regex(keys.stderr, /^fraud-scorer keys: --data-dir: empty value/);
+});
+
+test('an empty value of any flag of any command is refused with status 2, changing nothing', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const dataDir = server.dataDir;
+  const keysBefore = (await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout;
+  for (const [args, flag] of [
+    [['keys', 'revoke', '--data-dir', dataDir, '--key-id', ''], '--key-id'],
+    [['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--label', ''], '--label'],
+    [['webhook', 'redeliver', '--data-dir', dataDir, '--project', 'live', '--message-id', ''], '--message-id'],
+  ] as const) {
+    const result = await runCli([...args]);
+    t.is(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+    t.regex(result.stderr, new RegExp(`^fraud-scorer ${args[0]}: ${flag}: empty value`), args.join(' '));
+  }
+  const positional = await runCli(['keys', 'revoke', '--data-dir', dataDir, '']);
+  t.is(positional.code, 2, positional.stderr);
+  t.is((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout, keysBefore, 'no key made or revoked');
 });
 
 test('serve --help shows boolean defaults as the words the settings take (off, on)', async (t) => {
