@@ -273,6 +273,8 @@ export class HttpServer {
           return;
         }
         const allow = withHead(match.allowed).join(', ');
+        // A browser's route says Vary: Origin on every answer, this one too (docs/fingerprint.md).
+        if (match.routes.some((route) => route.cors)) exchange.cors = true;
         this.#send(exchange, 405, kJson, failureBody([apiError('NOT_FOUND', `Method ${method} is not allowed here; allowed: ${allow}.`)]), [['Allow', allow]]);
         return;
       }

@@ -284,6 +284,7 @@ test('answers of the CORS routes say they vary by Origin, with or without one, a
     ['preflight without Origin', api(server, 'OPTIONS', '/v1/fp/collect', { headers: { 'access-control-request-method': 'POST' } })],
     ['collect without Origin', collect({ components: own('vary1') })],
     ['collect refused for its origin', collect({ components: own('vary1') }, server.bootstrap.keys.live_secret.key, { origin: 'https://shop.example' })],
+    ['collect with a method it does not take (405)', api(server, 'GET', '/v1/fp/collect', { headers: { origin: 'https://shop.example' } })],
   ];
   for (const [what, answer] of checks) t.is((await answer).headers.get('vary'), 'Origin', what);
   // Routes without CORS do not.
