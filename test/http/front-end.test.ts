@@ -293,18 +293,6 @@ const kEscapedCardBodies: Array<[string, string, string]> = [
   ['a digit escaped, in a key', '{"\\u0034111111111111111":true}', 'extras.4111111111111111'],
 ];
 
-for (const [name, extras, parameter] of kEscapedCardBodies) {
-  test(`a card number with ${name} is 400 CARD_NUMBER_DETECTED, and nothing is stored`, async (t) => {
-    const event = minimalEvent();
-    const body = JSON.stringify(event).replace(/}$/, `,"extras":${extras}}`);
-    const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
-    t.is(response.status, 400, response.text);
-    t.is(response.body.errors[0]?.code, 'CARD_NUMBER_DETECTED');
-    t.is(response.body.errors[0]?.parameter, parameter);
-    t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).status, 404);
-  });
-}
-
 // Numbers as JSON can write them: in exponent form (the 'e' is no letter glued to the digits, the
 // '.' no decimal's), and beyond 2^53 (the field is named from the number the digits parse to).
 const kNumberCardBodies: Array<[string, string, string]> = [
@@ -317,8 +305,13 @@ const kNumberCardBodies: Array<[string, string, string]> = [
   ['19 digits in exponent form', '{"pan":675964982643845312.8e1}', 'extras.pan'],
 ];
 
-for (const [name, extras, parameter] of kNumberCardBodies) {
-  test(`a card number as a JSON number with ${name} is 400 CARD_NUMBER_DETECTED naming its field, and nothing is stored`, async (t) => {
+const kRawCardBodies = [
+  ...kEscapedCardBodies.map(([what, body, field]) => [`with ${what}`, body, field] as const),
+  ...kNumberCardBodies.map(([what, body, field]) => [`as a JSON number with ${what}`, body, field] as const),
+];
+
+for (const [name, extras, parameter] of kRawCardBodies) {
+  test(`a card number ${name} is 400 CARD_NUMBER_DETECTED naming its field, and nothing is stored`, async (t) => {
     const event = minimalEvent();
     const body = JSON.stringify(event).replace(/}$/, `,"extras":${extras}}`);
     const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
