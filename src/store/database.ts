@@ -3,7 +3,7 @@
 // NORMAL survives a process crash or SIGKILL; only an OS crash or power cut can lose the last
 // commits), foreign keys on, and a busy timeout for the moments the command line writes too.
 import Database from 'better-sqlite3';
-import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Db = Database.Database;
@@ -60,9 +60,14 @@ export function databasePath(dataDir: string): string {
  * file in it 0600, whatever the umask. Creates the dir when missing, tightens one that exists, and
  * sets this process's umask so that files SQLite creates later (-wal, -shm, backups) are 0600 too.
  */
+/** --data-dir names something that is not a directory (a file, say). */
+export class DataDirNotADirectoryError extends Error {}
+
 export function secureDataDir(dataDir: string): void {
   process.umask(0o077);
   if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // Never the mode of a file named by mistake.
+  else if (!statSync(dataDir).isDirectory()) throw new DataDirNotADirectoryError(`the data dir ${dataDir} is not a directory`);
   chmodSync(dataDir, 0o700);
   for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
     if (entry.isFile()) chmodSync(join(dataDir, entry.name), 0o600);

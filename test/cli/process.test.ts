@@ -4,7 +4,7 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
@@ -91,6 +91,16 @@ test('an address that is not this machine\'s: exit 1 at once, one line, nothing 
     t.false(existsSync(join(dataDir, 'fraud-scorer.db')), `port ${port}: no database`);
     t.false(existsSync(join(dataDir, 'bootstrap-keys.json')), `port ${port}: no keys`);
   }
+});
+
+test('a data dir that is a file: exit 1 at once, one line, the file untouched', async (t) => {
+  const file = join(makeDataDir(), 'not-a-dir');
+  writeFileSync(file, 'mine', { mode: 0o644 });
+  chmodSync(file, 0o644);
+  const refused = await failedStart(['--port', '0', '--data-dir', file]);
+  assertOneLineRefusal(t, refused, /^fraud-scorer serve: the data dir .*not-a-dir is not a directory; give a directory \(it is made if it does not exist\)$/);
+  t.is(readFileSync(file, 'utf8'), 'mine');
+  t.is(statSync(file).mode & 0o777, 0o644, 'its mode unchanged');
 });
 
 test('a second server on the same data dir exits 1 with one line; after the first is killed, a new one starts', async (t) => {
