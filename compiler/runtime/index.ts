@@ -210,8 +210,8 @@ export function ne(a: unknown, b: unknown, ka: number, kb: number): boolean | ty
 
 /**
  * `x in <constant list>` after its Set missed: false when every element's kind can be compared
- * with x's, absent when x is null, else kTypeError. `kinds` has bit K_* set for each kind among the elements (numbers
- * as K_DBL), computed when the rule is compiled.
+ * with x's, absent when x is null, else kTypeError. `kinds` has bit K_* set for each kind among
+ * the elements (numbers as K_DBL), computed when the rule is compiled.
  */
 export function inMiss(x: unknown, kx: number, kinds: number): false | typeof kTypeError | typeof kAbsent {
   // A null (a macro's variable can hold one) reads as absent, as everywhere.
@@ -706,7 +706,7 @@ export function doubleOfString(v: string): number | CelError {
       const hex = kHexFloat.exec(v);
       const mantissa = hex === null ? '' : (hex[2] ?? '') + (hex[3] ?? '');
       if (hex === null || mantissa === '') return X;
-      const n = (hex[1] === '-' ? -1 : 1) * parseInt(mantissa === '' ? '0' : mantissa, 16) * 2 ** (Number(hex[4]) - 4 * (hex[3] ?? '').length);
+      const n = (hex[1] === '-' ? -1 : 1) * parseInt(mantissa, 16) * 2 ** (Number(hex[4]) - 4 * (hex[3] ?? '').length);
       return Number.isFinite(n) ? n : X;
     }
   }

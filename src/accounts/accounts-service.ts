@@ -378,7 +378,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     try {
       body = JSON.parse(event.payload) as EventInput;
     } catch {
-      body = null;
+      // not JSON: passed over
     }
     if (body !== null) {
       if (request.failReadingEvents === true) throw new Error('erasure_read_fails (fault injection)');
