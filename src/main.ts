@@ -228,7 +228,10 @@ export async function startService(config: Config, log: Logger, options: Service
   const accounts = new AccountsService({
     readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorer, unfoldedCases, failErasureReads: hasFault(config, 'erasure_read_fails'),
   });
-  const cases = new CasesService(readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId));
+  const cases = new CasesService(
+    readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId),
+    (tenantId, environment, projectId, id) => accounts.accountNamed({ tenantId, environment, projectId }, id),
+  );
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });
   const lists = new ListsService({ readDb, writer, compiler: rulesCompiler, clock: listsClock, now });

@@ -126,11 +126,22 @@ export class AccountsService {
    * is an acc_ id or an external id (percent-decoded by the router: any characters).
    */
   links(scope: AccountScope, id: string): { ok: true; json: string } | { ok: false; error: ApiError } {
-    if (!couldBeExternalId(id)) return { ok: false, error: kNotFound() };
-    // An erased account's acc_ id still names it (not an account whose external id it is).
-    if (this.#erasedAccountId(scope, id)) return { ok: false, error: kNotFound() };
+    if (!this.#mayNameLiveAccount(scope, id)) return { ok: false, error: kNotFound() };
     const json = this.#deps.hotAccounts.linksJson(scope.tenantId, scope.environment, scope.projectId, id);
     return json === null ? { ok: false, error: kNotFound() } : { ok: true, json };
+  }
+
+  /**
+   * The acc_ id of the live account a path or query id names for the scope's project, read as
+   * the links route reads it (the cases listing's `account` filter), or null.
+   */
+  accountNamed(scope: AccountScope, id: string): string | null {
+    return this.#mayNameLiveAccount(scope, id) ? this.#deps.hotAccounts.accountNamed(scope.tenantId, scope.environment, scope.projectId, id) : null;
+  }
+
+  /** False when the id names no live account: it cannot be an external id, or it is an erased account's acc_ id (which still names it). */
+  #mayNameLiveAccount(scope: AccountScope, id: string): boolean {
+    return couldBeExternalId(id) && !this.#erasedAccountId(scope, id);
   }
 
   /**

@@ -1,5 +1,6 @@
 // The review queue over HTTP (DESIGN §4): list, read and change cases of the key's project.
 // Cases are opened by the scorer (scoring/event-store.ts) when an event is decided `review`.
+import type { Environment } from '../auth/api-keys.js';
 import type { Statement } from 'better-sqlite3';
 import { apiError, type ApiError } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
@@ -61,6 +62,9 @@ export interface CaseChangeOutcome {
   readonly written: readonly string[];
 }
 
+/** The acc_ id of the account a path or query id names for a project, or null (accounts-service.ts). */
+export type AccountNamed = (tenantId: string, environment: Environment, projectId: string, id: string) => string | null;
+
 export class CasesService {
   readonly #readDb: Db;
   readonly #writer: AppWriter;
@@ -69,8 +73,7 @@ export class CasesService {
   readonly #onAccountChanged: (accountId: string) => void;
   readonly #one: Statement<[string, string], CaseRow>;
   readonly #notes: Statement<[string], { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number }>;
-  readonly #accountByExternalId: Statement<[string, string, string], { account_id: string }>;
-  readonly #accountById: Statement<[string, string, string, string, string, string], { account_id: string }>;
+  readonly #accountNamed: AccountNamed;
   /**
    * The listing's statements by their SQL: one per combination of filters and order that was
    * asked for (1,536 at most: eight filters present or not, assigned or not or either, two orders),
@@ -81,24 +84,20 @@ export class CasesService {
   /**
    * `unfolded`: events on their way into their cases' rows, read on top of them.
    * `onAccountChanged`: a case of this account (acc_ id) changed; its fraud mark and fraud labels are read again.
+   * `accountNamed`: the account the listing's `account` names, as the accounts routes read it.
    */
-  constructor(readDb: Db, writer: AppWriter, unfolded: UnfoldedCases, now: () => number, onAccountChanged: (accountId: string) => void) {
+  constructor(readDb: Db, writer: AppWriter, unfolded: UnfoldedCases, now: () => number, onAccountChanged: (accountId: string) => void, accountNamed: AccountNamed) {
     this.#readDb = readDb;
     this.#writer = writer;
     this.#unfolded = unfolded;
     this.#now = now;
     this.#onAccountChanged = onAccountChanged;
+    this.#accountNamed = accountNamed;
     this.#one = readDb.prepare(`SELECT ${kCaseColumns} WHERE c.project_id = ? AND c.case_id = ?`);
     this.#notes = readDb.prepare('SELECT note_id, kind, author_key_id, body, created_at FROM case_notes WHERE case_id = ? ORDER BY seq');
-    this.#accountByExternalId = readDb.prepare('SELECT account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND external_account_id = ?');
-    // An erased account's acc_ id still names it (docs/accounts.md): its cases no longer list it.
-    this.#accountById = readDb.prepare(
-      `SELECT account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND account_id = ?
-       UNION ALL SELECT account_id FROM erasures WHERE tenant_id = ? AND environment = ? AND account_id = ?`,
-    );
   }
 
-  list(tenantId: string, environment: string, query: CaseListQuery): CaseAnswer {
+  list(tenantId: string, environment: Environment, query: CaseListQuery): CaseAnswer {
     const where = ['c.project_id = ?'];
     const args: Array<string | number> = [query.projectId];
     let accountId: string | null = null;
@@ -107,11 +106,9 @@ export class CasesService {
       args.push(query.status);
     }
     if (query.account !== null) {
-      // As the accounts routes read an id: some account's acc_ id (live or erased) names it first,
-      // else it is an external id (one may start with acc_ too).
-      const found = (query.account.startsWith('acc_') ? this.#accountById.get(tenantId, environment, query.account, tenantId, environment, query.account)?.account_id : undefined)
-        ?? this.#accountByExternalId.get(tenantId, environment, query.account)?.account_id;
-      if (found === undefined) return { ok: true, body: { cases: [], next_cursor: null } };
+      // As the accounts routes read an id (an erased account's acc_ id names no account now).
+      const found = this.#accountNamed(tenantId, environment, query.projectId, query.account);
+      if (found === null) return { ok: true, body: { cases: [], next_cursor: null } };
       accountId = found;
       where.push('c.account_id = ?');
       args.push(accountId);

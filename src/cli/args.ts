@@ -45,9 +45,8 @@ export const kDataDirOption = { 'data-dir': { type: 'string' }, help: { type: 'b
 export const kDataDirHelp = `--data-dir D  the data dir (default: DATA_DIR, else ./data); it must hold a database: only
               fraud-scorer serve creates one`;
 
+/** The data dir of values from parse(), which refused an empty --data-dir ("$DIR" unset). */
 export function dataDirOf(values: { 'data-dir'?: string | undefined }): string {
-  // As for serve: an empty --data-dir ("$DIR" unset) is a mistake, not ./data nor DATA_DIR.
-  if (values['data-dir'] === '') throw new UsageError(kEmptyDataDir);
   return values['data-dir'] ?? (process.env.DATA_DIR || './data');
 }
 

@@ -58,9 +58,9 @@ export function validateEventInput(body: JsonObject): EventValidation {
   if (typeof phone === 'string' && !/[0-9]/.test(phone)) {
     return { ok: false, error: apiError('VALIDATION_ERROR', 'user.phone has no digit.', 'user.phone') };
   }
-  // ajv's date-time also takes a space for the T, offsets without their colon, year 0000 and
-  // second 60, which the rules cannot read as a timestamp: accepted, they only made the rules that
-  // read the field degraded. What is accepted is what the rules read.
+  // With the rules' own parser, not ajv's date-time, which also takes a space for the T, offsets
+  // without their colon, year 0000 and second 60: accepted, those only made the rules that read
+  // the field degraded. What is accepted is what the rules read.
   const registeredAt = event.user?.registered_at;
   if (typeof registeredAt === 'string' && Number.isNaN(parseTimestamp(registeredAt))) {
     return { ok: false, error: apiError('VALIDATION_ERROR', kRegisteredAtMessage, 'user.registered_at') };
