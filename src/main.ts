@@ -26,7 +26,7 @@ import { createAnalysisHandlers } from './http/handlers/analysis.js';
 import { BacktestService } from './analysis/backtest-service.js';
 import { RuleStatsService } from './analysis/stats-service.js';
 import { createWebhookHandlers } from './http/handlers/webhooks.js';
-import { AsyncScorer } from './scoring/async-scorer.js';
+import { AsyncScorer, type AsyncScorers } from './scoring/async-scorer.js';
 import { PendingEvents } from './scoring/pending-events.js';
 import { EventService } from './scoring/event-service.js';
 import { EventReader } from './scoring/event-store.js';
@@ -222,11 +222,19 @@ export async function startService(config: Config, log: Logger, options: Service
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: hotAccounts, unfoldedCases, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: (projectId) => deliverer.poke(projectId) });
-  const asyncScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb), config.asyncRetryDelayMs);
+  // Each environment's async events have their own queue and bound; sandbox yields while live events wait.
+  const liveScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb, 'live'), config.asyncRetryDelayMs);
+  const asyncScorers: AsyncScorers = {
+    live: liveScorer,
+    sandbox: new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb, 'sandbox'), config.asyncRetryDelayMs, liveScorer),
+  };
+  const bothScorers = [asyncScorers.live, asyncScorers.sandbox];
   // Events set aside for want of a ruleset are tried as soon as one is published, not at their pause's end.
-  rulesets.onChange(() => asyncScorer.retrySetAsideNow());
+  rulesets.onChange(() => {
+    for (const asyncScorer of bothScorers) asyncScorer.retrySetAsideNow();
+  });
   const accounts = new AccountsService({
-    readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorer, unfoldedCases, failErasureReads: hasFault(config, 'erasure_read_fails'),
+    readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorers, unfoldedCases, failErasureReads: hasFault(config, 'erasure_read_fails'),
   });
   const cases = new CasesService(
     readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId),
@@ -240,10 +248,12 @@ export async function startService(config: Config, log: Logger, options: Service
   const ruleStats = new RuleStatsService(config.dataDir, readDb, now);
   const eventReader = new EventReader(readDb, logLoads.eventIds);
   const door = { max: config.maxEventsInFlight, overloadAt: config.overloadEventsInFlight, afterMs: config.overloadAfterMs };
-  const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorer, gate, door });
+  const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorers, gate, door });
   const labels = new LabelsService({ readDb, writer, reader: eventReader, now, onAccountChanged: (accountId) => hotAccounts.refresh(accountId) });
-  const pending = asyncScorer.loadPending();
-  void latch.hold('async-scorer').then(() => asyncScorer.start((job) => events.scorePending(job)));
+  const pending = asyncScorers.live.loadPending() + asyncScorers.sandbox.loadPending();
+  void latch.hold('async-scorer').then(() => {
+    for (const asyncScorer of bothScorers) asyncScorer.start((job) => events.scorePending(job));
+  });
   deliverer.start();
   const deliveries = new DeliveriesService(readDb, writer, () => deliverer.poke(), now);
   // Key use is counted in memory by the registry and written now and then, never per request.
@@ -298,9 +308,14 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.counter('fraud_scorer_derived_batch_failures_total', 'Such writes that failed, and writes of cases that failed (tried again at the next flush).', () => derived.failures);
   metrics.gauge('fraud_scorer_cases_unfolded', 'Cases opened, or with events that joined them, committed but not yet written into the case\'s row (GET /v1/cases shows them already).', () => unfoldedCases.size);
   metrics.counter('fraud_scorer_case_folds_total', 'Writes (one transaction each, at most 250 cases) of new cases and of events into their open cases.', () => derived.caseFolds);
-  metrics.gauge('fraud_scorer_async_queue_depth', 'Async events accepted and not yet scored.', () => asyncScorer.depth);
-  metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', () => asyncScorer.scored);
-  metrics.gauge('fraud_scorer_async_set_aside', 'Async events that could not be scored yet (no published ruleset, over the evaluation budget), waiting to be tried again.', () => asyncScorer.setAside);
+  const sumOfScorers = (read: (asyncScorer: AsyncScorer) => number) => () => read(asyncScorers.live) + read(asyncScorers.sandbox);
+  metrics.gauge('fraud_scorer_async_queue_depth', 'Async events accepted and not yet scored (both environments).', sumOfScorers((scorer) => scorer.depth));
+  metrics.labeledGauge('fraud_scorer_async_queue_depth_by_environment', 'Async events accepted and not yet scored, by environment (each has its own queue, bounded by ASYNC_QUEUE_LIMIT).', ['environment'], () => [
+    [{ environment: 'live' }, asyncScorers.live.depth],
+    [{ environment: 'sandbox' }, asyncScorers.sandbox.depth],
+  ]);
+  metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', sumOfScorers((scorer) => scorer.scored));
+  metrics.gauge('fraud_scorer_async_set_aside', 'Async events that could not be scored yet (no published ruleset, over the evaluation budget), waiting to be tried again.', sumOfScorers((scorer) => scorer.setAside));
   metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);
   metrics.counter('fraud_scorer_rule_pool_batches_total', 'Batches sent to the rule workers.', () => pool.batches);
   metrics.counter('fraud_scorer_rule_pool_worker_failures_total', 'Rule-worker tasks that ended their thread (died or overran).', () => pool.workerFailures);
@@ -320,13 +335,14 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.labeledGauge('fraud_scorer_state_bytes', 'Bytes allocated for them (typed arrays, room to grow included), by kind.', ['kind'],
     () => stateParts().map(([kind, , bytes]) => [{ kind }, bytes.held] as const));
   metrics.gauge('fraud_scorer_events_in_flight', 'POST /v1/events admitted and not yet answered.', () => events.admitted);
+  metrics.gauge('fraud_scorer_sandbox_events_in_flight', 'Sandbox events of those in flight: at most half of OVERLOAD_EVENTS_IN_FLIGHT, and none admitted while overloaded.', () => events.sandboxAdmitted);
   metrics.gauge('fraud_scorer_events_in_flight_limit', 'MAX_EVENTS_IN_FLIGHT: past it, POST /v1/events answers 503.', () => config.maxEventsInFlight);
   metrics.gauge(
     'fraud_scorer_events_overloaded',
     '1 while POST /v1/events answers 503 past OVERLOAD_EVENTS_IN_FLIGHT: in flight have stayed at or above it for OVERLOAD_AFTER_MS.',
     () => (events.overloaded ? 1 : 0),
   );
-  metrics.counter('fraud_scorer_events_refused_total', 'POST /v1/events refused at the door with 503 (past MAX_EVENTS_IN_FLIGHT, or past OVERLOAD_EVENTS_IN_FLIGHT while overloaded).', () => events.refused);
+  metrics.counter('fraud_scorer_events_refused_total', 'POST /v1/events refused at the door with 503 (past MAX_EVENTS_IN_FLIGHT, or past OVERLOAD_EVENTS_IN_FLIGHT while overloaded, or past the sandbox share).', () => events.refused);
   metrics.counter('fraud_scorer_events_dropped_total', 'Sync events not scored because their client had gone.', () => scorer.dropped);
   metrics.labeledHistogram(
     'fraud_scorer_scoring_stage_seconds',
@@ -415,7 +431,7 @@ export async function startService(config: Config, log: Logger, options: Service
       stopping = true;
       await flushKeyUses();
       // Pending async events stay pending in the store; the next start scores them.
-      await asyncScorer.pause();
+      await Promise.all(bothScorers.map((asyncScorer) => asyncScorer.pause()));
       await deliverer.stop();
       await pool.close();
       // Every event is scored: the last rows that follow from them, before the writer closes.

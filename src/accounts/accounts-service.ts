@@ -78,7 +78,7 @@ export interface AccountsServiceDeps {
   /** Advanced after an erasure removed list items, so that no rule matches them again. */
   readonly listsClock: ListsClock;
   /** The account's erased pending events leave the background scorer's queue (and memory). */
-  readonly asyncScorer: Pick<AsyncScorer, 'drop'>;
+  readonly asyncScorers: Readonly<Record<Environment, Pick<AsyncScorer, 'drop'>>>;
   /** Cases not written yet: the erasure writes the account's, to unlink them. */
   readonly unfoldedCases: Pick<UnfoldedCases, 'forget'>;
   /** Tests only (FAULT_INJECTION=erasure_read_fails): every erasure fails while reading its events. */
@@ -186,7 +186,7 @@ export class AccountsService {
       }
       this.#deps.listsClock.advance(outcome.listsSeq);
       this.#deps.hotAccounts.erased(scope.tenantId, scope.environment, externalId);
-      this.#deps.asyncScorer.drop(outcome.pendingSeqs);
+      this.#deps.asyncScorers[scope.environment].drop(outcome.pendingSeqs);
       for (const caseId of outcome.casesWritten) this.#deps.unfoldedCases.forget(caseId);
       for (const { projectId, keys, amountCents, at } of outcome.velocityEvents) this.#deps.velocity.forgetEvent(projectId, keys, amountCents, at);
       if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };

@@ -61,7 +61,7 @@ export const kSettings = {
   },
   asyncQueueLimit: {
     flag: 'async-queue-limit', env: 'ASYNC_QUEUE_LIMIT', type: 'integer', default: 1_000_000, minimum: 1, maximum: 10_000_000,
-    description: 'Async events accepted but not yet scored; past it, async answers 503 ASYNC_UNAVAILABLE.',
+    description: 'Async events accepted but not yet scored, per environment (live and sandbox have a queue each); past it, async answers 503 ASYNC_UNAVAILABLE.',
   },
   asyncRetryDelayMs: {
     flag: 'async-retry-delay-ms', env: 'ASYNC_RETRY_DELAY_MS', type: 'integer', default: 1000, minimum: 10, maximum: 600_000,
@@ -73,7 +73,7 @@ export const kSettings = {
   },
   overloadEventsInFlight: {
     flag: 'overload-events-in-flight', env: 'OVERLOAD_EVENTS_IN_FLIGHT', type: 'integer', default: 64, minimum: 1, maximum: 1_000_000,
-    description: 'POST /v1/events in flight that the server should not stay at: once as many have been in flight for OVERLOAD_AFTER_MS, past it 503 at once.',
+    description: 'POST /v1/events in flight that the server should not stay at: once as many have been in flight for OVERLOAD_AFTER_MS, past it 503 at once. Sandbox events hold at most half of it.',
   },
   overloadAfterMs: {
     flag: 'overload-after-ms', env: 'OVERLOAD_AFTER_MS', type: 'integer', default: 150, minimum: 0, maximum: 60_000,

@@ -351,7 +351,7 @@ export class HttpServer {
       this.#send(exchange, error.status, kJson, failureBody([error]), kNoHeaders);
       return;
     }
-    this.#readBody(exchange, route, contentLength, start);
+    this.#readBody(exchange, route, key, contentLength, start);
   }
 
   /** Counts the framing headers (getHeader sees only the first of each). */
@@ -435,7 +435,7 @@ export class HttpServer {
     );
   }
 
-  #readBody(exchange: Exchange, route: CompiledRoute, contentLength: string, start: (body: JsonObject | null, bodyText: string) => void): void {
+  #readBody(exchange: Exchange, route: CompiledRoute, key: AuthenticatedKey | null, contentLength: string, start: (body: JsonObject | null, bodyText: string) => void): void {
     const limit = route.bodyLimit;
     const declared = contentLength === '' ? -1 : Number(contentLength);
     if (declared > limit) {
@@ -461,7 +461,7 @@ export class HttpServer {
       if (!isLast) return;
       done = true;
       const bytes = exact !== null ? exact.subarray(0, received) : Buffer.concat(chunks, received);
-      const refusal = route.admit === null ? null : route.admit(bytes);
+      const refusal = route.admit === null ? null : route.admit(bytes, key);
       if (refusal !== null) {
         this.#reply(exchange, refusal);
         return;

@@ -48,7 +48,7 @@ export type Handler = (context: RequestContext) => Reply | Promise<Reply>;
  * Runs on a route's raw body once it has arrived, before it is decoded and parsed: a Reply is the
  * answer (a refusal at the door, cheaper than parsing what would be refused anyway); null goes on.
  */
-export type Admission = (body: Buffer) => Reply | null;
+export type Admission = (body: Buffer, key: AuthenticatedKey | null) => Reply | null;
 
 export type RateLimitClass =
   /** Per key and per method and route pattern. */

@@ -9,6 +9,10 @@
 // aside and retried after a pause, ahead of later events; other events keep flowing meanwhile.
 // While the HTTP thread is saturated (a burst), it scores only a few events at a time, so that
 // accepting takes the thread's time first (activeLimit).
+// Live and sandbox events have a scorer each (AsyncScorers), with a queue and a bound each: a
+// sandbox backlog never fills the live queue (DESIGN §8, environments never mix), and while live
+// events wait, the sandbox scorer keeps only a few going, so that live events are scored first.
+import type { Environment } from '../auth/api-keys.js';
 import type { Logger } from '../shared/log.js';
 import type { ScoreJob } from './scorer.js';
 
@@ -27,10 +31,21 @@ const kBusyActive = 1;
 const kBusyUtilization = 0.85;
 const kYieldUntilDepth = 0.9;
 const kLoadCheckMs = 100;
+/**
+ * What the sandbox scorer keeps going while live events wait their turn: few beside the live
+ * scorer's kMaxActive, so that live goes first, and never none, so that a steady live backlog
+ * does not leave sandbox events unscored.
+ */
+const kActiveBesideLiveBacklog = 8;
 
 /** How many events the background scorer may score at once (see kBusyActive). Pure. */
 export function activeLimit(utilization: number, depth: number, queueLimit: number): number {
   return utilization > kBusyUtilization && depth < kYieldUntilDepth * queueLimit ? kBusyActive : kMaxActive;
+}
+
+/** The sandbox scorer's limit while live events wait (kActiveBesideLiveBacklog). Pure. */
+export function limitBesideLiveBacklog(limit: number): number {
+  return Math.min(limit, kActiveBesideLiveBacklog);
 }
 /** The first pause before an event that could not be scored is tried again (ASYNC_RETRY_DELAY_MS). */
 export const kRetryDelayMs = 1000;
@@ -68,11 +83,16 @@ export interface PendingSource {
  */
 const kReadAtOnce = 64;
 
+/** The background scorer of each environment's async events, each with its own queue and bound. */
+export type AsyncScorers = Readonly<Record<Environment, AsyncScorer>>;
+
 export class AsyncScorer {
   readonly #limit: number;
   readonly #log: Logger;
   readonly #source: PendingSource;
   readonly #retryDelayMs: number;
+  /** The live scorer, for the sandbox one: it yields while live events wait (kActiveBesideLiveBacklog). */
+  readonly #yieldsTo: AsyncScorer | null;
   #run: ((job: PendingJob) => Promise<'done' | 'retry'>) | null = null;
   // The seqs of the events waiting, a FIFO as an array with a moving head: no shift() per event.
   // A waiting event costs 8 bytes here; its body stays in the log until its turn.
@@ -82,7 +102,7 @@ export class AsyncScorer {
   #retryDue: number[] = [];
   /** Seqs dropped while waiting: skipped at their turn (drop must not scan the queue). */
   readonly #dropped = new Set<number>();
-  /** The seqs being scored (at most #maxActive). */
+  /** The seqs being scored (at most #cap()). */
   readonly #activeSeqs = new Set<number>();
   #paused = false;
   #maxActive = kMaxActive;
@@ -101,16 +121,22 @@ export class AsyncScorer {
   /** Events scored since start, for /metrics. */
   scored = 0;
 
-  constructor(limit: number, log: Logger, source: PendingSource, retryDelayMs = kRetryDelayMs) {
+  constructor(limit: number, log: Logger, source: PendingSource, retryDelayMs = kRetryDelayMs, yieldsTo: AsyncScorer | null = null) {
     this.#limit = limit;
     this.#log = log;
     this.#source = source;
     this.#retryDelayMs = retryDelayMs;
+    this.#yieldsTo = yieldsTo;
   }
 
   /** Queued, set aside, being scored, or accepted and being written: what counts against the bound. */
   get depth(): number {
     return this.#waiting() - this.#dropped.size + this.#activeSeqs.size + this.#delayedCount + this.#reserved;
+  }
+
+  /** Whether events wait for their turn (queued or due again, not set aside for a pause). */
+  get backlogged(): boolean {
+    return this.#waiting() > this.#dropped.size;
   }
 
   /** Events set aside, waiting for their pause to end or for a publish (retrySetAsideNow). */
@@ -155,7 +181,7 @@ export class AsyncScorer {
    * there is room, else queued as its seq.
    */
   enqueue(job: PendingJob): void {
-    if (this.#run !== null && !this.#paused && this.#waiting() === 0 && this.#activeSeqs.size < this.#maxActive) {
+    if (this.#run !== null && !this.#paused && this.#waiting() === 0 && this.#activeSeqs.size < this.#cap()) {
       this.#start(job);
       return;
     }
@@ -259,7 +285,7 @@ export class AsyncScorer {
    */
   #pump(): void {
     if (this.#run === null || this.#paused) return;
-    const room = Math.min(this.#maxActive - this.#activeSeqs.size, kReadAtOnce);
+    const room = Math.min(this.#cap() - this.#activeSeqs.size, kReadAtOnce);
     if (room <= 0 || this.#waiting() === 0) return;
     // Events due again first (ahead of later events), then the queue.
     const taken = this.#retryDue.splice(0, room);
@@ -289,7 +315,16 @@ export class AsyncScorer {
       this.#queue = this.#queue.slice(this.#head);
       this.#head = 0;
     }
-    if (this.#activeSeqs.size < this.#maxActive && this.#waiting() > 0) this.#pumpSoon();
+    if (this.#activeSeqs.size < this.#cap() && this.#waiting() > 0) this.#pumpSoon();
+  }
+
+  /**
+   * How many may be scored at once now: #maxActive, or for the sandbox scorer while live events
+   * wait, a few (read at each start, so that live goes first at once; a sandbox event scored
+   * starts the next, so sandbox never stops).
+   */
+  #cap(): number {
+    return this.#yieldsTo?.backlogged === true ? limitBesideLiveBacklog(this.#maxActive) : this.#maxActive;
   }
 
   /** #pump on the next turn of the event loop (once, however often asked meanwhile). */

@@ -9,18 +9,32 @@
 // milliseconds: they are served a little late instead of refused, which a bound on the count alone
 // did at half capacity (bench/README.md, step 41). A load above capacity keeps the count there,
 // and past it is refused as before. With `afterMs` 0 the door refuses past `overloadAt` at once.
+//
+// Sandbox events have a share of their own (DESIGN §8, environments never mix): at most half of
+// `overloadAt` of them at once (sandboxBound), and none while the server is overloaded. A sandbox
+// load alone so never fills the door nor makes the server count as overloaded, and under overload
+// the live events are served first. Live events count every event in flight, sandbox ones too.
+import type { Environment } from '../auth/api-keys.js';
+
 export interface DoorBounds {
   readonly max: number;
   readonly overloadAt: number;
   readonly afterMs: number;
 }
 
+/** Sandbox events in flight at most: half the overload count (of the hard bound if lower), at least one. */
+export function sandboxBound(bounds: DoorBounds): number {
+  return Math.max(1, Math.floor(Math.min(bounds.max, bounds.overloadAt) / 2));
+}
+
 export class EventDoor {
   readonly #max: number;
+  readonly #sandboxMax: number;
   readonly #overloadAt: number;
   readonly #afterMs: number;
   readonly #now: () => number;
   #admitted = 0;
+  #sandboxAdmitted = 0;
   /** Whether the count is at or above `overloadAt`, and since when it has been on that side. */
   #above = false;
   #crossedAt = Number.NEGATIVE_INFINITY;
@@ -31,6 +45,7 @@ export class EventDoor {
     this.#max = bounds.max;
     this.#overloadAt = bounds.overloadAt;
     this.#afterMs = bounds.afterMs;
+    this.#sandboxMax = sandboxBound(bounds);
     this.#now = now;
   }
 
@@ -47,17 +62,25 @@ export class EventDoor {
     return this.#overloadedAt(this.#now());
   }
 
-  /** True when a new event would be refused. */
-  get refuses(): boolean {
+  /** Sandbox events admitted and not yet answered (counted in `admitted` too). */
+  get sandboxAdmitted(): number {
+    return this.#sandboxAdmitted;
+  }
+
+  /** True when a new event of `environment` would be refused. */
+  refuses(environment: Environment): boolean {
     if (this.#admitted >= this.#max) return true;
+    if (environment === 'sandbox' && (this.#sandboxAdmitted >= this.#sandboxMax || this.overloaded)) return true;
     return this.#admitted >= this.#overloadAt && this.overloaded;
   }
 
-  enter(): void {
+  enter(environment: Environment): void {
+    if (environment === 'sandbox') this.#sandboxAdmitted++;
     this.#count(this.#admitted + 1);
   }
 
-  leave(): void {
+  leave(environment: Environment): void {
+    if (environment === 'sandbox') this.#sandboxAdmitted--;
     this.#count(this.#admitted - 1);
   }
 

@@ -17,7 +17,7 @@ import { externalAccountIdOf } from '../signals/identifiers.js';
 import type { LiveRulesets } from '../rulesets/live-rulesets.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
-import type { AsyncScorer, PendingJob } from './async-scorer.js';
+import type { AsyncScorers, PendingJob } from './async-scorer.js';
 import { EventDoor, type DoorBounds } from './event-door.js';
 import { EventReader, type StoredEvent } from './event-store.js';
 import { canonicalBodyHash } from './idempotency.js';
@@ -57,7 +57,8 @@ export interface EventServiceDeps {
   readonly writer: AppWriter;
   readonly rulesets: LiveRulesets;
   readonly scorer: Scorer;
-  readonly asyncScorer: AsyncScorer;
+  /** Each environment's background scorer: an async event queues in its own environment's. */
+  readonly asyncScorers: AsyncScorers;
   readonly gate: AccountGate;
   /**
    * The door's bounds (event-door.ts): events being scored or stored at once, never more than
@@ -106,9 +107,14 @@ export class EventService {
     return this.#door.overloaded;
   }
 
-  /** True when a new event would be refused (event-door.ts). */
-  get atCapacity(): boolean {
-    return this.#door.refuses;
+  /** Sandbox events admitted and not yet answered (for /metrics). */
+  get sandboxAdmitted(): number {
+    return this.#door.sandboxAdmitted;
+  }
+
+  /** True when a new event of `environment` would be refused (event-door.ts). */
+  atCapacity(environment: Environment): boolean {
+    return this.#door.refuses(environment);
   }
 
   /** The refusal of an event at capacity (counted): 503, for an async event ASYNC_UNAVAILABLE. */
@@ -118,12 +124,12 @@ export class EventService {
   }
 
   async submit(submission: Submission): Promise<EventReply> {
-    if (this.atCapacity) return this.refuseAtCapacity(submission.event.async === true);
-    this.#door.enter();
+    if (this.atCapacity(submission.environment)) return this.refuseAtCapacity(submission.event.async === true);
+    this.#door.enter(submission.environment);
     try {
       return await this.#submit(submission);
     } finally {
-      this.#door.leave();
+      this.#door.leave(submission.environment);
     }
   }
 
@@ -156,7 +162,7 @@ export class EventService {
   async scorePending(job: PendingJob): Promise<'done' | 'retry'> {
     const flightKey = `${job.projectId}\u0000${job.eventId}`;
     // A job still queued is pending: what scores or erases its row first drops it from the queue
-    // (asyncScorer.drop). A sync request for the same event that ran meanwhile may have scored it.
+    // (AsyncScorer.drop). A sync request for the same event that ran meanwhile may have scored it.
     // As in #submit, nothing is awaited between the last look and the claim.
     let waited = false;
     for (let running = this.#inFlight.get(flightKey); running !== undefined; running = this.#inFlight.get(flightKey)) {
@@ -188,7 +194,7 @@ export class EventService {
     if (!outcome.ok) return unavailable(outcome.error);
     if (outcome.result !== null) {
       if (existing === null) this.#deps.reader.stored(submission.projectId, eventId, outcome.seq);
-      else this.#deps.asyncScorer.drop([existing.seq]); // it was pending: its queued job is done with
+      else this.#deps.asyncScorers[submission.environment].drop([existing.seq]); // it was pending: its queued job is done with
       return { kind: 'result', json: outcome.result };
     }
     // No longer pending when our write came: scored by the background scorer meanwhile (answer
@@ -202,9 +208,10 @@ export class EventService {
   async #submitAsync(submission: Submission, eventId: string, existing: StoredEvent | null): Promise<EventReply> {
     const acceptedAt = new Date(submission.receivedAt).toISOString();
     if (existing !== null) return { kind: 'receipt', receipt: { event_id: eventId, state: existing.state, accepted_at: acceptedAt } };
-    const { asyncScorer, writer } = this.#deps;
+    const { writer } = this.#deps;
+    const asyncScorer = this.#deps.asyncScorers[submission.environment];
     if (!asyncScorer.canAccept()) {
-      return unavailable(apiError('ASYNC_UNAVAILABLE', 'The async queue is full. Nothing was stored; retry with backoff.'));
+      return unavailable(apiError('ASYNC_UNAVAILABLE', `The ${submission.environment} async queue is full. Nothing was stored; retry with backoff.`));
     }
     // Storing a pending event of an account counts as work on it: an erasure waits for it, and an
     // event arriving during an erasure is stored after it (accounts/account-gate.ts).

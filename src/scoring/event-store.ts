@@ -5,6 +5,7 @@
 // synchronous, run inside the batch's transaction, and written not to throw for expected outcomes.
 import type { Statement } from 'better-sqlite3';
 import { decodeSeqs, encodeSeqs, kOpenSeqsBytes } from '../accounts/event-seqs.js';
+import type { Environment } from '../auth/api-keys.js';
 import { newId, newSortableId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
 import { undoOnRollback } from '../store/transaction-undo.js';
@@ -363,6 +364,14 @@ export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
  */
 export function pendingSeqsOfLog(db: Db): number[] {
   return db.prepare(`SELECT seq FROM events WHERE seq >= (SELECT from_seq FROM derived_stamp WHERE id = 1) AND state = 'pending' ORDER BY seq`).pluck().all() as number[];
+}
+
+/** The pending events of one environment's projects, ascending (the background scorer's queue at start). */
+export function pendingSeqsOfEnvironment(db: Db, environment: Environment): number[] {
+  return db.prepare(
+    `SELECT e.seq FROM events e JOIN projects p ON p.project_id = e.project_id
+     WHERE e.seq >= (SELECT from_seq FROM derived_stamp WHERE id = 1) AND e.state = 'pending' AND p.environment = ? ORDER BY e.seq`,
+  ).pluck().all(environment) as number[];
 }
 
 function loadPendingSeqs(db: Db): SeqSet {

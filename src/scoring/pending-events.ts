@@ -1,23 +1,26 @@
 // Accepted async events waiting in the event log (state 'pending'), read back for the background
 // scorer: a queued event is held in memory as its seq only, and its body is read from the log when
-// its turn comes (async-scorer.ts). Reads run on the read-only connection.
+// its turn comes (async-scorer.ts). One per environment, as the scorers are. Reads run on the
+// read-only connection.
 import type { Statement } from 'better-sqlite3';
 import type { Environment } from '../auth/api-keys.js';
 import type { Db } from '../store/database.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { PendingJob } from './async-scorer.js';
-import { pendingSeqsOfLog } from './event-store.js';
+import { pendingSeqsOfEnvironment } from './event-store.js';
 import { payloadText } from './stored-payload.js';
 
 type PendingRow = [seq: number, projectId: string, tenantId: string, environment: Environment, eventId: string, payload: string, receivedAt: number];
 
 export class PendingEvents {
   readonly #readDb: Db;
+  readonly #environment: Environment;
   readonly #bySeq: Statement<[number], PendingRow>;
   readonly #read: (seqs: readonly number[], into: PendingJob[]) => void;
 
-  constructor(readDb: Db) {
+  constructor(readDb: Db, environment: Environment) {
     this.#readDb = readDb;
+    this.#environment = environment;
     this.#bySeq = readDb.prepare(
       `SELECT e.seq, e.project_id, p.tenant_id, p.environment, e.event_id, e.payload, e.received_at
        FROM events e JOIN projects p ON p.project_id = e.project_id WHERE e.seq = ? AND e.state = 'pending'`,
@@ -34,9 +37,9 @@ export class PendingEvents {
     });
   }
 
-  /** Every pending event's seq, in arrival order. */
+  /** Every pending event's seq of this environment, in arrival order. */
   seqs(): number[] {
-    return pendingSeqsOfLog(this.#readDb);
+    return pendingSeqsOfEnvironment(this.#readDb, this.#environment);
   }
 
   /**

@@ -18,9 +18,10 @@ export async function reached(server: TestServer, name: string): Promise<void> {
   rmSync(file);
 }
 
-/** A metric without labels from /metrics (NaN when absent). */
-export async function metric(server: TestServer, name: string): Promise<number> {
+/** A metric from /metrics, without labels or with exactly these (NaN when absent). */
+export async function metric(server: TestServer, name: string, labels?: Readonly<Record<string, string>>): Promise<number> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
-  const match = new RegExp(`^${name} (\\d+)`, 'm').exec(text);
+  const series = labels === undefined ? name : `${name}{${Object.entries(labels).map(([label, value]) => `${label}="${value}"`).join(',')}}`;
+  const match = new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\d+)`, 'm').exec(text);
   return match === null ? Number.NaN : Number(match[1]);
 }

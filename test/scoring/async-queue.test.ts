@@ -181,3 +181,49 @@ test('a reservation counts against the bound until released', (t) => {
   scorer.unreserve();
   t.true(scorer.canAccept());
 });
+
+test('the sandbox scorer keeps only eight going while live events wait, and all it can once they are scored', async (t) => {
+  const liveLog = new MemoryLog();
+  for (let seq = 1; seq <= 300; seq++) liveLog.pending.set(seq, job(seq, 'live'));
+  const sandboxLog = new MemoryLog();
+  for (let seq = 1001; seq <= 1100; seq++) sandboxLog.pending.set(seq, job(seq, 'sandbox'));
+  const live = new AsyncScorer(1000, quiet, liveLog);
+  const sandbox = new AsyncScorer(1000, quiet, sandboxLog, undefined, live);
+  live.loadPending();
+  sandbox.loadPending();
+  const hold = (log: MemoryLog, started: number[], held: Array<() => void>) => (pending: PendingJob): Promise<'done'> => {
+    started.push(pending.seq);
+    log.pending.delete(pending.seq);
+    return new Promise((resolve) => held.push(() => resolve('done')));
+  };
+  const liveStarted: number[] = [];
+  const liveHeld: Array<() => void> = [];
+  const sandboxStarted: number[] = [];
+  const sandboxHeld: Array<() => void> = [];
+  live.start(hold(liveLog, liveStarted, liveHeld));
+  await waitFor(() => liveStarted.length === 256, 'the live scorer full, 44 live events waiting');
+  t.true(live.backlogged);
+  sandbox.start(hold(sandboxLog, sandboxStarted, sandboxHeld));
+  await waitFor(() => sandboxStarted.length === 8, 'eight sandbox events started');
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  t.is(sandboxStarted.length, 8, 'no more while live events wait');
+  t.is(sandbox.depth, 100, 'the other 92 wait in the sandbox queue, under its own bound');
+  t.is(live.depth, 300);
+  // A sandbox event scored starts the next one: sandbox keeps going beside the live backlog.
+  sandboxHeld.shift()!();
+  await waitFor(() => sandboxStarted.length === 9, 'the next sandbox event started');
+  t.is(sandboxHeld.length, 8);
+  // Live events scored until none waits; then a sandbox event scored lets the rest start together.
+  for (let turn = 0; turn < 10_000 && live.backlogged; turn++) {
+    for (const release of liveHeld.splice(0)) release();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  t.is(sandboxStarted.length, 9, 'sandbox was not let go further meanwhile');
+  sandboxHeld.shift()!();
+  await waitFor(() => sandboxStarted.length === 100, 'every sandbox event started, 92 at once');
+  for (const release of [...liveHeld.splice(0), ...sandboxHeld.splice(0)]) release();
+  await waitFor(() => live.scored === 300 && sandbox.scored === 100, 'every event scored');
+  t.deepEqual(sandboxStarted, Array.from({ length: 100 }, (_, i) => 1001 + i), 'in arrival order');
+  await live.pause();
+  await sandbox.pause();
+});

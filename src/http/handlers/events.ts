@@ -35,7 +35,7 @@ export function createSubmitEventHandler(events: EventService): Handler {
  * refusal (ASYNC_UNAVAILABLE) needs the parsed body to tell.
  */
 export function createSubmitEventAdmission(events: EventService): Admission {
-  return (body) => (events.atCapacity && !mayAskForAsync(body) ? replyOf(events.refuseAtCapacity(false)) : null);
+  return (body, key) => (key !== null && events.atCapacity(key.environment) && !mayAskForAsync(body) ? replyOf(events.refuseAtCapacity(false)) : null);
 }
 
 function replyOf(reply: EventReply): Reply {
