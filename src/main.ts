@@ -234,7 +234,7 @@ export async function startService(config: Config, log: Logger, options: Service
     for (const asyncScorer of bothScorers) asyncScorer.retrySetAsideNow();
   });
   const accounts = new AccountsService({
-    readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorers, unfoldedCases, failErasureReads: hasFault(config, 'erasure_read_fails'),
+    readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorers, unfoldedCases, webhooks: deliverer, failErasureReads: hasFault(config, 'erasure_read_fails'),
   });
   const cases = new CasesService(
     readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId),

@@ -101,7 +101,7 @@ export async function runSignalsBenchmark(): Promise<void> {
     readDb, writer: null as unknown as AppWriter, hotAccounts: hot, derived: null as unknown as DerivedFlusher, velocity: new VelocityWindows(new KeyHasher(randomBytes(32))),
     gate: new AccountGate(), checkpointer: null as unknown as Checkpointer, latch: new FaultLatch(null),
     secret, log: createLogger('error'), now: Date.now, listsClock: new ListsClock(), asyncScorers: { live: { drop: () => undefined }, sandbox: { drop: () => undefined } },
-    unfoldedCases: { forget: () => undefined },
+    unfoldedCases: { forget: () => undefined }, webhooks: { deliveriesUnderWay: () => [] },
   });
   const scope = { tenantId, environment: 'live', projectId } as const;
   const hubAnswer = accounts.links(scope, 'hub');

@@ -28,6 +28,7 @@ import { pendingEventErased, pendingEventSeqs, writeOpenedCasesOf } from '../sco
 import { webhookAccountTail } from '../scoring/score-result.js';
 import { payloadText } from '../scoring/stored-payload.js';
 import type { UnfoldedCases } from '../cases/unfolded-cases.js';
+import type { WebhookDeliverer } from '../webhooks/deliverer.js';
 
 /** One entry of the links route (built by SQLite as account_links.entry; see migrations/004). */
 export interface AccountLink {
@@ -81,6 +82,8 @@ export interface AccountsServiceDeps {
   readonly asyncScorers: Readonly<Record<Environment, Pick<AsyncScorer, 'drop'>>>;
   /** Cases not written yet: the erasure writes the account's, to unlink them. */
   readonly unfoldedCases: Pick<UnfoldedCases, 'forget'>;
+  /** Decision webhooks being sent: an erasure waits for those that read its account's id. */
+  readonly webhooks: Pick<WebhookDeliverer, 'deliveriesUnderWay'>;
   /** Tests only (FAULT_INJECTION=erasure_read_fails): every erasure fails while reading its events. */
   readonly failErasureReads?: boolean;
 }
@@ -194,7 +197,10 @@ export class AccountsService {
     });
     // The gate is closed from here on: tests (FAULT_INJECTION=hold_points) wait for this mark.
     this.#deps.latch.mark('erasure-gate-closed');
-    return erasure;
+    const answer = await erasure;
+    // Outside the gate: the account's new events (a new account) need not wait for a receiver.
+    if (answer.ok) await this.#webhooksNamingSent(answer.body.account_public_id);
+    return answer;
   }
 
   /**
@@ -234,6 +240,21 @@ export class AccountsService {
     if (summary === undefined) return { ok: false, error: kNotFound() };
     if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
     return { ok: true, body: { ...summary, already_erased: true } };
+  }
+
+  /**
+   * The outbox no longer names the account (unlinkWebhookMessages, committed), but a delivery that
+   * read one of its messages before may still be sending it: the answer waits for those to end
+   * (each within WEBHOOK_TIMEOUT_MS). Every later attempt reads the scrubbed message.
+   */
+  async #webhooksNamingSent(accountId: string | null): Promise<void> {
+    if (accountId === null) return;
+    const tail = `${webhookAccountTail(accountId)}}`;
+    const underWay = this.#deps.webhooks.deliveriesUnderWay((payload) => payload.endsWith(tail));
+    if (underWay.length === 0) return;
+    // Tests (FAULT_INJECTION=hold_points) wait for this mark, then let the receiver answer.
+    this.#deps.latch.mark('erasure-waits-for-webhooks');
+    await Promise.allSettled(underWay);
   }
 
   /**

@@ -37,7 +37,8 @@ export class WebhookDeliverer {
   readonly #config: Statement<[string], SecretsOfWebhook & { url: string }>;
   readonly #pendingCount: Statement<[], { n: number }>;
   readonly #projects: Statement<[], string>;
-  readonly #inFlight = new Map<number, Promise<void>>();
+  /** Deliveries under way by message seq, with the payload each read (an erasure asks for them). */
+  readonly #inFlight = new Map<number, { readonly delivery: Promise<void>; readonly payload: string }>();
   readonly #inFlightByProject = new Map<string, number>();
   /** Where the next full poll starts in the list of projects: each gets to fill slots first in turn. */
   #nextProject = 0;
@@ -126,7 +127,18 @@ export class WebhookDeliverer {
       else this.#inFlightByProject.set(project, left);
       if (!this.#stopped) setImmediate(() => this.poke(this.#full ? undefined : project));
     });
-    this.#inFlight.set(message.seq, delivery);
+    this.#inFlight.set(message.seq, { delivery, payload: message.payload });
+  }
+
+  /**
+   * The deliveries under way whose payload `names`, each ending within the request timeout. An
+   * erasure waits for those that read its account's messages before it scrubbed them, so that
+   * when DELETE answers, no request naming the account is still on its way to the receiver.
+   */
+  deliveriesUnderWay(names: (payload: string) => boolean): Array<Promise<void>> {
+    const found: Array<Promise<void>> = [];
+    for (const { delivery, payload } of this.#inFlight.values()) if (names(payload)) found.push(delivery);
+    return found;
   }
 
   /** Stops sending; waits for deliveries under way (each is bounded by the request timeout). */
@@ -134,7 +146,7 @@ export class WebhookDeliverer {
     this.#stopped = true;
     if (this.#timer !== null) clearInterval(this.#timer);
     if (this.#pruneTimer !== null) clearInterval(this.#pruneTimer);
-    await Promise.allSettled([...this.#inFlight.values()]);
+    await Promise.allSettled([...this.#inFlight.values()].map((under) => under.delivery));
   }
 
   async #deliver(message: OutboxMessage): Promise<void> {

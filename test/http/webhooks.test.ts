@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { api, makeDataDir, runCli, sleep, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent, richEvent } from '../_helpers/events.js';
 import { readStore } from '../_helpers/rules.js';
+import { heldAt, reached, release } from '../_helpers/faults.js';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 
@@ -492,18 +493,60 @@ test('erasure: the outbox\'s messages of the account\'s events no longer name it
     t.false(row.payload.includes(accountId), `${row.event_id}: no acc_ id left`);
     t.is(JSON.parse(row.payload).data.event_id, row.event_id, 'still the event\'s decision');
   }
-  // A retry that read the message before the erasure may still be on its way, and this process
-  // can handle its request after deliveries are let through (it failed once so in CI): still
-  // refusing, wait for two more failed attempts. The second read the message after the first
-  // ended, so after the erasure.
-  const attempts = (): number => readStore(server, (db) => db.prepare('SELECT attempts FROM webhook_outbox WHERE event_id = ?').pluck().get(queued.event_id) as number);
-  const afterErasure = attempts();
-  await waitFor(() => attempts() >= afterErasure + 2, 'two more refused attempts after the erasure', 120_000);
+  // A retry that read the message before the erasure was answered (503) before DELETE answered:
+  // the erasure waits for such deliveries. Every attempt from here on reads the scrubbed message.
   accept = true;
   await until(() => received.some((entry) => entry.body.includes(queued.event_id as string)), 'the queued message delivered after the erasure');
   const late = received.find((entry) => entry.body.includes(queued.event_id as string))!;
   t.false(late.body.includes(accountId));
   t.false('account_public_id' in JSON.parse(late.body).data);
+});
+
+test('erasure: a delivery naming the account that is under way when the outbox is scrubbed has ended before DELETE answers', async (t) => {
+  // The receiver holds each request until the test lets it answer.
+  const order: string[] = [];
+  const heldRequests: Array<{ body: string; answer: () => void }> = [];
+  const receiver = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk)).on('end', () => {
+      heldRequests.push({ body, answer: () => {
+        order.push('receiver answered');
+        response.writeHead(204).end();
+      } });
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => {
+    receiver.closeAllConnections();
+    receiver.close(() => resolve());
+  }));
+  const server = await startServer({ env: { FAULT_INJECTION: 'hold_points' } });
+  t.teardown(() => server.stop());
+  await heldAt(server, 'async-scorer');
+  release(server, 'async-scorer');
+  const key = server.bootstrap.keys.live_secret.key;
+  await setWebhook(server.dataDir, `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`);
+  const account = `in-flight-${Date.now()}`;
+  const first = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: account }) });
+  const accountId = first.body.data.account_public_id as string;
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: account, async: true }) })).status, 202);
+  await until(() => heldRequests.length === 1, 'the delivery under way');
+  t.true(heldRequests[0]!.body.includes(accountId), 'it names the account');
+
+  const erasure = api(server, 'DELETE', `/v1/accounts/${account}`, { key }).then((answer) => {
+    order.push('DELETE answered');
+    return answer;
+  });
+  await reached(server, 'erasure-waits-for-webhooks');
+  t.deepEqual(order, [], 'the erasure waits for the delivery');
+  heldRequests[0]!.answer();
+  const erased = await erasure;
+  t.is(erased.status, 200, erased.text);
+  t.deepEqual(order, ['receiver answered', 'DELETE answered']);
+  const outbox = readStore(server, (db) => db.prepare('SELECT payload, delivered_at FROM webhook_outbox').all() as Array<{ payload: string; delivered_at: number | null }>);
+  t.is(outbox.length, 1);
+  t.false(outbox[0]!.payload.includes(accountId), 'the stored message no longer names it');
+  t.not(outbox[0]!.delivered_at, null, 'and it counts as delivered');
 });
 
 test('a delivery error never shows the webhook URL\'s path, query or credentials (a URL set before credentials were refused)', async (t) => {
