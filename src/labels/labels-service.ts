@@ -9,6 +9,8 @@
 // rest of the row is read by its rowid.
 import type { Statement } from 'better-sqlite3';
 import type { EventReader } from '../scoring/event-store.js';
+import { externalAccountIdOf } from '../signals/identifiers.js';
+import type { EventInput } from '../validation/event-input.js';
 import { apiError, causedBy, type ApiError } from '../shared/errors.js';
 import type { Db } from '../store/database.js';
 import type { AppWriter } from '../write-commands.js';
@@ -124,7 +126,9 @@ export class LabelsService {
         state: stored.state,
         received_at: new Date(stored.received_at).toISOString(),
         account_public_id: row.account_id,
-        external_account_id: row.external_account_id,
+        // A pending event has no account yet (it joins one when scored): the id it was sent with.
+        // Erasure takes the id out of the stored input too.
+        external_account_id: row.external_account_id ?? sentExternalId(input),
         // An event is scored once, so it is in at most one case (events.case_id, migration 14).
         case_ids: row.case_id === null ? [] : [row.case_id],
         label: labelView(eventId, readLabel(this.#readDb, projectId, eventId)),
@@ -135,4 +139,10 @@ export class LabelsService {
       return { ok: true, json: `${json.slice(0, -1)},"result":${result}}` };
     })();
   }
+}
+
+/** The external account id an event body names, if it is an object that names one. */
+function sentExternalId(input: unknown): string | null {
+  if (typeof input !== 'object' || input === null) return null;
+  return externalAccountIdOf(input as EventInput);
 }

@@ -223,10 +223,15 @@ test('a fraud label put on an event while it was pending counts for its account 
   const queued = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: account, async: true }) });
   t.is(queued.status, 202, queued.text);
   const eventId = queued.body.data.event_id as string;
+  const pending = await api(server, 'GET', `/v1/events/${eventId}`, { key });
+  t.like(pending.body.data, { state: 'pending', account_public_id: null, external_account_id: account, result: null }, 'no account yet; the id it was sent with');
   const labelled = await api(server, 'PUT', `/v1/events/${eventId}/label`, { key, body: { label: 'fraud', reason: 'chargeback' } });
   t.is(labelled.status, 200, labelled.text);
   release(server, 'async-scorer');
   await waitFor(async () => (await api(server, 'GET', `/v1/scores/${eventId}`, { key })).body.data?.state === 'scored' || undefined, 'the event scored');
+  const scored = await api(server, 'GET', `/v1/events/${eventId}`, { key });
+  t.like(scored.body.data, { state: 'scored', external_account_id: account });
+  t.regex(scored.body.data.account_public_id, /^acc_/);
   const next = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: account }) });
   t.is(next.body.data.decision, 'block', next.text);
   t.like(await server.stop(), { code: 0 });
