@@ -378,14 +378,13 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     .get(tenantId, environment, externalId) as { account_id: string } | undefined;
   const accountId = account?.account_id ?? null;
   const projects = accountId === null ? [] : (db.prepare('SELECT project_id FROM account_projects WHERE account_id = ?').pluck().all(accountId) as string[]);
-  // Accepted async events not yet scored carry no account id yet: found by their external id.
-  const pendingRow = db.prepare(
-    `SELECT seq, project_id, state, payload, body_hash, received_at FROM events
-     WHERE seq = ? AND state = 'pending' AND project_id IN (SELECT project_id FROM projects WHERE tenant_id = ? AND environment = ?)`,
-  );
+  // Accepted async events not yet scored carry no account id yet: found by their external id,
+  // among the pending events of the tenant and environment's projects only.
+  const pendingRow = db.prepare("SELECT seq, project_id, state, payload, body_hash, received_at FROM events WHERE seq = ? AND state = 'pending'");
+  const ownProjects = db.prepare('SELECT project_id FROM projects WHERE tenant_id = ? AND environment = ?').pluck().all(tenantId, environment) as string[];
   const pending: ErasedEventRow[] = [];
-  for (const seq of pendingEventSeqs(db)) {
-    const row = pendingRow.get(seq, tenantId, environment) as ErasedEventRow | undefined;
+  for (const seq of pendingEventSeqs(db, ownProjects)) {
+    const row = pendingRow.get(seq) as ErasedEventRow | undefined;
     if (row === undefined) continue;
     const decoded = withPayloadText(row);
     if (externalIdOfPayload(decoded.payload) === externalId) pending.push(decoded);
@@ -425,7 +424,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     }
     // A pending event is never scored now: its state says why (GET /v1/scores answers 'erased').
     scrub.run(scrubPayload(event.payload), bodyHash, event.state === 'pending' ? 'erased' : event.state, event.seq);
-    if (event.state === 'pending') pendingEventErased(db, event.seq);
+    if (event.state === 'pending') pendingEventErased(db, event.project_id, event.seq);
   }
   let links = 0;
   let cases = 0;

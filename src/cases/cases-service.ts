@@ -53,13 +53,22 @@ interface CaseRow {
 
 const kCaseColumns = `c.case_id, c.project_id, c.status, c.resolution, c.account_id, a.external_account_id, c.decision, c.risk_score,
   c.assignee, c.created_at, c.updated_at FROM cases c LEFT JOIN accounts a ON a.account_id = c.account_id`;
+const kOneCase = `SELECT ${kCaseColumns} WHERE c.project_id = ? AND c.case_id = ?`;
+const kNotesOfCase = 'SELECT note_id, kind, author_key_id, body, created_at FROM case_notes WHERE case_id = ? ORDER BY seq';
 
 export type CaseAnswer = { ok: true; body: object } | { ok: false; error: ApiError };
 
-/** What changeCase did: its refusal, if any, and the cases whose rows it wrote with all their events. */
+type NoteRow = { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number };
+
+/**
+ * What changeCase did: its refusal, if any, the cases whose rows it wrote with all their events,
+ * and the case as this change left it (read in its transaction: changes committed in the same
+ * group commit after it are not in its answer).
+ */
 export interface CaseChangeOutcome {
   readonly refusal: ApiError | null;
   readonly written: readonly string[];
+  readonly changed: { readonly row: CaseRow; readonly notes: NoteRow[] } | null;
 }
 
 /** The acc_ id of the account a path or query id names for a project, or null (accounts-service.ts). */
@@ -72,7 +81,7 @@ export class CasesService {
   readonly #now: () => number;
   readonly #onAccountChanged: (accountId: string) => void;
   readonly #one: Statement<[string, string], CaseRow>;
-  readonly #notes: Statement<[string], { note_id: string; kind: 'note' | 'change'; author_key_id: string; body: string; created_at: number }>;
+  readonly #notes: Statement<[string], NoteRow>;
   readonly #accountNamed: AccountNamed;
   /**
    * The listing's statements by their SQL: one per combination of filters and order that was
@@ -93,8 +102,8 @@ export class CasesService {
     this.#now = now;
     this.#onAccountChanged = onAccountChanged;
     this.#accountNamed = accountNamed;
-    this.#one = readDb.prepare(`SELECT ${kCaseColumns} WHERE c.project_id = ? AND c.case_id = ?`);
-    this.#notes = readDb.prepare('SELECT note_id, kind, author_key_id, body, created_at FROM case_notes WHERE case_id = ? ORDER BY seq');
+    this.#one = readDb.prepare(kOneCase);
+    this.#notes = readDb.prepare(kNotesOfCase);
   }
 
   list(tenantId: string, environment: Environment, query: CaseListQuery): CaseAnswer {
@@ -197,13 +206,14 @@ export class CasesService {
     // changeCase wrote the case (and, reopening one, the account's new open case) first, refused or not.
     for (const written of outcome.written) this.#unfolded.forget(written);
     if (outcome.refusal !== null) return { ok: false, error: outcome.refusal };
-    const row = this.#one.get(projectId, caseId);
-    if (row === undefined) return { ok: false, error: notFound() };
+    if (outcome.changed === null) return { ok: false, error: notFound() };
+    const { row, notes } = outcome.changed;
     if (row.account_id !== null) this.#onAccountChanged(row.account_id);
-    return { ok: true, body: this.#record(row) };
+    return { ok: true, body: this.#record(row, notes) };
   }
 
-  #record(row: CaseRow): CaseRecord {
+  /** `notes`: as of a change's transaction; read now if not given. */
+  #record(row: CaseRow, notes: NoteRow[] = this.#notes.all(row.case_id)): CaseRecord {
     const unfolded = this.#unfolded.get(row.case_id);
     return {
       case_id: row.case_id,
@@ -216,7 +226,7 @@ export class CasesService {
       decision: row.decision,
       risk_score: unfolded === undefined ? row.risk_score : Math.max(row.risk_score, unfolded.riskScore),
       assignee: row.assignee,
-      notes: this.#notes.all(row.case_id).map((note) => ({ ...note, created_at: new Date(note.created_at).toISOString() })),
+      notes: notes.map((note) => ({ ...note, created_at: new Date(note.created_at).toISOString() })),
       created_at: new Date(row.created_at).toISOString(),
       updated_at: new Date(unfolded === undefined ? row.updated_at : Math.max(row.updated_at, unfolded.updatedAt)).toISOString(),
     };
@@ -245,7 +255,9 @@ export function changeCase(db: Db, projectId: string, caseId: string, change: Ca
   // The case's row first, with every event of it: labels go to all of them, and the row is written anyway.
   const written = foldEventsOfCase(db, projectId, caseId) ? [caseId] : [];
   const refusal = applyCaseChange(db, projectId, caseId, change, authorKeyId, now, written);
-  return { refusal, written };
+  const row = refusal === null ? (db.prepare(kOneCase).get(projectId, caseId) as CaseRow | undefined) : undefined;
+  const changed = row === undefined ? null : { row, notes: db.prepare(kNotesOfCase).all(caseId) as NoteRow[] };
+  return { refusal, written, changed };
 }
 
 /** changeCase's checks and writes, its row written; `written` gets the cases it writes besides. */

@@ -12,7 +12,7 @@ import { undoOnRollback } from '../store/transaction-undo.js';
 import { EventIdRunWriter } from './event-id-runs.js';
 import type { EventIds } from './event-ids.js';
 import { LoadedRulesets } from './loaded-rulesets.js';
-import { SeqSet } from './seq-set.js';
+import { SeqSet, SeqSetsByProject } from './seq-set.js';
 import { ScoredSinceStamp } from './scored-since-stamp.js';
 import { payloadText, storedPayload } from './stored-payload.js';
 import { webhookJsonForAccount, type Decision } from './score-result.js';
@@ -242,8 +242,8 @@ interface Statements {
   upsertSignal: Statement;
   upsertLink: Statement;
   setOtherProjects: Statement;
-  /** The async events stored and still pending (no index of the log holds them: migration 22). */
-  readonly pending: SeqSet;
+  /** The async events stored and still pending, by project (no index of the log holds them: migration 22). */
+  readonly pending: SeqSetsByProject;
   lastSeq: Statement<[], number | null>;
   writeStamp: Statement;
   writeFromSeq: Statement;
@@ -353,20 +353,15 @@ export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
   const s = statements(db);
   const seq = Number(s.insertPending.run(record.projectId, record.eventId, record.eventType, record.receivedAt, storedPayload(record.payload)).lastInsertRowid);
   s.runs?.stored(seq);
-  undoOnRollback(s.pending.add(seq));
+  undoOnRollback(s.pending.add(record.projectId, seq));
   return seq;
 }
 
 /**
- * The pending events a start finds: every one has seq ≥ the stamp's from_seq (which stays at or
- * below the lowest pending one; migration 22 made it so for those stored before), so the end of
- * the log is read, not all of it.
+ * The pending events of one environment's projects, ascending (the background scorer's queue at
+ * start). Every one has seq ≥ the stamp's from_seq (which stays at or below the lowest pending
+ * one; migration 22 made it so for those stored before), so the end of the log is read, not all of it.
  */
-export function pendingSeqsOfLog(db: Db): number[] {
-  return db.prepare(`SELECT seq FROM events WHERE seq >= (SELECT from_seq FROM derived_stamp WHERE id = 1) AND state = 'pending' ORDER BY seq`).pluck().all() as number[];
-}
-
-/** The pending events of one environment's projects, ascending (the background scorer's queue at start). */
 export function pendingSeqsOfEnvironment(db: Db, environment: Environment): number[] {
   return db.prepare(
     `SELECT e.seq FROM events e JOIN projects p ON p.project_id = e.project_id
@@ -374,18 +369,26 @@ export function pendingSeqsOfEnvironment(db: Db, environment: Environment): numb
   ).pluck().all(environment) as number[];
 }
 
-function loadPendingSeqs(db: Db): SeqSet {
-  return new SeqSet(pendingSeqsOfLog(db));
+/**
+ * The pending events a start finds, as [seq, project] pairs, ascending: every one has seq ≥ the
+ * stamp's from_seq, so the end of the log is read (as for pendingSeqsOfEnvironment).
+ */
+export function pendingEventsOfLog(db: Db): Array<[seq: number, projectId: string]> {
+  return db.prepare(`SELECT seq, project_id FROM events WHERE seq >= (SELECT from_seq FROM derived_stamp WHERE id = 1) AND state = 'pending' ORDER BY seq`).raw().all() as Array<[number, string]>;
 }
 
-/** Every pending event's seq, ascending (an erasure reads their rows). */
-export function pendingEventSeqs(db: Db): number[] {
-  return statements(db).pending.values();
+function loadPendingSeqs(db: Db): SeqSetsByProject {
+  return new SeqSetsByProject(pendingEventsOfLog(db));
 }
 
-/** The pending event at row `seq` was erased (its state is 'erased' now, in this transaction). */
-export function pendingEventErased(db: Db, seq: number): void {
-  undoOnRollback(statements(db).pending.remove(seq));
+/** The pending events of `projectIds`, ascending (an erasure reads their rows). */
+export function pendingEventSeqs(db: Db, projectIds: Iterable<string>): number[] {
+  return statements(db).pending.valuesOf(projectIds);
+}
+
+/** The pending event of `projectId` at row `seq` was erased (its state is 'erased' now, in this transaction). */
+export function pendingEventErased(db: Db, projectId: string, seq: number): void {
+  undoOnRollback(statements(db).pending.remove(projectId, seq));
 }
 
 /** The stamp of the derived rows (migration 013), and the last scored_order given. */
@@ -471,7 +474,7 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     ).changes;
     if (changed === 0) return { kind: 'already_scored' };
     seq = pendingSeq;
-    undoOnRollback(s.pending.remove(seq));
+    undoOnRollback(s.pending.remove(record.projectId, seq));
   } else {
     seq = Number(s.insertScored.run(
       record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, storedPayload(record.payload),

@@ -124,3 +124,54 @@ export class SeqSet {
     heap[at] = last;
   }
 }
+
+/**
+ * SeqSets by project: the pending async events. The lowest of all is the stamp's from_seq bound;
+ * an erasure reads only its tenant and environment's projects' events, so that another tenant's
+ * or the sandbox's backlog costs a live erasure nothing (DESIGN §8, environments never mix).
+ */
+export class SeqSetsByProject {
+  readonly #sets = new Map<string, SeqSet>();
+
+  /** `seqs`: the members at start, as [seq, project] pairs. */
+  constructor(members: Iterable<readonly [number, string]> = []) {
+    for (const [seq, projectId] of members) this.add(projectId, seq);
+  }
+
+  /** `seq` of `projectId` is a member; returns the undo. */
+  add(projectId: string, seq: number): () => void {
+    let set = this.#sets.get(projectId);
+    if (set === undefined) {
+      set = new SeqSet();
+      this.#sets.set(projectId, set);
+    }
+    return set.add(seq);
+  }
+
+  /** `seq` of `projectId`, a member, leaves; returns the undo. */
+  remove(projectId: string, seq: number): () => void {
+    const set = this.#sets.get(projectId);
+    if (set === undefined) throw new Error(`seq ${seq} of project ${projectId} is not a member`);
+    return set.remove(seq);
+  }
+
+  /** The lowest member of any project, or null (one look per project: projects are few). */
+  lowest(): number | null {
+    let lowest: number | null = null;
+    for (const set of this.#sets.values()) {
+      const seq = set.lowest();
+      if (seq !== null && (lowest === null || seq < lowest)) lowest = seq;
+    }
+    return lowest;
+  }
+
+  /** The members of `projectIds`, ascending. */
+  valuesOf(projectIds: Iterable<string>): number[] {
+    const seqs: number[] = [];
+    for (const projectId of projectIds) {
+      const set = this.#sets.get(projectId);
+      if (set !== undefined) for (const seq of set.values()) seqs.push(seq);
+    }
+    return seqs.sort((a, b) => a - b);
+  }
+}

@@ -2,7 +2,7 @@
 // the same changes says, through adds, removes and the undos of rolled-back transactions in any
 // order of reads — including the rowid a rolled-back insert gives back to the next one.
 import test from 'ava';
-import { SeqSet } from '../../src/scoring/seq-set.js';
+import { SeqSet, SeqSetsByProject } from '../../src/scoring/seq-set.js';
 
 const ascending = (values: Iterable<number>): number[] => [...values].sort((a, b) => a - b);
 
@@ -92,4 +92,19 @@ test('removed entries held behind a member that stays lowest are bounded, and th
   t.deepEqual(set.values(), expected);
   t.is(set.size, expected.length);
   t.is(set.lowest(), 1);
+});
+
+test('by project: the lowest of all projects, the members of some, and undos', (t) => {
+  const sets = new SeqSetsByProject([[9, 'prj_sandbox'], [4, 'prj_live'], [12, 'prj_live'], [2, 'prj_other']]);
+  t.is(sets.lowest(), 2);
+  t.deepEqual(sets.valuesOf(['prj_live']), [4, 12], 'another project\'s members are not read');
+  t.deepEqual(sets.valuesOf(['prj_sandbox', 'prj_live']), [4, 9, 12], 'ascending across projects');
+  t.deepEqual(sets.valuesOf(['prj_none']), []);
+  sets.remove('prj_other', 2);
+  t.is(sets.lowest(), 4);
+  const undo = sets.add('prj_live', 1);
+  t.is(sets.lowest(), 1);
+  undo();
+  t.is(sets.lowest(), 4);
+  t.throws(() => sets.remove('prj_none', 4), { message: /not a member/ });
 });
