@@ -46,7 +46,8 @@ closes the database. Started by npm start, the server also stops when npm goes a
     const missingFlags = missingServerNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
     if (missingFlags.length > 0) {
       log.warn('node was started without flags the server is tuned for; the tail latency suffers (docs/operations.md, "Node flags")', {
-        missing: missingFlags, start_with: `node ${kServerNodeFlags.join(' ')} dist/src/cli/main.js serve`,
+        // This very command with the flags: the data dir and port it was given included.
+        missing: missingFlags, start_with: ['node', ...kServerNodeFlags, ...process.argv.slice(1)].map(shellWord).join(' '),
       });
     }
     let service;
@@ -98,7 +99,7 @@ closes the database. Started by npm start, the server also stops when npm goes a
       process.on('SIGHUP', () => stop('SIGHUP'));
       stopWhenNpmGoes(() => stop('npm exited'));
     });
-    print(`fraud-scorer listening on http://${config.host}:${service.port} (data in ${config.dataDir})`);
+    print(`fraud-scorer listening on ${serverUrl(config.host, service.port)} (data in ${config.dataDir})`);
     await stopped;
     log.info('stopped');
     return 0;
@@ -121,4 +122,14 @@ function stopWhenNpmGoes(stop: () => void): void {
     stop();
   }, kParentWatchIntervalMs);
   timer.unref();
+}
+
+/** `word` as a POSIX shell reads it back: as is when plain, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/** The server's base URL: an IPv6 address in brackets, as URLs write it. */
+export function serverUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

@@ -4,6 +4,7 @@ import test from 'ava';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { kServerNodeFlags, missingServerNodeFlags } from '../../src/cli/node-flags.js';
+import { shellWord } from '../../src/cli/serve.js';
 import { startServer } from '../_helpers/server.js';
 
 const kRepository = fileURLToPath(new URL('../../../', import.meta.url));
@@ -34,9 +35,12 @@ test('a server started without the flags warns once, naming them; with them it d
   try {
     const warnings = bare.output().split('\n').filter((line) => line.includes('started without flags'));
     t.is(warnings.length, 1);
-    const warning = JSON.parse(warnings[0]!) as { level: string; missing: string[] };
+    const warning = JSON.parse(warnings[0]!) as { level: string; missing: string[]; start_with: string };
     t.is(warning.level, 'warn');
     t.deepEqual(warning.missing, [...kServerNodeFlags]);
+    // The same command with the flags: its data dir and port kept (without them it would start another server).
+    t.is(warning.start_with, ['node', ...kServerNodeFlags, ...bare.child.spawnargs.slice(1)].map(shellWord).join(' '));
+    t.true(warning.start_with.includes(`--data-dir ${shellWord(bare.dataDir)}`));
     t.false(tuned.output().includes('started without flags'));
   } finally {
     await bare.stop();
