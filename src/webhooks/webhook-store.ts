@@ -157,7 +157,7 @@ export function pruneFinished(db: Db, before: number): number {
 // ---- Deliveries as the operator and the API see them -------------------------------------------
 
 /**
- * pending: not tried yet; retrying: tried, failed, to be tried again; delivered: the receiver
+ * pending: not tried yet; retrying: tried, to be tried again (failed, or redelivered); delivered: the receiver
  * answered 2xx; abandoned: retries ran out (or the project's webhook was removed).
  */
 export type DeliveryStatus = 'pending' | 'retrying' | 'delivered' | 'abandoned';
