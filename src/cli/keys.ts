@@ -63,7 +63,7 @@ function create(args: string[]): number {
       printJson({ key, key_id: info.key_id, project_id: info.project_id, environment: info.environment, kind: info.kind, scopes: info.scopes, allowed_origins: info.allowed_origins });
     } else {
       print(key);
-      print(`key_id ${info.key_id}  project ${info.project_id} (${info.environment})  scopes ${info.scopes.join(',')}`);
+      print(`key_id ${info.key_id}  project ${info.project_id} (${info.environment})  scopes ${info.scopes.join(',')}${originsText(info)}`);
       print('This is the only time the key is shown.');
     }
     return 0;
@@ -116,7 +116,13 @@ function revoke(args: string[]): number {
 function describeKey(key: ApiKeyInfo): string {
   const state = key.revoked_at === null ? 'active' : `revoked ${formatTime(key.revoked_at)}`;
   const lastUsed = key.last_used_at === null ? 'never' : formatTime(key.last_used_at);
-  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  created ${formatTime(key.created_at)}  last used ${lastUsed}  scopes=${key.scopes.join(',')}${key.label ? `  "${key.label}"` : ''}`;
+  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  created ${formatTime(key.created_at)}  last used ${lastUsed}  scopes=${key.scopes.join(',')}${originsText(key)}${key.label ? `  "${key.label}"` : ''}`;
+}
+
+/** A publishable key's pages, for an operator auditing who may use it: listed, or "any". */
+function originsText(key: ApiKeyInfo): string {
+  if (key.kind !== 'publishable') return '';
+  return `  origins=${key.allowed_origins === null ? 'any' : key.allowed_origins.join(',')}`;
 }
 
 function splitList(value: string): string[] {

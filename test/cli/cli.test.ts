@@ -305,6 +305,20 @@ test('keys create --origins with no origin in it is refused, not a key every pag
   t.is(keys.length, 3, 'no key made');
 });
 
+test('keys create and keys list show a publishable key\'s origins in their text, and "any" when it has none', async (t) => {
+  const dataDir = await servedDataDir();
+  const created = await runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'publishable', '--origins', 'https://shop.example,https://m.shop.example']);
+  t.is(created.code, 0, created.stderr);
+  t.regex(created.stdout, /scopes fp:write {2}origins=https:\/\/shop\.example,https:\/\/m\.shop\.example\n/);
+  const listed = await runCli(['keys', 'list', '--data-dir', dataDir]);
+  t.is(listed.code, 0, listed.stderr);
+  const publishable = listed.stdout.split('\n').filter((line) => line.includes(' publishable '));
+  t.is(publishable.length, 2, listed.stdout);
+  t.true(publishable.some((line) => line.includes('origins=https://shop.example,https://m.shop.example')), listed.stdout);
+  t.true(publishable.some((line) => line.includes('origins=any')), 'the first start\'s publishable key may be used from any page');
+  t.false(listed.stdout.split('\n').some((line) => line.includes(' secret ') && line.includes('origins=')), 'secret keys have no origins');
+});
+
 test('keys revoke of an unknown key says so like every other refusal: prefixed, exit 1', async (t) => {
   const dataDir = await servedDataDir();
   const unknown = await runCli(['keys', 'revoke', '--data-dir', dataDir, '--key-id', 'key_nope']);
