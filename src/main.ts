@@ -424,6 +424,8 @@ export async function startService(config: Config, log: Logger, options: Service
     shutdownPromise ??= (async () => {
       draining = true;
       await server.drain(kDrainTimeoutMs);
+      // Requests still unanswered are closed without an answer (their access log lines say 499).
+      if (server.inFlight > 0) log.warn('the drain gave up: requests still unanswered are closed without an answer', { requests: server.inFlight, after_ms: kDrainTimeoutMs });
       server.close();
       clearInterval(keyUseFlush);
       clearInterval(listSweep);

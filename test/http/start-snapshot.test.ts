@@ -224,6 +224,7 @@ test('a stop whose drain gives up while a handler still runs writes no snapshot,
   // The drain waits its 10 s for the held request, then the connections are closed.
   t.deepEqual(await server.stop(), { code: 0, signal: null });
   await held;
+  t.regex(server.output(), /"the drain gave up: requests still unanswered are closed without an answer","requests":1/);
   t.regex(server.output(), /no start snapshot: a request was still being handled/);
   t.false(existsSync(join(server.dataDir, kSnapshot)));
   // The next start loads from the tables, with everything stored.
