@@ -350,7 +350,7 @@ export async function startService(config: Config, log: Logger, options: Service
     'stage',
     () => Object.entries(scorer.stageTimes),
   );
-  metrics.gauge('fraud_scorer_async_queue_limit', 'Bound of the async queue (ASYNC_QUEUE_LIMIT): past it, async answers 503.', () => config.asyncQueueLimit);
+  metrics.gauge('fraud_scorer_async_queue_limit', 'Bound of each environment\'s async queue (ASYNC_QUEUE_LIMIT): past it, that environment\'s async events get 503.', () => config.asyncQueueLimit);
   metrics.counter('fraud_scorer_rule_worker_restarts_total', 'Rule workers started to replace one that died.', () => pool.restarts);
   metrics.labeledCounter('fraud_scorer_decisions_total', 'Events scored, by project and decision.', ['project_id', 'decision'], () => outcomes.decisions());
   metrics.labeledCounter('fraud_scorer_rule_hits_total', 'Matches of published rules, by project, rule id and status (active or shadow).', ['project_id', 'rule_id', 'status'], () => outcomes.ruleHits());

@@ -1,6 +1,7 @@
 // Environments never mix in capacity either (DESIGN §8): each environment's async events have a
 // queue and a bound of their own (ASYNC_QUEUE_LIMIT each), and sandbox events hold at most half of
-// OVERLOAD_EVENTS_IN_FLIGHT at the door, so that sandbox traffic never gets live events refused.
+// OVERLOAD_EVENTS_IN_FLIGHT at the door, so that sandbox traffic alone never fills the door nor
+// makes the server overloaded (sandbox events in flight still count toward live events' bound).
 // Driven with hold points (FAULT_INJECTION=hold_points): events held in flight, never timed.
 import test, { type ExecutionContext } from 'ava';
 import { randomUUID } from 'node:crypto';
