@@ -431,6 +431,22 @@ test('a PATCH that sets what the case already is changes nothing: updated_at, no
   t.is((await api(server, 'GET', auditPath, { key })).body.data.records.length, auditBefore + 2);
 });
 
+test('PATCHes of one case sent together: each answer shows the case as its own change left it, not as later ones did', async (t) => {
+  const event = await score(reviewEvent());
+  const found = await caseOf(event.event_id);
+  const path = `/v1/cases/${found.case_id}?project_id=${project}`;
+  // Sent at once, so that the writer commits several in one group commit.
+  const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => api(server, 'PATCH', path, { key, body: { assignee: `analyst-${i}`, note: `note ${i}` } })));
+  answers.forEach((answer, i) => {
+    t.is(answer.status, 200, answer.text);
+    t.is(answer.body.data.assignee, `analyst-${i}`, `answer ${i}`);
+    t.is(answer.body.data.notes.at(-1).body, `note ${i}`, `answer ${i}: its own note last`);
+  });
+  t.is(new Set(answers.map((answer) => answer.body.data.updated_at)).size, 12, 'each change its own updated_at');
+  const last = answers.reduce((a, b) => (Date.parse(a.body.data.updated_at) > Date.parse(b.body.data.updated_at) ? a : b));
+  t.deepEqual((await api(server, 'GET', path, { key })).body.data, last.body.data, 'the case is what the last change left');
+});
+
 test('a PATCH with the updated_at it read changes the case only if nothing changed it since: not another analyst, not an event that joined', async (t) => {
   const account = `contested-${randomUUID().slice(0, 8)}`;
   const event = await score(reviewEvent({ external_account_id: account }));
