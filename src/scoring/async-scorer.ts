@@ -63,6 +63,9 @@ const kMaxRetryDelayMs = 600_000;
  */
 const kRetryBucketMs = 250;
 
+/** How scoring a queued event ended: scored now, to be tried again, or no longer pending (scored by a sync request, erased). */
+export type PendingOutcome = 'done' | 'retry' | 'gone';
+
 /** An accepted event, stored as pending at row `seq`. */
 export interface PendingJob extends ScoreJob {
   readonly seq: number;
@@ -93,7 +96,7 @@ export class AsyncScorer {
   readonly #retryDelayMs: number;
   /** The live scorer, for the sandbox one: it yields while live events wait (kActiveBesideLiveBacklog). */
   readonly #yieldsTo: AsyncScorer | null;
-  #run: ((job: PendingJob) => Promise<'done' | 'retry'>) | null = null;
+  #run: ((job: PendingJob) => Promise<PendingOutcome>) | null = null;
   // The seqs of the events waiting, a FIFO as an array with a moving head: no shift() per event.
   // A waiting event costs 8 bytes here; its body stays in the log until its turn.
   #queue: number[] = [];
@@ -161,7 +164,7 @@ export class AsyncScorer {
   }
 
   /** Starts scoring with `run` (EventService.scorePending). */
-  start(run: (job: PendingJob) => Promise<'done' | 'retry'>): void {
+  start(run: (job: PendingJob) => Promise<PendingOutcome>): void {
     this.#run = run;
     let last = performance.eventLoopUtilization();
     this.#loadCheck = setInterval(() => {
@@ -352,10 +355,10 @@ export class AsyncScorer {
     );
   }
 
-  #settle(seq: number, outcome: 'done' | 'retry'): void {
+  #settle(seq: number, outcome: PendingOutcome): void {
     this.#activeSeqs.delete(seq);
-    if (outcome === 'done') {
-      this.scored++;
+    if (outcome !== 'retry') {
+      if (outcome === 'done') this.scored++;
       this.#attempts.delete(seq);
     } else {
       // Set aside for a while: the cause (no ruleset yet, a locked database) does not go away
@@ -372,7 +375,7 @@ export class AsyncScorer {
     // yet), and a whole backlog would then pass through this turn without the thread serving a
     // request. A scored event came back from the rule workers and the writer: the next ones start
     // now, as they always did.
-    if (outcome === 'done') this.#pump();
+    if (outcome !== 'retry') this.#pump();
     else this.#pumpSoon();
   }
 }

@@ -17,7 +17,7 @@ import { externalAccountIdOf } from '../signals/identifiers.js';
 import type { LiveRulesets } from '../rulesets/live-rulesets.js';
 import type { AppWriter } from '../write-commands.js';
 import type { EventInput } from '../validation/event-input.js';
-import type { AsyncScorers, PendingJob } from './async-scorer.js';
+import type { AsyncScorers, PendingJob, PendingOutcome } from './async-scorer.js';
 import { EventDoor, type DoorBounds } from './event-door.js';
 import { EventReader, type StoredEvent } from './event-store.js';
 import { canonicalBodyHash } from './idempotency.js';
@@ -158,8 +158,10 @@ export class EventService {
   /**
    * The background scorer's entry: completes a pending async event unless something else scored it.
    * 'retry' when it cannot be scored now (no ruleset, a failed write); nothing was stored then.
+   * 'gone' when it was no longer pending (a sync request scored it, or it was erased): not counted
+   * as scored in the background.
    */
-  async scorePending(job: PendingJob): Promise<'done' | 'retry'> {
+  async scorePending(job: PendingJob): Promise<PendingOutcome> {
     const flightKey = `${job.projectId}\u0000${job.eventId}`;
     // A job still queued is pending: what scores or erases its row first drops it from the queue
     // (AsyncScorer.drop). A sync request for the same event that ran meanwhile may have scored it.
@@ -171,14 +173,16 @@ export class EventService {
     }
     if (waited) {
       const stored = this.#deps.reader.find(job.projectId, job.eventId);
-      if (stored === null || stored.state !== 'pending') return 'done';
+      if (stored === null || stored.state !== 'pending') return 'gone';
     }
     const live = this.#deps.rulesets.get(job.projectId);
     if (!live.ok) return 'retry';
     const work = this.#deps.scorer.score(job, live.ruleset, job.seq);
     this.#inFlight.set(flightKey, work);
     try {
-      return (await work).ok ? 'done' : 'retry';
+      const outcome = await work;
+      // No result: the writer found the row no longer pending when this write came.
+      return !outcome.ok ? 'retry' : outcome.result === null ? 'gone' : 'done';
     } finally {
       this.#inFlight.delete(flightKey);
     }

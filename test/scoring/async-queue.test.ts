@@ -227,3 +227,18 @@ test('the sandbox scorer keeps only eight going while live events wait, and all 
   await live.pause();
   await sandbox.pause();
 });
+
+test('an event no longer pending at its turn (scored by a sync request, erased) is done with, not counted as scored in the background', async (t) => {
+  const { log, scorer } = queued(3);
+  const started: number[] = [];
+  scorer.start(async (pending) => {
+    started.push(pending.seq);
+    log.pending.delete(pending.seq);
+    return pending.seq === 2 ? 'gone' : 'done';
+  });
+  await waitFor(() => scorer.depth === 0, 'the queue empty');
+  t.deepEqual(started, [1, 2, 3]);
+  t.is(scorer.scored, 2, 'the one a sync request scored meanwhile is not counted');
+  t.is(scorer.setAside, 0, 'nor set aside to be tried again');
+  await scorer.pause();
+});
