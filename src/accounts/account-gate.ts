@@ -4,8 +4,9 @@
 //   erasing the account               exclusive(fn)       alone: waits for the events being
 //                                                          scored or stored, holds back new ones
 //
-// An event that arrives while the account is being erased waits, and runs once the erasure has
-// answered: it is then the first event of a new account. Everything of the account that entered
+// An event that arrives while the account is being erased waits, and runs once the erasure is
+// done (committed and purged; its answer may still wait for webhook deliveries under way): it is
+// then the first event of a new account. Everything of the account that entered
 // before the erasure has been stored (or refused) by the time the erasure runs, so the erasure sees
 // it. Lives on the HTTP thread, which is where scoring and erasure start; pure bookkeeping, no I/O.
 import { TransientMap } from '../state/transient-map.js';

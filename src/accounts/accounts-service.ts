@@ -150,10 +150,19 @@ export class AccountsService {
   /**
    * DELETE /v1/accounts/{id} (docs/accounts.md, "Erasure"). A barrier: it waits for the account's
    * events being scored or stored, holds back new ones, erases everything of the account (pending
-   * async events included), and answers only once the WAL no longer holds the old pages.
+   * async events included), and answers only once the WAL no longer holds the old pages and no
+   * webhook delivery naming the account is under way.
    * `acrossProjects`: erase an account that several live projects used (otherwise 403).
    */
   async erase(scope: AccountScope, id: string, acrossProjects: boolean, actor: string): Promise<ErasureAnswer> {
+    const answer = await this.#erase(scope, id, acrossProjects, actor);
+    // Outside the gate: the account's new events (a new account) need not wait for a receiver. A
+    // retried DELETE waits too, whatever id it names the account by.
+    if (answer.ok) await this.#webhooksNamingSent(answer.body.account_public_id);
+    return answer;
+  }
+
+  async #erase(scope: AccountScope, id: string, acrossProjects: boolean, actor: string): Promise<ErasureAnswer> {
     const named = this.#named(scope, id);
     if (named.kind !== 'account') return this.#answerPrevious(scope, id, named.kind === 'erased');
     const { externalId, byPublicId } = named;
@@ -197,10 +206,7 @@ export class AccountsService {
     });
     // The gate is closed from here on: tests (FAULT_INJECTION=hold_points) wait for this mark.
     this.#deps.latch.mark('erasure-gate-closed');
-    const answer = await erasure;
-    // Outside the gate: the account's new events (a new account) need not wait for a receiver.
-    if (answer.ok) await this.#webhooksNamingSent(answer.body.account_public_id);
-    return answer;
+    return erasure;
   }
 
   /**

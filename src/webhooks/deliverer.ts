@@ -165,7 +165,8 @@ export class WebhookDeliverer {
     }
     this.failures++;
     const attempt = message.attempts + 1;
-    const next = attemptedAt + retryDelayMs(message.window_attempts + 1, this.#options.retryBaseMs, this.#options.retryMaxDelayMs);
+    // From the attempt's end: after a timeout, the receiver gets its pause before the next try.
+    const next = this.#now() + retryDelayMs(message.window_attempts + 1, this.#options.retryBaseMs, this.#options.retryMaxDelayMs);
     const giveUp = config === undefined || next - message.retry_from > this.#options.retryHours * 3_600_000;
     if (giveUp) this.#log.warn('webhook abandoned', { message_id: message.message_id, project_id: message.project_id, attempts: attempt, error });
     await this.#record(() => this.#writer.call('markFailed', message.seq, message.retry_from, error, giveUp ? null : next, this.#now()));

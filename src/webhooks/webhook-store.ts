@@ -128,21 +128,26 @@ export function dueMessages(db: Db, projectId: string, now: number, limit: numbe
 // only counted, and the message is sent again, as the redelivery said.
 const kInWindow = 'WHERE seq = ? AND coalesce(retry_from, created_at) = ?';
 
+/** The receiver answered 2xx: delivered, even if its webhook was removed while it was being sent. */
 export function markDelivered(db: Db, seq: number, retryFrom: number, now: number): void {
-  const written = db.prepare(`UPDATE webhook_outbox SET delivered_at = ?, attempts = attempts + 1, window_attempts = window_attempts + 1, last_error = NULL ${kInWindow}`).run(now, seq, retryFrom).changes;
+  const written = db.prepare(`UPDATE webhook_outbox SET delivered_at = ?, abandoned_at = NULL, attempts = attempts + 1, window_attempts = window_attempts + 1, last_error = NULL ${kInWindow}`).run(now, seq, retryFrom).changes;
   if (written === 0) countAttempt(db, seq, null);
 }
 
+/** A failed attempt: due again at `nextAttemptAt`, or abandoned (null). */
 export function markFailed(db: Db, seq: number, retryFrom: number, error: string, nextAttemptAt: number | null, now: number): void {
   const written = nextAttemptAt === null
-    ? db.prepare(`UPDATE webhook_outbox SET attempts = attempts + 1, window_attempts = window_attempts + 1, last_error = ?, abandoned_at = ? ${kInWindow}`).run(error, now, seq, retryFrom).changes
-    : db.prepare(`UPDATE webhook_outbox SET attempts = attempts + 1, window_attempts = window_attempts + 1, last_error = ?, next_attempt_at = ? ${kInWindow}`).run(error, nextAttemptAt, seq, retryFrom).changes;
+    ? db.prepare(`UPDATE webhook_outbox SET attempts = attempts + 1, window_attempts = window_attempts + 1, last_error = ?, abandoned_at = ? ${kInWindow} AND abandoned_at IS NULL`).run(error, now, seq, retryFrom).changes
+    : db.prepare(`UPDATE webhook_outbox SET attempts = attempts + 1, window_attempts = window_attempts + 1, last_error = ?, next_attempt_at = ? ${kInWindow} AND abandoned_at IS NULL`).run(error, nextAttemptAt, seq, retryFrom).changes;
   if (written === 0) countAttempt(db, seq, error);
 }
 
-/** An attempt made before a redelivery: counted, with its error, and nothing else changed. */
+/**
+ * An attempt made before a redelivery, or while its webhook was removed: counted, and nothing else
+ * changed. Its error is kept only on a message still due (an abandoned one keeps why it was).
+ */
 function countAttempt(db: Db, seq: number, error: string | null): void {
-  db.prepare('UPDATE webhook_outbox SET attempts = attempts + 1, last_error = ? WHERE seq = ?').run(error, seq);
+  db.prepare('UPDATE webhook_outbox SET attempts = attempts + 1, last_error = CASE WHEN abandoned_at IS NULL THEN ? ELSE last_error END WHERE seq = ?').run(error, seq);
 }
 
 /**

@@ -539,14 +539,85 @@ test('erasure: a delivery naming the account that is under way when the outbox i
   });
   await reached(server, 'erasure-waits-for-webhooks');
   t.deepEqual(order, [], 'the erasure waits for the delivery');
+  // A retry by the acc_ id (a client that gave up on the first) waits for it too.
+  const retried = api(server, 'DELETE', `/v1/accounts/${accountId}`, { key }).then((answer) => {
+    order.push('retried DELETE answered');
+    return answer;
+  });
+  await reached(server, 'erasure-waits-for-webhooks');
+  t.deepEqual(order, [], 'the retry waits for the delivery too');
   heldRequests[0]!.answer();
   const erased = await erasure;
   t.is(erased.status, 200, erased.text);
-  t.deepEqual(order, ['receiver answered', 'DELETE answered']);
+  const retry = await retried;
+  t.is(retry.status, 200, retry.text);
+  t.true(retry.body.data.already_erased);
+  t.is(order[0], 'receiver answered');
+  t.deepEqual([...order.slice(1)].sort(), ['DELETE answered', 'retried DELETE answered']);
   const outbox = readStore(server, (db) => db.prepare('SELECT payload, delivered_at FROM webhook_outbox').all() as Array<{ payload: string; delivered_at: number | null }>);
   t.is(outbox.length, 1);
   t.false(outbox[0]!.payload.includes(accountId), 'the stored message no longer names it');
   t.not(outbox[0]!.delivered_at, null, 'and it counts as delivered');
+});
+
+test('webhook remove while a delivery is under way: answered 2xx it is delivered (not listed abandoned); failed it stays abandoned for the removal', async (t) => {
+  const held: Array<(status: number) => void> = [];
+  const receiver = createServer((request, response) => {
+    request.resume().on('end', () => held.push((status) => response.writeHead(status).end()));
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => {
+    receiver.closeAllConnections();
+    receiver.close(() => resolve());
+  }));
+  const { server, projectId, key } = await ownProject();
+  const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  for (const [status, expected] of [[204, 'delivered'], [503, 'abandoned']] as const) {
+    await setWebhook(server.dataDir, url, projectId);
+    const event = minimalEvent({ async: true });
+    t.is((await api(server, 'POST', '/v1/events', { key, body: event })).status, 202);
+    await until(() => held.length === 1, 'the delivery under way');
+    const removed = await runCli(['webhook', 'remove', '--data-dir', server.dataDir, '--project', projectId]);
+    t.is(removed.code, 0, removed.stderr);
+    held.shift()!(status);
+    const message = await waitFor(async () => (await deliveries(server, key)).deliveries.find((d) => d.event_id === event.event_id && d.attempts === 1), 'the attempt recorded');
+    t.is(message.status, expected, `answered ${status}`);
+    const abandoned = (await deliveries(server, key, '?status=abandoned')).deliveries.filter((d) => d.event_id === event.event_id);
+    if (expected === 'delivered') {
+      t.is(message.last_error, null);
+      t.deepEqual(abandoned, [], 'a delivered message is not listed as abandoned');
+    } else {
+      t.is(message.last_error, 'the project has no webhook any more', 'why it was abandoned, not the attempt\'s error');
+      t.is(abandoned.length, 1);
+    }
+  }
+});
+
+test('a retry after a timeout is due a backoff after the attempt ended, not after it began', async (t) => {
+  let closedAt = 0;
+  const receiver = createServer((request) => {
+    // Never answers: the attempt ends at the server's timeout, when it closes the connection.
+    request.resume();
+    request.socket.on('close', () => {
+      closedAt = Date.now();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => {
+    receiver.closeAllConnections();
+    receiver.close(() => resolve());
+  }));
+  // A timeout of 1 s and a first pause of 2–4 s: from the start, the retry could be due 1 s after the end.
+  const server = await startServer({ env: { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_RETRY_BASE_MS: '4000' } });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  await setWebhook(server.dataDir, `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`);
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ async: true }) })).status, 202);
+  const failed = await waitFor(async () => (await deliveries(server, key)).deliveries.find((d) => d.attempts === 1) ?? null, 'the attempt timed out');
+  t.regex(failed.last_error ?? '', /no answer within 1000 ms/);
+  await waitFor(() => closedAt > 0, 'the receiver to see the connection closed');
+  // The server's clock and this process's are the same machine's; 50 ms for the close to reach the receiver.
+  t.true(Date.parse(failed.next_attempt_at!) >= closedAt - 50 + 2000, `due ${failed.next_attempt_at}, attempt ended ${new Date(closedAt).toISOString()}`);
 });
 
 test('a delivery error never shows the webhook URL\'s path, query or credentials (a URL set before credentials were refused)', async (t) => {
