@@ -85,7 +85,7 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   if (minRiskText !== null && !/^\d{1,9}$/.test(minRiskText)) return invalid('min_risk_score', 'min_risk_score must be a whole number from 0 to 999999999.');
   const minRiskScore = minRiskText === null ? null : Number(minRiskText);
   const assignee = params.get('assignee');
-  if (assignee !== null && !isAssignee(assignee)) return invalid('assignee', `assignee must be a string of 1 to ${kMaxAssigneeLength} characters, as a case's assignee is.`);
+  if (assignee !== null && !isAssignee(assignee)) return invalid('assignee', `assignee must be a string of 1 to ${kMaxAssigneeLength} characters, not only white space, as a case's assignee is.`);
   const assignedText = params.get('assigned');
   if (assignedText !== null && assignedText !== 'true' && assignedText !== 'false') return invalid('assigned', 'assigned must be true or false.');
   const assigned = assignedText === null ? null : assignedText === 'true';
@@ -169,13 +169,13 @@ export function parseCaseChange(body: Record<string, unknown>): Checked<CaseChan
   }
   if ('assignee' in body) {
     if (body.assignee !== null && (typeof body.assignee !== 'string' || !isAssignee(body.assignee))) {
-      return invalid('assignee', `assignee must be null or a string of 1 to ${kMaxAssigneeLength} characters.`);
+      return invalid('assignee', `assignee must be null or a string of 1 to ${kMaxAssigneeLength} characters, not only white space.`);
     }
     change.assignee = body.assignee;
   }
   if ('note' in body) {
     if (typeof body.note !== 'string' || body.note.trim() === '' || characterLength(body.note) > kMaxNoteLength) {
-      return invalid('note', `note must be a string of 1 to ${kMaxNoteLength} characters.`);
+      return invalid('note', `note must be a string of 1 to ${kMaxNoteLength} characters, not only white space.`);
     }
     change.note = body.note;
   }

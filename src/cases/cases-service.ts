@@ -302,14 +302,18 @@ function applyCaseChange(db: Db, projectId: string, caseId: string, change: Case
       "UPDATE accounts SET fraud_confirmed = EXISTS (SELECT 1 FROM cases WHERE account_id = ? AND resolution = 'fraud') WHERE account_id = ?",
     ).run(current.account_id, current.account_id);
   }
-  const labelled = resolution !== current.resolution ? labelCaseEvents(db, projectId, caseId, current.account_id, resolution, authorKeyId, now) : 0;
+  const labels = resolution !== current.resolution ? labelCaseEvents(db, projectId, caseId, current.account_id, resolution, authorKeyId, now) : null;
   const summary: Record<string, unknown> = {};
   if (status !== current.status) summary.status = [current.status, status];
   if (resolution !== current.resolution) summary.resolution = [current.resolution, resolution];
   if (assignee !== current.assignee) summary.assignee = [current.assignee, assignee];
   // The note's text stays in the case (analysts' notes may name people); the trail says one was added.
   if (change.note !== undefined) summary.note_added = true;
-  if (resolution !== current.resolution) summary.events_labelled = labelled;
+  if (labels !== null) {
+    summary.events_labelled = labels.labelled;
+    // The labels a resolution gave, taken back by its change (a reopen, another resolution).
+    if (labels.unlabelled > 0) summary.events_unlabelled = labels.unlabelled;
+  }
   recordAudit(db, { projectId, actor: authorKeyId, action: 'case.change', target: `case:${caseId}`, summary, at: now });
   return null;
 }

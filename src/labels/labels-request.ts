@@ -21,7 +21,7 @@ export function parseLabel(body: Readonly<Record<string, unknown>>): { ok: true;
   let note: string | null = null;
   if (body.note !== undefined && body.note !== null) {
     if (typeof body.note !== 'string' || body.note.trim() === '' || characterLength(body.note) > kMaxLabelNoteLength) {
-      return invalid('note', `note must be a string of 1 to ${kMaxLabelNoteLength} characters.`);
+      return invalid('note', `note must be a string of 1 to ${kMaxLabelNoteLength} characters, not only white space, or null for none.`);
     }
     note = body.note;
   }

@@ -97,7 +97,7 @@ export class LabelsService {
       };
     }
     if (outcome.removed) this.#labelChanged(stored.seq);
-    return { ok: true, body: { event_id: eventId, removed: outcome.removed, label: outcome.record } };
+    return { ok: true, body: { event_id: eventId, removed: outcome.removed, label: labelView(eventId, outcome.record) } };
   }
 
   /** The label of the event at row `seq` changed: its account's fraud labels are read again. */

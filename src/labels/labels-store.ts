@@ -148,16 +148,18 @@ export function removeLabel(db: Db, projectId: string, eventId: string, seq: num
  * Inside changeCase: the labels a case's resolution gives its events. The labels this case gave
  * before are taken back; with a resolution, every event of the case without a label of its own
  * (set through the API) is labelled with it, reason manual_review, for the case's account (a case
- * is one account's, or one event's without an account). Returns the events labelled.
+ * is one account's, or one event's without an account). Returns the events labelled, and those
+ * whose label from this case was taken back (for the audit trail).
  */
-export function labelCaseEvents(db: Db, projectId: string, caseId: string, accountId: string | null, resolution: Label | null, actor: string, now: number): number {
+export function labelCaseEvents(db: Db, projectId: string, caseId: string, accountId: string | null, resolution: Label | null, actor: string, now: number): { labelled: number; unlabelled: number } {
   const source = caseSource(caseId);
   const caseEvents = caseEventIds(db, caseId);
   const taken = db.prepare('DELETE FROM event_labels WHERE project_id = ? AND source = ? AND event_id = ?');
-  for (const eventId of caseEvents) taken.run(projectId, source, eventId);
-  if (resolution === null) return 0;
+  let unlabelled = 0;
+  for (const eventId of caseEvents) unlabelled += taken.run(projectId, source, eventId).changes;
+  if (resolution === null) return { labelled: 0, unlabelled };
   const labelled = db.prepare('SELECT 1 FROM event_labels WHERE project_id = ? AND event_id = ?').pluck();
   const events = caseEvents.filter((eventId) => labelled.get(projectId, eventId) === undefined);
   for (const eventId of events) upsert(db, projectId, eventId, accountId, resolutionLabel(resolution), source, actor, now);
-  return events.length;
+  return { labelled: events.length, unlabelled };
 }

@@ -447,6 +447,20 @@ test('PATCHes of one case sent together: each answer shows the case as its own c
   t.deepEqual((await api(server, 'GET', path, { key })).body.data, last.body.data, 'the case is what the last change left');
 });
 
+test('the audit trail of a case change counts the labels its resolution gave and those a reopen took back', async (t) => {
+  const event = await score(reviewEvent({ external_account_id: `audit-${randomUUID().slice(0, 8)}` }));
+  const found = await caseOf(event.event_id);
+  const path = `/v1/cases/${found.case_id}?project_id=${project}`;
+  const auditPath = `/v1/audit?target=${encodeURIComponent(`case:${found.case_id}`)}`;
+  t.is((await api(server, 'PATCH', path, { key, body: { resolution: 'fraud' } })).status, 200);
+  t.like((await api(server, 'GET', auditPath, { key })).body.data.records[0].summary, { resolution: [null, 'fraud'], events_labelled: 1 });
+  t.like((await api(server, 'GET', `/v1/events/${event.event_id}`, { key })).body.data.label, { label: 'fraud', source: `case:${found.case_id}` });
+  t.is((await api(server, 'PATCH', path, { key, body: { status: 'open' } })).status, 200);
+  const reopened = (await api(server, 'GET', auditPath, { key })).body.data.records[0].summary;
+  t.like(reopened, { status: ['closed', 'open'], resolution: ['fraud', null], events_labelled: 0, events_unlabelled: 1 });
+  t.is((await api(server, 'GET', `/v1/events/${event.event_id}`, { key })).body.data.label, null, 'the label went with the resolution');
+});
+
 test('a PATCH with the updated_at it read changes the case only if nothing changed it since: not another analyst, not an event that joined', async (t) => {
   const account = `contested-${randomUUID().slice(0, 8)}`;
   const event = await score(reviewEvent({ external_account_id: account }));

@@ -89,6 +89,7 @@ test('refusals: scopes, body fields, unknown events and other projects; nothing 
     [{ label: 'fraud' }, 'reason'],
     [{ label: 'fraud', reason: 'because' }, 'reason'],
     [{ label: 'fraud', reason: 'other', note: '' }, 'note'],
+    [{ label: 'fraud', reason: 'other', note: ' \n\t ' }, 'note'],
     [{ label: 'fraud', reason: 'other', note: 'x'.repeat(4001) }, 'note'],
     [{ label: 'fraud', reason: 'other', note: 7 }, 'note'],
     [{ label: 'fraud', reason: 'other', source: 'api' }, 'source'],
@@ -176,8 +177,10 @@ test('DELETE takes back a label set through the API: the account counts it no mo
   t.like((await api(file.server, 'GET', `/v1/events/${reviewed.event_id}`, { key })).body.data.label, { label: 'fraud', source: 'api' });
   const uncovered = await api(file.server, 'DELETE', `/v1/events/${reviewed.event_id.toUpperCase()}/label`, { key });
   t.is(uncovered.status, 200, uncovered.text);
-  t.like(uncovered.body.data, { event_id: reviewed.event_id, removed: true, label: { label: 'legitimate', reason: 'manual_review', note: null, source: `case:${caseId}` } });
-  t.like((await api(file.server, 'GET', `/v1/events/${reviewed.event_id}`, { key })).body.data.label, { label: 'legitimate', source: `case:${caseId}` });
+  t.like(uncovered.body.data, { event_id: reviewed.event_id, removed: true, label: { event_id: reviewed.event_id, label: 'legitimate', reason: 'manual_review', note: null, source: `case:${caseId}` } });
+  const shownLabel = (await api(file.server, 'GET', `/v1/events/${reviewed.event_id}`, { key })).body.data.label;
+  t.like(shownLabel, { label: 'legitimate', source: `case:${caseId}` });
+  t.deepEqual(uncovered.body.data.label, shownLabel, 'the same label object as GET /v1/events shows');
   t.like((await api(file.server, 'GET', `/v1/audit?target=${encodeURIComponent(`event:${reviewed.event_id}`)}`, { key })).body.data.records[0], {
     action: 'event.unlabel', summary: { previous: { label: 'fraud', reason: 'chargeback' }, case_label: { label: 'legitimate', source: `case:${caseId}` } },
   });

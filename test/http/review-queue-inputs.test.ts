@@ -57,6 +57,12 @@ test.serial('a case note and an assignee are counted in characters: at the limit
   const records = await auditCount();
   refusal(t, await api(file.server, 'PATCH', path, { key: file.key, body: { note: kEmoji.repeat(4001) } }), 400, 'VALIDATION_ERROR', 'note');
   refusal(t, await api(file.server, 'PATCH', path, { key: file.key, body: { assignee: kEmoji.repeat(129) } }), 400, 'VALIDATION_ERROR', 'assignee');
+  // Only white space is no note nor assignee, and the refusal says so.
+  for (const body of [{ note: ' \n ' }, { assignee: '   ' }, { note: null }]) {
+    const blank = await api(file.server, 'PATCH', path, { key: file.key, body });
+    refusal(t, blank, 400, 'VALIDATION_ERROR', Object.keys(body)[0]!);
+    if (!('note' in body && body.note === null)) t.regex(blank.body.errors[0].message, /not only white space/);
+  }
   t.deepEqual((await api(file.server, 'GET', path, { key: file.key })).body.data, before.body.data);
   t.is(await auditCount(), records);
 });
