@@ -69,6 +69,13 @@ export interface HttpServerOptions {
   readonly accessLog?: AccessLog | null;
 }
 
+/** Headers a request sent more than once would be read ambiguously (#countHeaders). */
+interface HeaderCounts {
+  readonly contentLengths: number;
+  readonly transferEncodings: string[];
+  readonly authorizations: number;
+}
+
 /** The front end could not listen; `message` says where and why. */
 export class ListenError extends Error {}
 
@@ -255,9 +262,11 @@ export class HttpServer {
     const transferEncoding = req.getHeader('transfer-encoding');
     // getHeader sees only the first of repeated headers: count them only when framing headers are
     // present at all (never on a plain GET).
+    let counted: HeaderCounts | null = null;
     if (contentLength !== '' || transferEncoding !== '') {
       exchange.closeAfterAnswer = transferEncoding !== '';
-      const problem = this.#framingOf(req);
+      counted = this.#countHeaders(req);
+      const problem = framingProblem(counted.contentLengths, counted.transferEncodings);
       if (problem !== null) {
         exchange.closeAfterAnswer = true;
         this.#send(exchange, problem.status, kJson, failureBody([problem]), kNoHeaders);
@@ -287,6 +296,9 @@ export class HttpServer {
     exchange.routePattern = route.pattern;
     // Everything needed from the request, read now: `req` dies when this callback returns.
     const authorization = route.auth === 'key' ? req.getHeader('authorization') : '';
+    // Counted (a second pass over the headers) only for a GET that sends one: a proxy may read the
+    // last of several, another caller than the one the first names.
+    const authorizations = authorization === '' ? 0 : (counted ?? this.#countHeaders(req)).authorizations;
     const contentType = route.body === 'none' ? '' : req.getHeader('content-type');
     const origin = route.cors ? req.getHeader('origin') : '';
     const forwardedFor = this.#options.trustProxy ? req.getHeader('x-forwarded-for') : '';
@@ -301,7 +313,7 @@ export class HttpServer {
     }
     let key: AuthenticatedKey | null = null;
     if (route.auth === 'key') {
-      const outcome = this.#authenticate(authorization, addressOf);
+      const outcome = this.#authenticate(authorization, authorizations, addressOf);
       if (!outcome.ok) {
         this.#sendError(exchange, outcome.error, outcome.headers);
         return;
@@ -355,14 +367,15 @@ export class HttpServer {
   }
 
   /** Counts the framing headers (getHeader sees only the first of each). */
-  #framingOf(req: HttpRequest): ApiError | null {
-    let contentLengths = 0;
-    const transferEncodings: string[] = [];
+  /** The headers getHeader reads only the first of, counted: the framing ones and Authorization. */
+  #countHeaders(req: HttpRequest): HeaderCounts {
+    const counts = { contentLengths: 0, transferEncodings: [] as string[], authorizations: 0 };
     req.forEach((name, value) => {
-      if (name === 'content-length') contentLengths++;
-      else if (name === 'transfer-encoding') transferEncodings.push(value);
+      if (name === 'content-length') counts.contentLengths++;
+      else if (name === 'transfer-encoding') counts.transferEncodings.push(value);
+      else if (name === 'authorization') counts.authorizations++;
     });
-    return framingProblem(contentLengths, transferEncodings);
+    return counts;
   }
 
   #callerAddress(exchange: Exchange, forwardedFor: string): string {
@@ -376,10 +389,14 @@ export class HttpServer {
 
   #authenticate(
     authorization: string,
+    authorizations: number,
     addressOf: () => string,
   ): { ok: true; key: AuthenticatedKey } | { ok: false; error: ApiError; headers: ExtraHeaders } {
     if (authorization === '') {
       return { ok: false, error: apiError('AUTH_ERROR', 'Missing Authorization header; send Authorization: Bearer <API key>.', 'authorization'), headers: kMissingKeyHeaders };
+    }
+    if (authorizations > 1) {
+      return { ok: false, error: apiError('AUTH_ERROR', 'Several Authorization headers; send exactly one.', 'authorization'), headers: kRefusedKeyHeaders };
     }
     const space = authorization.indexOf(' ');
     const scheme = space === -1 ? authorization : authorization.slice(0, space);

@@ -59,6 +59,28 @@ test('Transfer-Encoding gzip, chunked: 400 on Transfer-Encoding', refusedFraming
 test('Transfer-Encoding chunked, gzip: 400 on Transfer-Encoding', refusedFraming, (body) => ({ headers: ['Transfer-Encoding: chunked, gzip'], body: `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n` }), 'Transfer-Encoding');
 test('two Transfer-Encoding: chunked headers: 400 on Transfer-Encoding', refusedFraming, (body) => ({ headers: ['Transfer-Encoding: chunked', 'Transfer-Encoding: chunked'], body: `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n` }), 'Transfer-Encoding');
 
+test('two Authorization headers: 401 AUTH_ERROR on authorization (a proxy may read the other one), on a POST and on a GET; nothing stored', async (t) => {
+  const other = file.server.bootstrap.keys.sandbox_secret.key;
+  for (const keys of [[file.key, other], [file.key, file.key]]) {
+    const { body, eventId } = eventBody();
+    const headers = [...keys.map((key) => `Authorization: Bearer ${key}`), 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`];
+    const get = raw(`GET /v1/scores/${eventId} HTTP/1.1`, keys.map((key) => `Authorization: Bearer ${key}`));
+    for (const request of [raw('POST /v1/events HTTP/1.1', headers, body), get]) {
+      const { bytes } = await exchangeRaw(file.server.port, request, 1);
+      const responses = parseResponses(bytes);
+      t.is(responses[0]?.status, 401, bytes.toString('latin1'));
+      const answer = JSON.parse(responses[0]!.body);
+      t.is(answer.errors[0].code, 'AUTH_ERROR');
+      t.is(answer.errors[0].parameter, 'authorization');
+    }
+    t.is(storedEventCount(file.server.dataDir, eventId), 0);
+  }
+  // One header, as always: served.
+  const { body } = eventBody();
+  const { bytes } = await exchangeRaw(file.server.port, raw('POST /v1/events HTTP/1.1', [`Authorization: Bearer ${file.key}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`], body), 1);
+  t.is(parseResponses(bytes)[0]?.status, 200);
+});
+
 test('conflicting Content-Length headers with a request hidden behind: the hidden request is never served', async (t) => {
   // Framed by the first header the body is empty and "GET /v1/scores/..." would be a second
   // request; framed by the second (as a proxy may) it is the body. Neither reading is served.
