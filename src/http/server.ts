@@ -296,8 +296,8 @@ export class HttpServer {
     exchange.routePattern = route.pattern;
     // Everything needed from the request, read now: `req` dies when this callback returns.
     const authorization = route.auth === 'key' ? req.getHeader('authorization') : '';
-    // Counted (a second pass over the headers) only for a GET that sends one: a proxy may read the
-    // last of several, another caller than the one the first names.
+    // Several would be ambiguous (a proxy may read the last, another caller than the first names):
+    // counted with the framing headers, or for a request without a body by a pass of its own.
     const authorizations = authorization === '' ? 0 : (counted ?? this.#countHeaders(req)).authorizations;
     const contentType = route.body === 'none' ? '' : req.getHeader('content-type');
     const origin = route.cors ? req.getHeader('origin') : '';
