@@ -300,7 +300,9 @@ test('failed and abandoned deliveries are listed and can be redelivered over HTT
   t.is(working.received[0]!.headers['webhook-id'], failed.message_id);
   t.notThrows(() => new Webhook(secret).verify(working.received[0]!.body, working.received[0]!.headers));
   const delivered = await deliveryStatus(server, key, failed.message_id, 'delivered');
-  t.true(delivered.attempts >= 3);
+  // Its failed attempts are kept, and the delivery counted (how many failed before the removal
+  // depends on the 1-s poll: at least the one listed above).
+  t.true(delivered.attempts >= failed.attempts + 1, `${delivered.attempts} attempts after ${failed.attempts} failed`);
 
   // A delivered message can be sent once more too (receivers de-duplicate by webhook-id).
   t.is((await api(server, 'POST', `/v1/webhooks/deliveries/${failed.message_id}/redeliver`, {  key })).status, 202);
