@@ -192,10 +192,10 @@ export class EventService {
     if (existing !== null && existing.state === 'scored') return { kind: 'result', json: existing.result! };
     if (existing !== null && existing.state === 'erased') return { kind: 'result', json: JSON.stringify(erasedView(eventId, existing)) };
     const live = this.#deps.rulesets.get(submission.projectId);
-    if (!live.ok) return unavailable(live.error);
+    if (!live.ok) return unavailable(existing === null ? live.error : stillPending(live.error));
     const job = { ...jobOf(submission, eventId, existing?.received_at ?? submission.receivedAt), clientGone: submission.clientGone };
     const outcome = await this.#deps.scorer.score(job, live.ruleset, existing?.seq ?? null);
-    if (!outcome.ok) return unavailable(outcome.error);
+    if (!outcome.ok) return unavailable(existing === null ? outcome.error : stillPending(outcome.error));
     if (outcome.result !== null) {
       if (existing === null) this.#deps.reader.stored(submission.projectId, eventId, outcome.seq);
       else this.#deps.asyncScorers[submission.environment].drop([existing.seq]); // it was pending: its queued job is done with
@@ -255,6 +255,14 @@ export class EventService {
 /** A 503 (nothing stored): the client retries after Retry-After seconds. */
 function unavailable(error: ApiError): EventReply {
   return error.status === 503 ? { kind: 'error', error, retryAfterSeconds: kRetryAfterSeconds } : { kind: 'error', error };
+}
+
+/**
+ * `error` for a sync request of an event accepted before as async: the event is stored, and stays
+ * pending for the background scorer, whatever this request could not do.
+ */
+function stillPending(error: ApiError): ApiError {
+  return { ...error, message: `This event was accepted earlier (async) and stays pending: it is scored in the background once it can be (GET /v1/scores/{event_id}). Scoring it now failed: ${error.message}` };
 }
 
 /** An async event whose account was erased before it was scored (docs/accounts.md). */

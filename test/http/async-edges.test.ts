@@ -72,3 +72,26 @@ test('an async event of a project with no ruleset yet is scored as soon as one i
   t.is(await metric(server, 'fraud_scorer_async_set_aside'), 0);
   t.is(await metric(server, 'fraud_scorer_async_queue_depth'), 0);
 });
+
+test('a sync retry of a pending async event that cannot be scored now says the event stays pending, and it does', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  // A project with no ruleset: its async event is stored, pending, set aside until a publish.
+  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'bare', '--preset', 'none', '--json'])).stdout);
+  const key = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
+  const event = minimalEvent();
+  t.is((await api(server, 'POST', '/v1/events', { key, body: { ...event, async: true } })).status, 202);
+  const retry = await api(server, 'POST', '/v1/events', { key, body: event });
+  t.is(retry.status, 503, retry.text);
+  t.is(retry.body.errors[0]?.code, 'COMPILED_RULES_UNAVAILABLE');
+  t.is(retry.body.errors[0]?.parameter, '');
+  t.is(retry.headers.get('retry-after'), '1');
+  t.regex(retry.body.errors[0]?.message, /^This event was accepted earlier \(async\) and stays pending/);
+  t.is((await api(server, 'GET', `/v1/scores/${event.event_id as string}`, { key })).body.data.state, 'pending');
+  // An event sent sync only, for contrast: nothing stored, as the message of its refusal says.
+  const fresh = minimalEvent();
+  const refused = await api(server, 'POST', '/v1/events', { key, body: fresh });
+  t.is(refused.status, 503);
+  t.regex(refused.body.errors[0]?.message, /nothing was scored or stored/);
+  t.is((await api(server, 'GET', `/v1/scores/${fresh.event_id as string}`, { key })).status, 404);
+});
