@@ -453,16 +453,16 @@ export class HotAccounts {
     this.#rows.release(accountId);
   }
 
-  /**
-   * GET /v1/accounts/{id}/links for a project (accounts-service.ts): the data as JSON text, or
-   * null when the id names no account the project used (an acc_ id, else an external id).
-   */
   /** The acc_ id of the account the id names for a project (as linksJson reads it), or null. */
   accountNamed(tenantId: string, environment: Environment, projectId: string, id: string): string | null {
     const account = this.#state.resolve(this.space(tenantId, environment), this.#project(projectId), id);
     return account < 0 ? null : this.#state.publicId(account);
   }
 
+  /**
+   * GET /v1/accounts/{id}/links for a project (accounts-service.ts): the data as JSON text, or
+   * null when the id names no account the project used (an acc_ id, else an external id).
+   */
   linksJson(tenantId: string, environment: Environment, projectId: string, id: string): string | null {
     const project = this.#project(projectId);
     const account = this.#state.resolve(this.space(tenantId, environment), project, id);

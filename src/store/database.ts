@@ -55,14 +55,14 @@ export function databasePath(dataDir: string): string {
   return join(dataDir, kDatabaseFileName);
 }
 
+/** --data-dir names something that is not a directory (a file, say). */
+export class DataDirNotADirectoryError extends Error {}
+
 /**
  * The data dir holds key hashes, the install secret and personal data: the dir is 0700 and every
  * file in it 0600, whatever the umask. Creates the dir when missing, tightens one that exists, and
  * sets this process's umask so that files SQLite creates later (-wal, -shm, backups) are 0600 too.
  */
-/** --data-dir names something that is not a directory (a file, say). */
-export class DataDirNotADirectoryError extends Error {}
-
 export function secureDataDir(dataDir: string): void {
   process.umask(0o077);
   if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
