@@ -5,7 +5,6 @@
 // synchronous, run inside the batch's transaction, and written not to throw for expected outcomes.
 import type { Statement } from 'better-sqlite3';
 import { decodeSeqs, encodeSeqs, kOpenSeqsBytes } from '../accounts/event-seqs.js';
-import type { Environment } from '../auth/api-keys.js';
 import { newId, newSortableId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
 import { undoOnRollback } from '../store/transaction-undo.js';
@@ -358,20 +357,9 @@ export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
 }
 
 /**
- * The pending events of one environment's projects, ascending (the background scorer's queue at
- * start). Every one has seq ≥ the stamp's from_seq (which stays at or below the lowest pending
- * one; migration 22 made it so for those stored before), so the end of the log is read, not all of it.
- */
-export function pendingSeqsOfEnvironment(db: Db, environment: Environment): number[] {
-  return db.prepare(
-    `SELECT e.seq FROM events e JOIN projects p ON p.project_id = e.project_id
-     WHERE e.seq >= (SELECT from_seq FROM derived_stamp WHERE id = 1) AND e.state = 'pending' AND p.environment = ? ORDER BY e.seq`,
-  ).pluck().all(environment) as number[];
-}
-
-/**
  * The pending events a start finds, as [seq, project] pairs, ascending: every one has seq ≥ the
- * stamp's from_seq, so the end of the log is read (as for pendingSeqsOfEnvironment).
+ * stamp's from_seq (which stays at or below the lowest pending one; migration 22 made it so for
+ * those stored before), so the end of the log is read, not all of it.
  */
 export function pendingEventsOfLog(db: Db): Array<[seq: number, projectId: string]> {
   return db.prepare(`SELECT seq, project_id FROM events WHERE seq >= (SELECT from_seq FROM derived_stamp WHERE id = 1) AND state = 'pending' ORDER BY seq`).raw().all() as Array<[number, string]>;

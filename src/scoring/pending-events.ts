@@ -7,7 +7,7 @@ import type { Environment } from '../auth/api-keys.js';
 import type { Db } from '../store/database.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { PendingJob } from './async-scorer.js';
-import { pendingSeqsOfEnvironment } from './event-store.js';
+import { pendingEventsOfLog } from './event-store.js';
 import { payloadText } from './stored-payload.js';
 
 type PendingRow = [seq: number, projectId: string, tenantId: string, environment: Environment, eventId: string, payload: string, receivedAt: number];
@@ -39,7 +39,8 @@ export class PendingEvents {
 
   /** Every pending event's seq of this environment, in arrival order. */
   seqs(): number[] {
-    return pendingSeqsOfEnvironment(this.#readDb, this.#environment);
+    const ours = new Set(this.#readDb.prepare('SELECT project_id FROM projects WHERE environment = ?').pluck().all(this.#environment) as string[]);
+    return pendingEventsOfLog(this.#readDb).filter(([, projectId]) => ours.has(projectId)).map(([seq]) => seq);
   }
 
   /**
