@@ -250,7 +250,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const door = { max: config.maxEventsInFlight, overloadAt: config.overloadEventsInFlight, afterMs: config.overloadAfterMs };
   const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorers, gate, door });
   const labels = new LabelsService({ readDb, writer, reader: eventReader, now, onAccountChanged: (accountId) => hotAccounts.refresh(accountId) });
-  const pending = asyncScorers.live.loadPending() + asyncScorers.sandbox.loadPending();
+  const pending = bothScorers.reduce((sum, asyncScorer) => sum + asyncScorer.loadPending(), 0);
   void latch.hold('async-scorer').then(() => {
     for (const asyncScorer of bothScorers) asyncScorer.start((job) => events.scorePending(job));
   });
@@ -308,13 +308,13 @@ export async function startService(config: Config, log: Logger, options: Service
   metrics.counter('fraud_scorer_derived_batch_failures_total', 'Such writes that failed, and writes of cases that failed (tried again at the next flush).', () => derived.failures);
   metrics.gauge('fraud_scorer_cases_unfolded', 'Cases opened, or with events that joined them, committed but not yet written into the case\'s row (GET /v1/cases shows them already).', () => unfoldedCases.size);
   metrics.counter('fraud_scorer_case_folds_total', 'Writes (one transaction each, at most 250 cases) of new cases and of events into their open cases.', () => derived.caseFolds);
-  const sumOfScorers = (read: (asyncScorer: AsyncScorer) => number) => () => read(asyncScorers.live) + read(asyncScorers.sandbox);
+  const sumOfScorers = (read: (asyncScorer: AsyncScorer) => number) => () => bothScorers.reduce((sum, asyncScorer) => sum + read(asyncScorer), 0);
   metrics.gauge('fraud_scorer_async_queue_depth', 'Async events accepted and not yet scored (both environments).', sumOfScorers((scorer) => scorer.depth));
   metrics.labeledGauge('fraud_scorer_async_queue_depth_by_environment', 'Async events accepted and not yet scored, by environment (each has its own queue, bounded by ASYNC_QUEUE_LIMIT).', ['environment'], () => [
     [{ environment: 'live' }, asyncScorers.live.depth],
     [{ environment: 'sandbox' }, asyncScorers.sandbox.depth],
   ]);
-  metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background.', sumOfScorers((scorer) => scorer.scored));
+  metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background (not those a sync request for the same event scored first).', sumOfScorers((scorer) => scorer.scored));
   metrics.gauge('fraud_scorer_async_set_aside', 'Async events that could not be scored yet (no published ruleset, over the evaluation budget), waiting to be tried again.', sumOfScorers((scorer) => scorer.setAside));
   metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);
   metrics.counter('fraud_scorer_rule_pool_batches_total', 'Batches sent to the rule workers.', () => pool.batches);
