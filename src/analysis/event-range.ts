@@ -66,10 +66,11 @@ export interface RangeSnapshot {
 
 /**
  * `scoredThrough` without a scan of the log (no index on scored_order, migration 013): every event
- * scored after the derived stamp has seq ≥ its from_seq (from_seq also stays at or below the lowest
- * pending event, migration 022), and every event before from_seq was scored within the stamp. So the
- * highest scored_order of the range's rows from from_seq on, or the stamp's, bounds the range's
- * events scored so far — read over the tail of the range only (normally seconds of events).
+ * scored after the derived stamp has seq ≥ its from_seq (a pending event below from_seq moves it
+ * down when it is scored, migration 027), and every event before from_seq was scored within the
+ * stamp or not scored yet. So the highest scored_order of the range's rows from from_seq on, or the
+ * stamp's, bounds the range's events scored so far — read over the tail of the range only
+ * (normally seconds of events).
  */
 export function snapshotRange(db: Db, from: number, to: number): RangeSnapshot {
   return db.transaction((): RangeSnapshot => {

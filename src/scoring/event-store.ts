@@ -245,7 +245,10 @@ interface Statements {
   readonly pending: SeqSetsByProject;
   lastSeq: Statement<[], number | null>;
   writeStamp: Statement;
-  writeFromSeq: Statement;
+  writeFromSeqs: Statement;
+  lowerFromSeq: Statement<[number]>;
+  /** The stamp's from_seq as stored (undone with its rollbacks): a pending event scored below it moves it down. */
+  readonly stored: { fromSeq: number };
   order: ScoringOrder;
   /**
    * By case id, in the order they first waited: the cases opened and the events that joined an
@@ -334,9 +337,12 @@ function statements(db: Db): Statements {
     // parts_open: 0 once a bulk write's last part is written; else the earliest time from which
     // links may be stored one way, kept across parts (and across a failed bulk write and the next).
     writeStamp: db.prepare(
-      'UPDATE derived_stamp SET scored_order = @order, from_seq = @fromSeq, parts_open = CASE WHEN @since IS NULL THEN 0 WHEN parts_open = 0 THEN @since ELSE min(parts_open, @since) END WHERE id = 1',
+      `UPDATE derived_stamp SET scored_order = @order, from_seq = @fromSeq, pending_from_seq = @pendingFromSeq,
+         parts_open = CASE WHEN @since IS NULL THEN 0 WHEN parts_open = 0 THEN @since ELSE min(parts_open, @since) END WHERE id = 1`,
     ),
-    writeFromSeq: db.prepare('UPDATE derived_stamp SET from_seq = ? WHERE id = 1'),
+    writeFromSeqs: db.prepare('UPDATE derived_stamp SET from_seq = @fromSeq, pending_from_seq = @pendingFromSeq WHERE id = 1'),
+    lowerFromSeq: db.prepare('UPDATE derived_stamp SET from_seq = ? WHERE id = 1') as Statement<[number]>,
+    stored: { fromSeq: db.prepare('SELECT from_seq FROM derived_stamp WHERE id = 1').pluck().get() as number },
     order: loadScoringOrder(db),
     ...loadUnfoldedCaseEvents(db, caseExists),
     caseExists,
@@ -358,11 +364,12 @@ export function insertPendingEvent(db: Db, record: PendingEventRecord): number {
 
 /**
  * The pending events a start finds, as [seq, project] pairs, ascending: every one has seq ≥ the
- * stamp's from_seq (which stays at or below the lowest pending one; migration 22 made it so for
- * those stored before), so the end of the log is read, not all of it.
+ * stamp's pending_from_seq (which stays at or below the lowest pending one; migrations 22 and 27
+ * made it so for those stored before), so the end of the log is read, not all of it. An event that
+ * stays pending holds this bound only, not from_seq (migration 27).
  */
 export function pendingEventsOfLog(db: Db): Array<[seq: number, projectId: string]> {
-  return db.prepare(`SELECT seq, project_id FROM events WHERE seq >= (SELECT from_seq FROM derived_stamp WHERE id = 1) AND state = 'pending' ORDER BY seq`).raw().all() as Array<[number, string]>;
+  return db.prepare(`SELECT seq, project_id FROM events WHERE seq >= (SELECT pending_from_seq FROM derived_stamp WHERE id = 1) AND state = 'pending' ORDER BY seq`).raw().all() as Array<[number, string]>;
 }
 
 function loadPendingSeqs(db: Db): SeqSetsByProject {
@@ -463,6 +470,12 @@ export function persistScoredEvent(db: Db, record: ScoredEventRecord, pendingSeq
     if (changed === 0) return { kind: 'already_scored' };
     seq = pendingSeq;
     undoOnRollback(s.pending.remove(record.projectId, seq));
+    // Pending since before the stamp (set aside, say): from here on it is an event scored after
+    // the stamp, which a start replays from from_seq on.
+    if (seq < s.stored.fromSeq) {
+      s.lowerFromSeq.run(seq);
+      keepStoredFromSeq(s, seq);
+    }
   } else {
     seq = Number(s.insertScored.run(
       record.projectId, record.eventId, record.eventType, provisionalAccountId, record.receivedAt, storedPayload(record.payload),
@@ -523,23 +536,40 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);
   // A stamp that rolls back leaves those events counted (a start after it must still replay them).
   undoOnRollback(s.order.sinceStamp.stamped(batch.order));
-  s.writeStamp.run({ order: batch.order, fromSeq: fromSeqNow(s), since: batch.linksOpenSince ?? null });
+  const next = (s.lastSeq.get() ?? 0) + 1;
+  const fromSeq = fromSeqNow(s, next);
+  s.writeStamp.run({ order: batch.order, fromSeq, pendingFromSeq: pendingFromSeqNow(s, next), since: batch.linksOpenSince ?? null });
+  keepStoredFromSeq(s, fromSeq);
 }
 
 /**
- * The stamp's from_seq: the lowest seq a start must read the log from — an event scored after
- * the stamp and not yet in the rows, a pending one, an event not yet folded into its case, or
- * the next appended.
+ * The stamp's from_seq: the lowest seq from which a start reads the log back and an erasure looks
+ * for the account's newest events — an event scored after the stamp and not yet in the rows, an
+ * event not yet folded into its case, or the next appended (`next`). Not a pending event: those
+ * have a bound of their own (migration 27), since one may stay pending for days.
  */
-function fromSeqNow(s: Statements): number {
-  let fromSeq = (s.lastSeq.get() ?? 0) + 1;
-  const pending = s.pending.lowest();
-  if (pending !== null && pending < fromSeq) fromSeq = pending;
+function fromSeqNow(s: Statements, next: number): number {
+  let fromSeq = next;
   const scored = s.order.sinceStamp.lowestSeq;
   if (scored !== null && scored < fromSeq) fromSeq = scored;
   const unfolded = s.unfoldedSeqs.lowest();
   if (unfolded !== null && unfolded < fromSeq) fromSeq = unfolded;
   return fromSeq;
+}
+
+/** The stamp's pending_from_seq: the lowest pending event, or the next appended (`next`). */
+function pendingFromSeqNow(s: Statements, next: number): number {
+  const pending = s.pending.lowest();
+  return pending !== null && pending < next ? pending : next;
+}
+
+/** The stored from_seq is `fromSeq` now, in this transaction. */
+function keepStoredFromSeq(s: Statements, fromSeq: number): void {
+  const before = s.stored.fromSeq;
+  s.stored.fromSeq = fromSeq;
+  undoOnRollback(() => {
+    s.stored.fromSeq = before;
+  });
 }
 
 /** A case waiting to be written in bulk, as the writer holds it: what it opened with (null: its row exists), and the events not on its row yet. */
@@ -604,7 +634,12 @@ export function foldCaseEvents(db: Db, request: CaseFoldRequest): CaseFolds {
       failed.push([caseId, (error as Error).message]);
     }
   }
-  if (folded.length > 0) s.writeFromSeq.run(fromSeqNow(s));
+  if (folded.length > 0) {
+    const next = (s.lastSeq.get() ?? 0) + 1;
+    const fromSeq = fromSeqNow(s, next);
+    s.writeFromSeqs.run({ fromSeq, pendingFromSeq: pendingFromSeqNow(s, next) });
+    keepStoredFromSeq(s, fromSeq);
+  }
   return { folded, failed, waiting: s.unfolded.size, due };
 }
 

@@ -262,6 +262,7 @@ const kUndoNewestMigration: Record<number, string> = {
        masked TEXT NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, PRIMARY KEY (account_id, signal_type, signal_hash)) WITHOUT ROWID;
        INSERT INTO old_signals SELECT account_id, signal_type, signal_hash, tenant_id, environment, masked, first_seen_s * 1000, last_seen FROM account_signals;
        DROP TABLE account_signals; ALTER TABLE old_signals RENAME TO account_signals`,
+  27: 'ALTER TABLE derived_stamp DROP COLUMN pending_from_seq',
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

@@ -1,10 +1,12 @@
 // Async events at the edges of erasure and of the queue's bound, driven step by step with the
 // test-only hold points (FAULT_INJECTION=hold_points): a sync retry of a queued async event that
-// waited behind its account's erasure, and requests that pass the bound's check together.
+// waited behind its account's erasure, and requests that pass the bound's check together. And
+// events that cannot be scored now: set aside until a publish, across a restart and a crash.
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { heldAt, metric, reached, release } from '../_helpers/faults.js';
 import { minimalEvent } from '../_helpers/events.js';
+import { readStore } from '../_helpers/rules.js';
 import { api, runCli, startServer, waitFor } from '../_helpers/server.js';
 
 test('a sync retry of a queued async event that waited behind its account\'s erasure answers the erased view, not 500', async (t) => {
@@ -94,4 +96,39 @@ test('a sync retry of a pending async event that cannot be scored now says the e
   t.is(refused.status, 503);
   t.regex(refused.body.errors[0]?.message, /nothing was scored or stored/);
   t.is((await api(server, 'GET', `/v1/scores/${fresh.event_id as string}`, { key })).status, 404);
+});
+
+test('an async event that stays pending does not hold the log\'s replay point; scored after a restart and lost in a crash, it is replayed', async (t) => {
+  // Derived rows every 200 ms at first, so that stamps pass the waiting event; a first pause of 10
+  // minutes, so that only a publish brings it back.
+  let server = await startServer({ keepDataDir: true, env: { DERIVED_FLUSH_MS: '200', ASYNC_RETRY_DELAY_MS: '600000' } });
+  t.teardown(() => server.stop());
+  const { dataDir } = server;
+  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', dataDir, '--name', 'bare', '--preset', 'none', '--json'])).stdout);
+  const bareKey = JSON.parse((await runCli(['keys', 'create', '--data-dir', dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
+  const user = `waits-${randomUUID().slice(0, 8)}`;
+  const waiting = minimalEvent({ external_account_id: user, async: true });
+  t.is((await api(server, 'POST', '/v1/events', { key: bareKey, body: waiting })).status, 202);
+  await waitFor(async () => (await metric(server, 'fraud_scorer_async_set_aside')) === 1, 'the event tried and set aside');
+  const waitingSeq = readStore(server, (db) => db.prepare('SELECT seq FROM events WHERE event_id = ?').pluck().get(waiting.event_id)) as number;
+  // Live events scored after it: the stamp's from_seq passes it; its own bound stays at it.
+  const liveKey = server.bootstrap.keys.live_secret.key;
+  for (let i = 0; i < 3; i++) t.is((await api(server, 'POST', '/v1/events', { key: liveKey, body: minimalEvent({ external_account_id: `${user}-live` }) })).status, 200);
+  const stamp = (): { from_seq: number; pending_from_seq: number } =>
+    readStore(server, (db) => db.prepare('SELECT from_seq, pending_from_seq FROM derived_stamp WHERE id = 1').get()) as { from_seq: number; pending_from_seq: number };
+  await waitFor(() => stamp().from_seq > waitingSeq + 3, 'a stamp past the waiting event and the live ones');
+  t.is(stamp().pending_from_seq, waitingSeq);
+  t.is((await server.stop()).code, 0);
+
+  // The start finds it pending all the same; scored after a publish, then a crash before any
+  // stamp: the next start replays it, so its account counts it.
+  server = await startServer({ dataDir, keepDataDir: true, env: { DERIVED_FLUSH_MS: '3600000' } });
+  t.is((await api(server, 'GET', `/v1/scores/${waiting.event_id as string}`, { key: bareKey })).body.data.state, 'pending');
+  t.is((await api(server, 'POST', '/v1/rules/publish', { key: bareKey })).status, 201);
+  await waitFor(async () => (await api(server, 'GET', `/v1/scores/${waiting.event_id as string}`, { key: bareKey })).body.data.state === 'scored', 'the event scored', 60_000);
+  t.is(stamp().from_seq, waitingSeq, 'from_seq moved down to it when it was scored');
+  await server.kill();
+  server = await startServer({ dataDir, env: { DERIVED_FLUSH_MS: '3600000' } });
+  t.regex(server.output(), /"events_replayed":1\b/);
+  t.is(readStore(server, (db) => db.prepare('SELECT events FROM accounts WHERE external_account_id = ?').pluck().get(user)), 1);
 });
