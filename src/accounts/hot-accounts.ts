@@ -364,6 +364,15 @@ export class HotAccounts {
   }
 
   /**
+   * A scored event without an account was committed, the `order`-th scored: it has no rows, but the
+   * next batch's stamp may pass it, so that a stretch of such events does not hold the stamp's
+   * from_seq (where erasures and a start read the log from) until the next event with an account.
+   */
+  scoredWithoutAccount(order: number): void {
+    this.#rows.advance(order);
+  }
+
+  /**
    * A scored event of the account was committed (persistScoredEvent), as the writer stored it,
    * the `order`-th scored, at row `seq`; its rows (the account's counts and list of seqs, the
    * values it recorded, the links it made) wait for the next batch. `identifiers`: the event's

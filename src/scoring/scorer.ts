@@ -205,6 +205,8 @@ export class Scorer {
         // Stored, so answered; only the state in memory lacks it (until a restart loads it).
         if (failure !== null) this.#deps.log.error('a scored event could not be recorded in memory', { request_id: job.requestId, code: failure.code, cause: failure.message });
         if (persisted.labelNamesAccount) accounts.refresh(persisted.accountId);
+      } else {
+        accounts.scoredWithoutAccount(persisted.order);
       }
       if (persisted.accountId !== accountId) {
         // Stored under another account than the one it was counted for: counted again under that one.

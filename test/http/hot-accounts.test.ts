@@ -9,7 +9,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { minimalEvent } from '../_helpers/events.js';
 import { createRule, newProject, publish, readStore } from '../_helpers/rules.js';
-import { api, runCli, startServer, type TestServer } from '../_helpers/server.js';
+import { api, runCli, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { decodeRecordedSignals, type RecordedSignals } from '../../src/scoring/recorded-signals.js';
 
 async function post(server: TestServer, key: string, fields: Record<string, unknown>): Promise<any> {
@@ -156,6 +156,21 @@ test('a crash before the rows of scored events are written: the next start recor
   // A clean stop writes the rest.
   await server.stop();
   t.deepEqual(tables(server, [a, b, c, d]), { events: [2, 1, 1, 2], signals: 6, links: 12 });
+});
+
+test('events without an account move the stamp past them: a stretch of them does not hold the point erasures and a start read the log from', async (t) => {
+  const server = await startServer({ env: { DERIVED_FLUSH_MS: '200' } });
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const stamp = (): { scored_order: number; from_seq: number } =>
+    readStore(server, (db) => db.prepare('SELECT scored_order, from_seq FROM derived_stamp WHERE id = 1').get()) as { scored_order: number; from_seq: number };
+  await post(server, key, { external_account_id: `acc-${randomUUID().slice(0, 8)}` });
+  await waitFor(() => stamp().from_seq === 2, 'a stamp past the account\'s event');
+  // Anonymous events only, from here on: before, the stamp stayed at the account's event, and
+  // from_seq at the first of them, until an event with an account came.
+  for (let i = 0; i < 5; i++) await post(server, key, {});
+  await waitFor(() => stamp().from_seq === 7, 'a stamp past the anonymous events');
+  t.is(stamp().scored_order, 6);
 });
 
 test('a value used again more than an hour after its row was written: that row is refreshed, found by its first seen, not written twice', async (t) => {
