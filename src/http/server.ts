@@ -415,13 +415,8 @@ export class HttpServer {
   }
 
   #authorize(route: CompiledRoute, key: AuthenticatedKey, origin: string): ApiError | null {
-    if (route.scope !== null && !key.scopes.has(route.scope)) {
-      return apiError('SCOPE_ERROR', `This key lacks the scope ${route.scope}, which ${route.label} needs${route.alsoScope === null ? '' : ` (with ${route.alsoScope})`}.`);
-    }
-    if (route.alsoScope !== null && !key.scopes.has(route.alsoScope)) {
-      return apiError('SCOPE_ERROR', `This key lacks the scope ${route.alsoScope}, which ${route.label} needs (with ${route.scope}).`);
-    }
-    if (route.liveOnly && key.environment !== 'live') return apiError('SANDBOX_KEY_FORBIDDEN');
+    // The origin first, whatever the key's scopes: an answer to a page that may not use the key
+    // must go without Access-Control-Allow-Origin, and say why.
     if (route.cors && key.allowedOrigins !== null && !key.allowedOrigins.includes(origin)) {
       return apiError('SCOPE_ERROR', 'This key may not be used from this origin.', 'origin');
     }
@@ -430,6 +425,13 @@ export class HttpServer {
     if (route.cors && key.kind === 'secret' && origin !== '') {
       return apiError('SCOPE_ERROR', 'A secret key belongs on the caller\'s backend only; a page uses a publishable key (pk_…).', 'origin');
     }
+    if (route.scope !== null && !key.scopes.has(route.scope)) {
+      return apiError('SCOPE_ERROR', `This key lacks the scope ${route.scope}, which ${route.label} needs${route.alsoScope === null ? '' : ` (with ${route.alsoScope})`}.`);
+    }
+    if (route.alsoScope !== null && !key.scopes.has(route.alsoScope)) {
+      return apiError('SCOPE_ERROR', `This key lacks the scope ${route.alsoScope}, which ${route.label} needs (with ${route.scope}).`);
+    }
+    if (route.liveOnly && key.environment !== 'live') return apiError('SANDBOX_KEY_FORBIDDEN');
     return null;
   }
 

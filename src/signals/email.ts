@@ -27,7 +27,10 @@ export function analyzeEmail(normalized: string | null): EmailSignals {
   return { present: true, valid: true, domain, disposable: kDisposableDomains.has(domain), free_provider: kFreeProviderDomains.has(domain) };
 }
 
-/** "jane.doe@example.com" → "j***@e***.com": enough to recognise, not enough to read. */
+/**
+ * "jane.doe@example.com" → "j***@e***.com": enough to recognise, not enough to read. A part of one
+ * character shows none ("a@b.io" → "***@***.io"), or the mask would be the address.
+ */
 export function maskEmail(normalized: string): string {
   const at = normalized.lastIndexOf('@');
   if (at <= 0) return '***';
@@ -36,5 +39,9 @@ export function maskEmail(normalized: string): string {
   const dot = domain.lastIndexOf('.');
   const domainName = dot <= 0 ? domain : domain.slice(0, dot);
   const tld = dot <= 0 ? '' : domain.slice(dot);
-  return `${local[0]}***@${domainName[0] ?? ''}***${tld}`;
+  return `${firstOfLonger(local)}***@${firstOfLonger(domainName)}***${tld}`;
+}
+
+function firstOfLonger(part: string): string {
+  return part.length >= 2 ? part[0]! : '';
 }

@@ -52,8 +52,9 @@ export function storedIdentifiers(event: EventInput, phone: PhoneAnalysis, secre
   return identifiers;
 }
 
+/** Its first four characters, at most half of it (a short hash is not shown whole). */
 function maskHash(hash: string): string {
-  return `hash:${hash.slice(0, 4)}***`;
+  return `hash:${hash.slice(0, Math.min(4, Math.floor(hash.length / 2)))}***`;
 }
 
 function maskToken(token: string): string {

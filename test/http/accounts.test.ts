@@ -93,6 +93,23 @@ test('masking: email, phone, IP and card shapes', async (t) => {
   t.is(byType.card, '455600******4242');
 });
 
+test('masking: a short email or hash is not shown whole', async (t) => {
+  const tag = unique();
+  const shortOnes = [
+    { user: { email: 'a@b.io' } },
+    { user: { email: 'ab@cd.io' } },
+    { user: { email_hash: 'abc' } },
+    { user: { phone_hash: `${tag.slice(0, 4)}5678` } },
+  ];
+  const masks: string[] = [];
+  for (const [i, shared] of shortOnes.entries()) {
+    await send({ external_account_id: `short-${i}a-${tag}`, ...shared });
+    await send({ external_account_id: `short-${i}b-${tag}`, ...shared });
+    masks.push(...(await links(`short-${i}a-${tag}`)).body.data.links.map((link: { masked_signal: string }) => link.masked_signal));
+  }
+  t.deepEqual(masks, ['***@***.io', 'a***@c***.io', 'hash:a***', `hash:${tag.slice(0, 4)}***`]);
+});
+
 test('a national phone with user.country links to the same number in E.164', async (t) => {
   const tag = unique();
   await send({ external_account_id: `e164-${tag}`, user: { phone: '+447700900123' } });

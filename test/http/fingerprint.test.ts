@@ -235,6 +235,8 @@ function refusals(keys: { noScope: string; originBound: string }): Refusal[] {
       parameter: 'origin',
       send: () => collect({ components: sample() }, server.bootstrap.keys.live_secret.key, { origin: 'https://shop.example' }),
     },
+    // The origin is checked before the scopes: the page learns why, and cannot read the answer.
+    { title: 'a secret key without fp:write sent from a page', status: 403, code: 'SCOPE_ERROR', parameter: 'origin', send: () => collect({ components: sample() }, keys.noScope, { origin: 'https://shop.example' }) },
   );
   return list;
 }
@@ -272,6 +274,11 @@ test('a secret key from a page is refused without Access-Control-Allow-Origin; f
   assertError(t, fromPage, 403, 'SCOPE_ERROR', 'origin');
   t.regex(fromPage.body.errors[0]!.message, /publishable key/);
   t.is(fromPage.headers.get('access-control-allow-origin'), null);
+  // Also one that lacks the route's scope: refused for the page first, not for the scope.
+  const withoutScope = (await createKeyWithCli(server.dataDir, ['--project', 'live', '--kind', 'secret', '--scopes', 'events:write'])).key;
+  const scopeless = await collect({ components: own('secret1') }, withoutScope, { origin: 'https://shop.example' });
+  assertError(t, scopeless, 403, 'SCOPE_ERROR', 'origin');
+  t.is(scopeless.headers.get('access-control-allow-origin'), null);
   const fromBackend = await collect({ components: own('secret1') }, secret);
   t.is(fromBackend.status, 200, fromBackend.text);
   t.is(fromBackend.body.data.seen_count, 1, 'the refused one was not counted');
