@@ -51,8 +51,17 @@ function readSize(node: ASTNode): SizeBound {
 
 type Scope = ReadonlyMap<string, SizeBound>;
 
-/** Estimating one iteration's own work: nested macros count only their range and one unit. */
+/**
+ * Estimating one iteration's own work: nested macros count only their range and one unit, and an
+ * operator or function its one unit, since what it spends on the sizes of its values (a pass over
+ * a string, over a list) its run-time function spends itself.
+ */
 let shallow = false;
+
+/** An operator's or function's estimate as one iteration's own work counts it (see `shallow`). */
+function ownWork(estimate: Estimate): Estimate {
+  return shallow ? { cost: kCallCost, size: estimate.size } : estimate;
+}
 
 function estimateNode(node: ASTNode, scope: Scope, depth: number): Estimate {
   const sub = (n: ASTNode): Estimate => estimateNode(n, scope, depth);
@@ -118,7 +127,7 @@ function estimateNode(node: ASTNode, scope: Scope, depth: number): Estimate {
       const def = kBinaryOps[node.op];
       const own = def === undefined
         ? { cost: kCallCost, size: kScalarSize }
-        : def.cost({ left: l.size, right: r.size, kind: checkedKind(node), rightIsLiteralList: literalList(rn) });
+        : ownWork(def.cost({ left: l.size, right: r.size, kind: checkedKind(node), rightIsLiteralList: literalList(rn) }));
       return { cost: l.cost + r.cost + own.cost, size: own.size };
     }
   }
@@ -147,7 +156,7 @@ function estimateCall(node: ASTNode, scope: Scope, depth: number): Estimate {
   const pattern = name === 'matches' && args[0]?.op === 'value' && typeof args[0].args === 'string' ? args[0].args : null;
   const own = def === null
     ? { cost: kCallCost, size: kInputSize }
-    : def.cost({ sizes: operands.map((o) => o.size), pattern, kind: checkedKind(node) });
+    : ownWork(def.cost({ sizes: operands.map((o) => o.size), pattern, kind: checkedKind(node) }));
   return { cost: sum(operands.map((o) => o.cost)) + own.cost, size: own.size };
 }
 
@@ -212,9 +221,10 @@ export function estimateCost(root: ASTNode): number {
 
 /**
  * Units one iteration of a macro spends at run time (lower.ts): one, plus the
- * body's own work with the element at its smallest; a macro nested in the
- * body spends its own iterations. Never more than the estimate counts per
- * element, so run time stays within the estimate.
+ * body's own work — a unit per node, what creating a list or map costs —
+ * whatever the element; the body's calls spend their passes over values
+ * themselves, and a macro nested in the body its own iterations. Together never
+ * more than the estimate counts per element, so run time stays within it.
  */
 export function iterationCost(body: readonly ASTNode[], varName: string): number {
   shallow = true;

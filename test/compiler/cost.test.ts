@@ -100,6 +100,13 @@ const kAtTheBounds: readonly [string, Record<string, unknown>][] = [
   ['size(extras.a + extras.b) > 10', { a: Array.from({ length: 200_000 }, () => 1), b: Array.from({ length: 200_000 }, () => 2) }],
   ["extras.tags.map(t, t + '!').exists(x, x == 'b!')", { tags: Array.from({ length: 100_000 }, () => 'abc') }],
   ['extras.scores.all(k, extras.scores[k] > 0.5)', { scores: Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 1])) }],
+  // Many short strings, each passed over by the body: the iteration's own charge must not count
+  // again what the body's calls spend themselves.
+  ["extras.s.split('').exists(t, size(t) == 2)", { s: 'a'.repeat(kMaxBodyBytes - 100) }],
+  ["extras.s.split('').exists(t, t.contains('b') || t.startsWith('b'))", { s: 'a'.repeat(kMaxBodyBytes - 100) }],
+  ["extras.tags.exists(t, t.contains('b') || t.endsWith('b') || t.matches('b+c'))", { tags: Array.from({ length: kMaxBodyBytes / 4 - 10 }, () => 'a') }],
+  ["extras.tags.exists(t, t + t == 'bb')", { tags: Array.from({ length: kMaxBodyBytes / 4 - 10 }, () => 'a') }],
+  ["extras.tags.exists(t, t.split('').size() == 2)", { tags: Array.from({ length: kMaxBodyBytes / 4 - 10 }, () => 'a') }],
 ];
 
 for (const [expression, extras] of kAtTheBounds) {
