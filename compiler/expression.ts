@@ -53,6 +53,31 @@ function fromCelError(source: string, err: unknown): ExpressionProblem {
 }
 
 /**
+ * cel-js's checker, asked to compare an element of an empty list or map literal (whose type it
+ * cannot tell), fails with an internal message and no position ("Operator overload 'int > int:
+ * bool' overlaps with …"). Said plainly instead, at the first empty literal.
+ */
+function emptyLiteralProblem(source: string, ast: ASTNode, err: unknown): ExpressionProblem | null {
+  const e = err as CelErrorLike;
+  if (typeof e.range?.start === 'number' || !/^Operator overload .* overlaps with /.test(String(e.message))) return null;
+  const literal = firstEmptyLiteral(ast);
+  if (literal === null) return null;
+  return problem(source, 'an element of an empty list or map literal has no type to compare with: the literal has no elements, so write the result the comparison would give', literal.pos ?? literal.start ?? 0);
+}
+
+function firstEmptyLiteral(node: ASTNode): (ASTNode & { pos?: number; start?: number }) | null {
+  if ((node.op === 'list' || node.op === 'map') && Array.isArray(node.args) && node.args.length === 0) return node;
+  const children: unknown[] = Array.isArray(node.args) ? node.args : [node.args];
+  for (const child of children.flat()) {
+    if (typeof child === 'object' && child !== null && 'op' in child) {
+      const found = firstEmptyLiteral(child as ASTNode);
+      if (found !== null) return found;
+    }
+  }
+  return null;
+}
+
+/**
  * Parses and type-checks; returns the checked AST (nodes carry checkedType).
  * A rule's expression must be bool; `anyType` lifts that for value.ts.
  */
@@ -70,7 +95,7 @@ export function checkExpression(source: unknown, anyType = false): { ok: true; a
   }
   const parsed = env.parse(source);
   const result = parsed.check();
-  if (!result.valid) return { ok: false, problem: fromCelError(source, result.error) };
+  if (!result.valid) return { ok: false, problem: emptyLiteralProblem(source, parsed.ast, result.error) ?? fromCelError(source, result.error) };
   if (!anyType && result.type !== 'bool' && result.type !== 'dyn') {
     return { ok: false, problem: problem(source, `the expression must be bool, not ${result.type}`, 0) };
   }

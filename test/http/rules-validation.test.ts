@@ -81,6 +81,8 @@ test(refused, create(ruleBody('new_rule', { expression: 'payment.amount_cents >'
 test(refused, create(ruleBody('new_rule', { expression: 'user.trusted == true &&\n  (payment.amount_cents > 5' }), 'expression', /^expression: line 2, column \d+: /));
 test(refused, create(ruleBody('new_rule', { expression: 'payment.amount_cents + 1' }), 'expression', /must be bool, not int/));
 test(refused, create(ruleBody('new_rule', { expression: 'nope == 1' }), 'expression', /line 1, column 1: Unknown variable: nope/));
+// cel-js cannot type an element of an empty literal: said plainly, at the literal, once with one period.
+test(refused, create(ruleBody('new_rule', { expression: 'extras.n > 1 && [].all(e, e > 0)' }), 'expression', /^expression: line 1, column 17: an element of an empty list or map literal has no type to compare with: [^.]+\.$/));
 test(refused, create(ruleBody('new_rule', { expression: 'user.email == 3' }), 'expression', /no such overload/));
 // expression: the worst-case cost (issue 12), shown with the limit
 test(refused, create(ruleBody('new_rule', { expression: "extras.l.exists(x, extras.s.matches('a*b'))" }), 'expression', /^expression: the estimated worst-case cost of the rule is 54,978,\d{3},\d{3}, over the limit of 10,000,000/));
