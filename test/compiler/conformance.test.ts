@@ -44,7 +44,7 @@ const kUnsupported: ReadonlyArray<{ reason: string; docs: string; test: (expr: s
   { reason: 'unsupported: protocol buffer types', docs: 'protocol buffer messages and their fields', test: (e, m) => /google\.protobuf|TestAllTypes|NestedTestAllTypes|cel\.expr|proto/.test(e + m) },
   { reason: 'unsupported by the parser: two-variable macros, transformList, transformMap', docs: 'two-variable macros', test: (e) => /\.(exists|all|existsOne|transformList|transformMap|transformMapEntry)\(\s*\w+\s*,\s*\w+\s*,/.test(e) },
   { reason: 'unsupported: map keys other than strings', docs: 'map literals with keys other than strings', test: (_e, m) => /map literal keys must be strings/.test(m) },
-  { reason: "refused by cel-js's checker: comparisons on elements of an empty list literal", docs: 'comparisons on the elements of an empty list literal', test: (_e, m) => /overlaps with/.test(m) },
+  { reason: "refused by cel-js's checker: comparisons on elements of an empty list literal", docs: 'comparisons on the elements of an empty list literal', test: (_e, m) => /overlaps with|an element of an empty list or map literal has no type/.test(m) },
   { reason: 'unsupported: beyond the expression limits', docs: 'nesting depth 32', test: (_e, m) => /Exceeded max/.test(m) },
   // The specification's heterogeneous equality answers false ('a' == 1, 7 in {}); ours makes it a
   // type error, so that a wrong-typed value degrades the rule rather than quietly not matching.
