@@ -56,7 +56,7 @@ const H = {
   registered: hit('recently_registered', 'match', 10), unparseable: hit('phone_unparseable', 'match', 10),
   phoneInvalid: hit('phone_invalid', 'match', 8), phoneVirtual: hit('phone_virtual', 'match', 8, 'require_kyc:phone'),
   phoneCountry: hit('phone_country_mismatch', 'match', 5), disposable: hit('disposable_email', 'match', 15),
-  invalidEmail: hit('invalid_email', 'match', 10), blocked: hit('previously_blocked', 'match', 15),
+  blocked: hit('previously_blocked', 'match', 15),
   anon: hit('anonymous_session', 'match', 10), established: hit('established_account', 'match', -10),
   withdrawal: hit('large_withdrawal', 'match', 0), linked: hit('many_linked_accounts', 'match', 0),
   automation: hit('automation_user_agent', 'match', 0), reviews: hit('repeat_reviews', 'match', 0),
@@ -155,7 +155,6 @@ export function handwrittenDefault(input: RulesetInput): RulesetOutcome {
   if (phoneCountry !== undefined && ipCountry !== undefined && phoneCountry !== ipCountry) add(H.phoneCountry);
   else b.push(M.phone_country_mismatch!);
   if (email.disposable === true) add(H.disposable); else b.push(M.disposable_email!);
-  if (email.present === true && email.valid === false) add(H.invalidEmail); else b.push(M.invalid_email!);
   const blocks = num(acct.blocks);
   if (blocks !== undefined && blocks >= 1) add(H.blocked); else b.push(M.previously_blocked!);
   if (ctx.session_anon === true) add(H.anon); else b.push(M.anonymous_session!);

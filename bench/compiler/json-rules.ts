@@ -182,7 +182,6 @@ const kDefaultConditions: Readonly<Record<string, { when: Cond; bands?: Cond[] }
   phone_virtual: { when: n('phone', 'type', 'strIn', ['voip', 'premium_rate', 'toll_free', 'shared_cost', 'uan']) },
   phone_country_mismatch: { when: n('phone', 'country', 'strNe', { fact: 'context', path: '$.country' }) },
   disposable_email: { when: n('email', 'disposable', 'isTrue', true) },
-  invalid_email: { when: all(n('email', 'present', 'isTrue', true), n('email', 'valid', 'isFalse', false)) },
   previously_blocked: { when: n('account', 'blocks', 'numGte', 1) },
   anonymous_session: { when: n('context', 'session_anon', 'isTrue', true) },
   established_account: {
