@@ -210,9 +210,8 @@ export class EventService {
   }
 
   async #submitAsync(submission: Submission, eventId: string, existing: StoredEvent | null): Promise<EventReply> {
-    // A retry answers when the event was accepted, as GET /v1/scores does, not when the retry came.
-    if (existing !== null) return { kind: 'receipt', receipt: { event_id: eventId, state: existing.state, accepted_at: new Date(existing.received_at).toISOString() } };
     const acceptedAt = new Date(submission.receivedAt).toISOString();
+    if (existing !== null) return { kind: 'receipt', receipt: { event_id: eventId, state: existing.state, accepted_at: acceptedAt } };
     const { writer } = this.#deps;
     const asyncScorer = this.#deps.asyncScorers[submission.environment];
     if (!asyncScorer.canAccept()) {

@@ -132,35 +132,3 @@ test('an async event that stays pending does not hold the log\'s replay point; s
   t.regex(server.output(), /"events_replayed":1\b/);
   t.is(readStore(server, (db) => db.prepare('SELECT events FROM accounts WHERE external_account_id = ?').pluck().get(user)), 1);
 });
-
-test('a retry of an async request answers when the event was accepted, pending, erased or scored, as GET /v1/scores does', async (t) => {
-  const server = await startServer({ env: { ASYNC_RETRY_DELAY_MS: '600000' } });
-  t.teardown(() => server.stop());
-  // A project with no ruleset: its events stay pending until the publish below.
-  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', 'bare', '--preset', 'none', '--json'])).stdout);
-  const key = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
-  const accepted = async (user: string): Promise<{ event: Record<string, unknown>; acceptedAt: string }> => {
-    const event = minimalEvent({ external_account_id: user, async: true });
-    const first = await api(server, 'POST', '/v1/events', { key, body: event });
-    t.is(first.status, 202, first.text);
-    return { event, acceptedAt: first.body.data.accepted_at as string };
-  };
-  const retried = async ({ event, acceptedAt }: { event: Record<string, unknown>; acceptedAt: string }, state: string): Promise<void> => {
-    // A later millisecond than the acceptance, so that the retry's own time would show.
-    await waitFor(() => Date.now() > Date.parse(acceptedAt) + 2, 'the clock past the acceptance');
-    const retry = await api(server, 'POST', '/v1/events', { key, body: event });
-    t.is(retry.status, 202, retry.text);
-    t.deepEqual(retry.body.data, { event_id: event.event_id, state, accepted_at: acceptedAt }, state);
-    // A scored event's GET answers its result, which has no accepted_at.
-    if (state !== 'scored') t.is((await api(server, 'GET', `/v1/scores/${event.event_id as string}`, { key })).body.data.accepted_at, acceptedAt);
-  };
-  const erasedUser = `retry-${randomUUID().slice(0, 8)}`;
-  const toErase = await accepted(erasedUser);
-  const toScore = await accepted(`retry-${randomUUID().slice(0, 8)}`);
-  await retried(toErase, 'pending');
-  t.is((await api(server, 'DELETE', `/v1/accounts/${erasedUser}`, { key })).status, 200);
-  await retried(toErase, 'erased');
-  t.is((await api(server, 'POST', '/v1/rules/publish', { key })).status, 201);
-  await waitFor(async () => (await api(server, 'GET', `/v1/scores/${toScore.event.event_id as string}`, { key })).body.data.state === 'scored', 'the event scored', 60_000);
-  await retried(toScore, 'scored');
-});
