@@ -223,10 +223,10 @@ export async function startService(config: Config, log: Logger, options: Service
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
   const scorer = new Scorer({ pool, writer, accounts: hotAccounts, unfoldedCases, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: (projectId) => deliverer.poke(projectId) });
   // Each environment's async events have their own queue and bound; sandbox yields while live events wait.
-  const liveScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb, 'live'), config.asyncRetryDelayMs);
+  const liveScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb), config.asyncRetryDelayMs);
   const asyncScorers: AsyncScorers = {
     live: liveScorer,
-    sandbox: new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb, 'sandbox'), config.asyncRetryDelayMs, liveScorer),
+    sandbox: new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb), config.asyncRetryDelayMs, liveScorer),
   };
   const bothScorers = [asyncScorers.live, asyncScorers.sandbox];
   // Events set aside for want of a ruleset are tried as soon as one is published, not at their pause's end.
@@ -250,7 +250,8 @@ export async function startService(config: Config, log: Logger, options: Service
   const door = { max: config.maxEventsInFlight, overloadAt: config.overloadEventsInFlight, afterMs: config.overloadAfterMs };
   const events = new EventService({ reader: eventReader, writer, rulesets, scorer, asyncScorers, gate, door });
   const labels = new LabelsService({ readDb, writer, reader: eventReader, now, onAccountChanged: (accountId) => hotAccounts.refresh(accountId) });
-  const pending = bothScorers.reduce((sum, asyncScorer) => sum + asyncScorer.loadPending(), 0);
+  const pendingSeqs = await writer.call('pendingSeqsByEnvironment');
+  const pending = asyncScorers.live.loadPending(pendingSeqs.live) + asyncScorers.sandbox.loadPending(pendingSeqs.sandbox);
   void latch.hold('async-scorer').then(() => {
     for (const asyncScorer of bothScorers) asyncScorer.start((job) => events.scorePending(job));
   });

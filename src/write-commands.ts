@@ -10,7 +10,7 @@ import { putLabel, removeLabel } from './labels/labels-store.js';
 import { addListItems, createList, deleteList, removeListItems, sweepLists } from './lists/list-store.js';
 import { createBacktest, failBacktest, failUnfinishedBacktests, finishBacktest, startBacktest } from './analysis/backtest-store.js';
 import { createDraftRule, replaceDraftPolicy, replaceDraftRule, storePublishedRuleset, storeRestoredRuleset } from './rulesets/ruleset-store.js';
-import { applyDerivedRows, foldCaseEvents, insertPendingEvent, waitingCases } from './scoring/event-store.js';
+import { applyDerivedRows, foldCaseEvents, insertPendingEvent, pendingSeqsByEnvironment, waitingCases } from './scoring/event-store.js';
 import { persistScoredEventMessage } from './scoring/scored-event-message.js';
 import type { Writer } from './store/writer.js';
 import { probeWrite } from './store/write-probe.js';
@@ -24,6 +24,7 @@ export const kWriteCommands = {
   applyDerivedRows,
   foldCaseEvents,
   waitingCases,
+  pendingSeqsByEnvironment,
   recordFingerprintSighting,
   changeCase,
   eraseAccount,

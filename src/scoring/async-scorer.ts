@@ -73,8 +73,6 @@ export interface PendingJob extends ScoreJob {
 
 /** Where a queued event's body is read back from when its turn comes (pending-events.ts). */
 export interface PendingSource {
-  /** Every pending event's seq, in arrival order. */
-  seqs(): number[];
   /** The events at `seqs` still pending, in that order. */
   jobs(seqs: readonly number[]): PendingJob[];
 }
@@ -192,9 +190,11 @@ export class AsyncScorer {
     this.#pump();
   }
 
-  /** Queues the pending events a previous run accepted but did not score, in arrival order. */
-  loadPending(): number {
-    const seqs = this.#source.seqs();
+  /**
+   * Queues the pending events a previous run accepted but did not score, by seq in arrival order
+   * (the writer's, pendingSeqsByEnvironment: it read the log for them once at start).
+   */
+  loadPending(seqs: readonly number[]): number {
     for (const seq of seqs) this.#queue.push(seq);
     this.#pump();
     return seqs.length;

@@ -5,6 +5,7 @@
 // synchronous, run inside the batch's transaction, and written not to throw for expected outcomes.
 import type { Statement } from 'better-sqlite3';
 import { decodeSeqs, encodeSeqs, kOpenSeqsBytes } from '../accounts/event-seqs.js';
+import type { Environment } from '../auth/api-keys.js';
 import { newId, newSortableId } from '../shared/ids.js';
 import type { Db } from '../store/database.js';
 import { undoOnRollback } from '../store/transaction-undo.js';
@@ -374,6 +375,17 @@ export function pendingEventsOfLog(db: Db): Array<[seq: number, projectId: strin
 
 function loadPendingSeqs(db: Db): SeqSetsByProject {
   return new SeqSetsByProject(pendingEventsOfLog(db));
+}
+
+/**
+ * Write command that writes nothing: the pending events' seqs of each environment, ascending, for
+ * the background scorers at start — the writer found them in the log when it opened (one pass over
+ * the log from pending_from_seq; a second and a third, for each scorer, cost a start as much again).
+ */
+export function pendingSeqsByEnvironment(db: Db): Record<Environment, number[]> {
+  const projectsOf = db.prepare('SELECT project_id FROM projects WHERE environment = ?').pluck();
+  const pending = statements(db).pending;
+  return { live: pending.valuesOf(projectsOf.all('live') as string[]), sandbox: pending.valuesOf(projectsOf.all('sandbox') as string[]) };
 }
 
 /** The pending events of `projectIds`, ascending (an erasure reads their rows). */

@@ -1,26 +1,21 @@
 // Accepted async events waiting in the event log (state 'pending'), read back for the background
 // scorer: a queued event is held in memory as its seq only, and its body is read from the log when
-// its turn comes (async-scorer.ts). One per environment, as the scorers are. Reads run on the
-// read-only connection.
+// its turn comes (async-scorer.ts). Which are pending at start comes from the writer, which read the
+// log for them (event-store.ts, pendingSeqsByEnvironment). Reads run on the read-only connection.
 import type { Statement } from 'better-sqlite3';
 import type { Environment } from '../auth/api-keys.js';
 import type { Db } from '../store/database.js';
 import type { EventInput } from '../validation/event-input.js';
 import type { PendingJob } from './async-scorer.js';
-import { pendingEventsOfLog } from './event-store.js';
 import { payloadText } from './stored-payload.js';
 
 type PendingRow = [seq: number, projectId: string, tenantId: string, environment: Environment, eventId: string, payload: string, receivedAt: number];
 
 export class PendingEvents {
-  readonly #readDb: Db;
-  readonly #environment: Environment;
   readonly #bySeq: Statement<[number], PendingRow>;
   readonly #read: (seqs: readonly number[], into: PendingJob[]) => void;
 
-  constructor(readDb: Db, environment: Environment) {
-    this.#readDb = readDb;
-    this.#environment = environment;
+  constructor(readDb: Db) {
     this.#bySeq = readDb.prepare(
       `SELECT e.seq, e.project_id, p.tenant_id, p.environment, e.event_id, e.payload, e.received_at
        FROM events e JOIN projects p ON p.project_id = e.project_id WHERE e.seq = ? AND e.state = 'pending'`,
@@ -35,12 +30,6 @@ export class PendingEvents {
         into.push({ seq, projectId, tenantId, environment, eventId, event: JSON.parse(payload) as EventInput, payload, receivedAt });
       }
     });
-  }
-
-  /** Every pending event's seq of this environment, in arrival order. */
-  seqs(): number[] {
-    const ours = new Set(this.#readDb.prepare('SELECT project_id FROM projects WHERE environment = ?').pluck().all(this.#environment) as string[]);
-    return pendingEventsOfLog(this.#readDb).filter(([, projectId]) => ours.has(projectId)).map(([seq]) => seq);
   }
 
   /**

@@ -21,6 +21,7 @@ class MemoryLog implements PendingSource {
   readonly reads: number[][] = [];
   failNextReads = 0;
 
+  /** Every pending seq, ascending: what the writer gives the scorer at start. */
   seqs(): number[] {
     return [...this.pending.keys()].sort((a, b) => a - b);
   }
@@ -45,7 +46,7 @@ function queued(count: number): { log: MemoryLog; scorer: AsyncScorer; loaded: n
   const log = new MemoryLog();
   for (let seq = 1; seq <= count; seq++) log.pending.set(seq, job(seq, 'log'));
   const scorer = new AsyncScorer(1000, quiet, log);
-  return { log, scorer, loaded: scorer.loadPending() };
+  return { log, scorer, loaded: scorer.loadPending(log.seqs()) };
 }
 
 /** Starts `scorer`, every event scored at once; the jobs it was given, in order. */
@@ -150,7 +151,7 @@ test('events set aside are tried again at once when the rules change, however lo
   const log = new MemoryLog();
   for (let seq = 1; seq <= 3; seq++) log.pending.set(seq, job(seq, 'log'));
   const scorer = new AsyncScorer(1000, quiet, log, 600_000); // a first pause of 10 minutes
-  scorer.loadPending();
+  scorer.loadPending(log.seqs());
   let published = false;
   let runs = 0;
   scorer.start(async (pending) => {
@@ -189,8 +190,8 @@ test('the sandbox scorer keeps only eight going while live events wait, and all 
   for (let seq = 1001; seq <= 1100; seq++) sandboxLog.pending.set(seq, job(seq, 'sandbox'));
   const live = new AsyncScorer(1000, quiet, liveLog);
   const sandbox = new AsyncScorer(1000, quiet, sandboxLog, undefined, live);
-  live.loadPending();
-  sandbox.loadPending();
+  live.loadPending(liveLog.seqs());
+  sandbox.loadPending(sandboxLog.seqs());
   const hold = (log: MemoryLog, started: number[], held: Array<() => void>) => (pending: PendingJob): Promise<'done'> => {
     started.push(pending.seq);
     log.pending.delete(pending.seq);
