@@ -1,7 +1,7 @@
 // A multiset of event seqs whose lowest is asked often, kept by the writer in memory instead of
 // an index of the log: the async events stored and still pending (migration 22), and the events
-// that wait to be folded into their case. The stamp's from_seq needs the lowest of each at every
-// part of a flush; an erasure reads every pending one. Each change returns how to undo it, for the
+// that wait to be folded into their case. The stamp needs the lowest of each at every part of a
+// flush (pending_from_seq, from_seq); an erasure reads every pending one. Each change returns how to undo it, for the
 // writer's rollbacks (store/transaction-undo.ts). Pure.
 //
 // A binary min-heap whose removals are counted and done when the entry reaches the top: events
@@ -126,7 +126,7 @@ export class SeqSet {
 }
 
 /**
- * SeqSets by project: the pending async events. The lowest of all is the stamp's from_seq bound;
+ * SeqSets by project: the pending async events. The lowest of all is the stamp's pending_from_seq;
  * an erasure reads only its tenant and environment's projects' events, so that another tenant's
  * or the sandbox's backlog costs a live erasure nothing (DESIGN §8, environments never mix).
  */
