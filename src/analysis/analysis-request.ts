@@ -1,6 +1,7 @@
 // Request checks of the backtest and rule statistics routes (docs/backtests.md). Pure: bodies,
 // query strings and path parameters in, values or the VALIDATION_ERROR naming the parameter out.
 import { apiError, type ApiError } from '../shared/errors.js';
+import { parseRfc3339 } from '../shared/query.js';
 
 export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ApiError };
 
@@ -20,8 +21,6 @@ function invalid(parameter: string, message: string): { ok: false; error: ApiErr
 }
 
 const kDate = /^(\d{4})-(\d{2})-(\d{2})$/;
-// RFC 3339 date-time: a date, T, a time with optional fraction, and Z or an offset.
-const kDateTime = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** A UTC date (YYYY-MM-DD) as the epoch ms of its midnight; null unless it is a real date. */
 export function parseDate(text: string): number | null {
@@ -31,22 +30,13 @@ export function parseDate(text: string): number | null {
   return new Date(time).toISOString().slice(0, 10) === text ? time : null;
 }
 
-/** An RFC 3339 date-time, or a date (its UTC midnight), as epoch ms; null otherwise. */
+/**
+ * An RFC 3339 date-time, or a date (its UTC midnight), as epoch ms; null otherwise. A fraction
+ * finer than a millisecond rounds up: `from` and `to` bound [from, to) over times stored in whole
+ * milliseconds.
+ */
 export function parseInstant(text: string): number | null {
-  const date = parseDate(text);
-  if (date !== null) return date;
-  const match = kDateTime.exec(text);
-  if (match === null) return null;
-  // Date.parse accepts more than RFC 3339; the pattern above decides what is accepted, and the
-  // fields are checked against what Date made of them (no 25:00, no 30 February).
-  const time = Date.parse(text.toUpperCase());
-  if (Number.isNaN(time)) return null;
-  const [, , month, day, hour, minute, second] = match.map(Number);
-  if (month! < 1 || month! > 12 || day! < 1 || day! > 31 || hour! > 23 || minute! > 59 || second! > 59) return null;
-  const offset = match[8]!.toUpperCase() === 'Z' ? 0 : (match[8]![0] === '-' ? -1 : 1) * (Number(match[8]!.slice(1, 3)) * 60 + Number(match[8]!.slice(4, 6)));
-  const local = new Date(time + offset * 60_000);
-  if (local.getUTCDate() !== day || local.getUTCMonth() + 1 !== month) return null;
-  return time;
+  return parseDate(text) ?? parseRfc3339(text, 'up');
 }
 
 export interface BacktestRequest {

@@ -33,7 +33,8 @@ export function parseAuditQuery(query: string, projectId: string): { ok: true; v
   for (const name of ['created_after', 'created_before'] as const) {
     const raw = params.get(name);
     if (raw === null) continue;
-    const time = parseRfc3339(raw);
+    // Stored times are whole milliseconds: `before` a finer instant includes its millisecond.
+    const time = parseRfc3339(raw, name === 'created_before' ? 'up' : 'down');
     if (time === null) return invalid(name, `${name} must be an RFC 3339 date-time, like 2026-11-01T00:00:00Z.`);
     times[name] = time;
   }

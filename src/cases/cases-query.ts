@@ -77,7 +77,7 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   if (account !== null && (account === '' || characterLength(account) > 64)) return invalid('account', 'account must be an acc_ id or an external account id.');
   const createdAfter = parseTime(params.get('created_after'));
   if (createdAfter === undefined) return invalid('created_after', 'created_after must be an RFC 3339 date-time.');
-  const createdBefore = parseTime(params.get('created_before'));
+  const createdBefore = parseTime(params.get('created_before'), 'up');
   if (createdBefore === undefined) return invalid('created_before', 'created_before must be an RFC 3339 date-time.');
   const updatedAfter = parseTime(params.get('updated_after'));
   if (updatedAfter === undefined) return invalid('updated_after', 'updated_after must be an RFC 3339 date-time.');
@@ -106,10 +106,10 @@ export function parseCaseListQuery(query: string, keyProjectId: string): Checked
   };
 }
 
-/** null when absent, undefined when invalid. */
-function parseTime(value: string | null): number | null | undefined {
+/** null when absent, undefined when invalid; `rounding` as parseRfc3339's (`'up'` for an exclusive upper bound). */
+function parseTime(value: string | null, rounding: 'down' | 'up' = 'down'): number | null | undefined {
   if (value === null) return null;
-  return parseRfc3339(value) ?? undefined;
+  return parseRfc3339(value, rounding) ?? undefined;
 }
 
 /** Cursors of the cases of `projectId` in one order (a cursor of the other order is refused, not read as a position in this one). */

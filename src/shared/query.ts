@@ -75,9 +75,11 @@ const kRfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z
  * An RFC 3339 date-time (section 5.6) as epoch ms, or null when `value` is not one. Date.parse
  * alone takes 2026-02-30 for March 2 and T24:00 for the next day: a filter or an expiry would
  * silently move. Every field is checked against the calendar (a leap second, :60, is refused:
- * Date cannot hold it).
+ * Date cannot hold it). A fraction finer than a millisecond is cut to the millisecond (`'down'`),
+ * or, with `'up'`, rounded to the next one: the bound for `t < value` and `t >= value` over times
+ * stored in whole milliseconds (an exclusive `created_before`, a backtest's `from` and `to`).
  */
-export function parseRfc3339(value: string): number | null {
+export function parseRfc3339(value: string, rounding: 'down' | 'up' = 'down'): number | null {
   const match = kRfc3339.exec(value);
   if (match === null) return null;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
@@ -85,5 +87,6 @@ export function parseRfc3339(value: string): number | null {
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return null;
   if (match[9] !== undefined && (Number(match[9]) > 23 || Number(match[10]) > 59)) return null;
   const time = Date.parse(value);
-  return Number.isNaN(time) ? null : time;
+  if (Number.isNaN(time)) return null;
+  return rounding === 'up' && /[1-9]/.test(match[7]?.slice(4) ?? '') ? time + 1 : time;
 }

@@ -9,6 +9,11 @@ test('times: RFC 3339 with Z or an offset, or a UTC date; nothing else, no impos
   t.is(parseInstant('2026-11-20t01:30:00.250+01:30'), Date.UTC(2026, 10, 20, 0, 0, 0, 250));
   t.is(parseInstant('2026-11-20T23:00:00-02:00'), Date.UTC(2026, 10, 21, 1));
   t.is(parseInstant('2026-11-20'), Date.UTC(2026, 10, 20));
+  // Finer than a millisecond: up to the next one (times are stored in whole milliseconds).
+  t.is(parseInstant('2026-11-20T00:00:00.2501Z'), Date.UTC(2026, 10, 20, 0, 0, 0, 251));
+  t.is(parseInstant('2026-11-20T00:00:00.250000000Z'), Date.UTC(2026, 10, 20, 0, 0, 0, 250));
+  t.is(parseInstant('2026-11-20T00:00:00.999999Z'), Date.UTC(2026, 10, 20, 0, 0, 1));
+  for (const bad of ['2026-11-20T23:00:00+24:00', '2026-11-20T23:00:00+01:60']) t.is(parseInstant(bad), null, bad);
   for (const bad of ['2026-11-20T00:00:00', '2026-11-20 00:00:00Z', '2026-02-30', '2026-02-30T00:00:00Z', '2026-11-20T24:00:00Z', '20261120', 'yesterday', '2026-11-20T00:00:60Z', '2026-13-01']) {
     t.is(parseInstant(bad), null, bad);
   }

@@ -138,6 +138,10 @@ test('filters, paging and time bounds', async (t) => {
   const before = await trail(key, `?action=list.create&created_before=${encodeURIComponent(middle)}`);
   t.true(before.every((record) => record.created_at < middle));
   t.deepEqual(await trail(key, '?created_after=2999-01-01T00:00:00Z'), []);
+  // An instant finer than the stored milliseconds: a record of that millisecond is before it, not after.
+  const finer = middle.replace(/Z$/, '5Z');
+  t.true((await trail(key, `?target=list:l3&action=list.create&created_before=${encodeURIComponent(finer)}`)).some((record) => record.created_at === middle));
+  t.false((await trail(key, `?target=list:l3&action=list.create&created_after=${encodeURIComponent(finer)}`)).some((record) => record.created_at === middle));
 });
 
 test('refusals: scopes (rules:read and cases:read both), parameters, methods; nothing changes', async (t) => {

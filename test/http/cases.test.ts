@@ -220,6 +220,12 @@ test('filters: status, account (acc_ or external id), created after and before',
   t.is((await listCases(`project_id=${project}&account=${account}&created_after=${encodeURIComponent(before)}`)).body.data.cases.length, 1);
   t.is((await listCases(`project_id=${project}&account=${account}&created_after=${encodeURIComponent(after)}`)).body.data.cases.length, 0);
   t.is((await listCases(`project_id=${project}&account=${account}&created_before=${encodeURIComponent(before)}`)).body.data.cases.length, 0);
+  // The case's own millisecond and an instant finer than it: before that instant, not after it.
+  const createdAt = byAccount.body.data.cases[0].created_at as string;
+  const finer = createdAt.replace(/Z$/, '5Z');
+  t.is((await listCases(`project_id=${project}&account=${account}&created_before=${encodeURIComponent(finer)}`)).body.data.cases.length, 1);
+  t.is((await listCases(`project_id=${project}&account=${account}&created_after=${encodeURIComponent(finer)}`)).body.data.cases.length, 0);
+  t.is((await listCases(`project_id=${project}&account=${account}&created_before=${encodeURIComponent(createdAt)}`)).body.data.cases.length, 0);
   // An external id that starts with acc_ (and any characters, percent-encoded) is found as one.
   const lookalike = `acc_partner ${randomUUID().slice(0, 8)}/ü`;
   const lookalikeEvent = await score(reviewEvent({ external_account_id: lookalike }));
