@@ -6,18 +6,25 @@
 // integers above 2^53, which would hide a 19-digit card number).
 //
 // A card number is 13 to 19 digits passing the Luhn check, possibly written in groups separated by
-// a single space or dash. What is never taken for a card number:
-//   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters (hashes, tokens, identifiers);
+// a single space, no-break space, dash or control character (a tab, a line feed). What is never
+// taken for a card number:
+//   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters, of any script (hashes, tokens,
+//     identifiers); other characters (€, —, a no-break space) do not glue;
 //   - a run right after '+' (an E.164 phone number) or starting with 0 (national and 00-prefixed
 //     phone numbers; no card scheme issues numbers starting with 0), and a value of at most 15
 //     digits (the E.164 maximum) of a member whose name contains "phone";
-//   - the integer or fraction part of a decimal number, and dotted IP addresses (dots break runs);
+//   - the integer or fraction part of a decimal number that is not whole (4111111111111111.0 is
+//     that integer, as 4111111111111111e0 is), and dotted IP addresses (dots break runs);
 //   - an unseparated 13, 16 or 19 digit run starting with 1 (epoch milliseconds, microseconds,
 //     nanoseconds between 2001 and 2033), and an unseparated 14 or 17 digit run that reads as a
 //     compact date-time (YYYYMMDDhhmmss[fff]).
 
-/** At least 13 digits, with at most one space or dash between two digits. Linear: no ambiguity. */
-const kCandidateRun = /[0-9](?:[ -]?[0-9]){12,}/g;
+/** At least 13 digits, with at most one separator between two digits. Linear: no ambiguity. */
+const kCandidateRun = /[0-9](?:[ \-\u0001-\u001f\u00a0\u2007\u202f]?[0-9]){12,}/g;
+/** The separators of kCandidateRun. Raw JSON holds control characters only between tokens, where no digits meet. */
+const kSeparator = /[ \-\u0001-\u001f\u00a0\u2007\u202f]/;
+const kSeparators = /[ \-\u0001-\u001f\u00a0\u2007\u202f]/g;
+const kUnicodeLetter = /[\p{L}\p{M}]/u;
 const kUuid = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
 const kMinCardDigits = 13;
 const kMaxCardDigits = 19;
@@ -57,6 +64,10 @@ export function findCardNumberRun(text: string): string | null {
     const exponentDigits = exponentNumberDigits(text, start, end);
     if (exponentDigits !== null) {
       if (!isPhoneMemberValue(text, start, exponentDigits) && !isExemptDigits(exponentDigits, true) && passesLuhn(exponentDigits)) return exponentDigits;
+      continue;
+    }
+    if (isWholeDecimalNumber(text, start, end)) {
+      if (!isPhoneMemberValue(text, start, match[0]) && runHoldsCardNumber(match[0])) return match[0];
       continue;
     }
     if (!isStandaloneRun(text, start, end)) continue;
@@ -116,6 +127,22 @@ function exponentNumberDigits(text: string, start: number, end: number): string 
   return whole.length >= kMinCardDigits && whole.length <= kMaxCardDigits ? whole : null;
 }
 
+/**
+ * Whether the run [start, end) is the integer part of a JSON number whose fraction is all zeros
+ * (4111111111111111.0): that number is the integer, and reads back as it.
+ */
+function isWholeDecimalNumber(text: string, start: number, end: number): boolean {
+  if (text.charCodeAt(end) !== 0x2e /* . */ || text.charCodeAt(end + 1) !== 0x30 /* 0 */) return false;
+  let at = end + 1;
+  while (text.charCodeAt(at) === 0x30) at++;
+  if (isDigit(text.charCodeAt(at)) || text.charCodeAt(at) === 0x65 || text.charCodeAt(at) === 0x45) return false;
+  // A JSON number: where a value starts (after ':', '[', ',' or white space, perhaps a minus).
+  let before = start - 1;
+  if (text.charCodeAt(before) === 0x2d /* - */) before--;
+  const context = before >= 0 ? text.charCodeAt(before) : -1;
+  return context === 0x3a || context === 0x5b || context === 0x2c || context === 0x20 || context === 0x0a || context === 0x0d || context === 0x09;
+}
+
 function isStandaloneRun(text: string, start: number, end: number): boolean {
   const before = start > 0 ? text.charCodeAt(start - 1) : -1;
   const after = end < text.length ? text.charCodeAt(end) : -1;
@@ -136,7 +163,7 @@ const kPhoneKey = /phone/i;
  * 4915112345678 or "mobile_phone": "4915112345678"), with no more digits than E.164 allows.
  */
 function isPhoneMemberValue(text: string, start: number, run: string): boolean {
-  if (run.replace(/[ -]/g, '').length > kMaxPhoneDigits) return false;
+  if (run.replace(kSeparators, '').length > kMaxPhoneDigits) return false;
   let at = start - 1;
   if (text[at] === '"') at--;
   while (at >= 0 && (text[at] === ' ' || text[at] === '\t' || text[at] === '\n' || text[at] === '\r')) at--;
@@ -184,7 +211,7 @@ function overlapsAny(ranges: number[], start: number, end: number): boolean {
  * consecutive groups of it ("order 12 4111 1111 1111 1111"), but never part of a group.
  */
 function runHoldsCardNumber(run: string): boolean {
-  const groups = run.split(/[ -]/);
+  const groups = run.split(kSeparator);
   for (let first = 0; first < groups.length; first++) {
     let digits = '';
     for (let last = first; last < groups.length; last++) {
@@ -241,7 +268,8 @@ function isDigit(code: number): boolean {
 }
 
 function isLetter(code: number): boolean {
-  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f /* _ */ || code > 0x7f;
+  if (code <= 0x7f) return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f /* _ */;
+  return kUnicodeLetter.test(String.fromCharCode(code));
 }
 
 /**

@@ -291,6 +291,21 @@ const kEscapedCardBodies: Array<[string, string, string]> = [
   ['a digit escaped inside', '{"note":"4111 \\u0031111 1111 1111"}', 'extras.note'],
   ['a separator escaped', '{"note":"4111\\u00201111 1111 1111"}', 'extras.note'],
   ['a digit escaped, in a key', '{"\\u0034111111111111111":true}', 'extras.4111111111111111'],
+  // A control character or a no-break space next to it or between its groups is no letter: the
+  // number is not glued to anything.
+  ['a control character before it', '{"note":"\\u00015555555555554444"}', 'extras.note'],
+  ['tabs between its groups', '{"note":"4111\\t1111\\t1111\\t1111"}', 'extras.note'],
+  ['no-break spaces between its groups', '{"note":"4111\\u00a01111\\u00a01111\\u00a01111"}', 'extras.note'],
+  ['a no-break space after it', '{"note":"4111 1111 1111 1111\\u00a0"}', 'extras.note'],
+  ['an escaped euro sign before it', '{"note":"\\u20ac4111111111111111"}', 'extras.note'],
+];
+
+// Characters beyond ASCII as they are, not escaped: only letters glue to a number.
+const kUnicodeCardBodies: Array<[string, string, string]> = [
+  ['a no-break space before it', '{"note":"Card:\u00a04111 1111 1111 1111"}', 'extras.note'],
+  ['a euro sign before it', '{"note":"€4111111111111111"}', 'extras.note'],
+  ['an em dash before it', '{"note":"x —4111111111111111"}', 'extras.note'],
+  ['narrow no-break spaces between its groups', '{"note":"4111\u202f1111\u202f1111\u202f1111"}', 'extras.note'],
 ];
 
 // Numbers as JSON can write them: in exponent form (the 'e' is no letter glued to the digits, the
@@ -303,11 +318,14 @@ const kNumberCardBodies: Array<[string, string, string]> = [
   ['an exponent, in an array', '{"list":[1,4111111111111111e0]}', 'extras.list[1]'],
   ['19 digits, beyond 2^53', '{"pan":6759649826438453128}', 'extras.pan'],
   ['19 digits in exponent form', '{"pan":675964982643845312.8e1}', 'extras.pan'],
+  ['a fraction of zeros', '{"pan":4111111111111111.0}', 'extras.pan'],
+  ['a minus and a fraction of zeros', '{"pan":-4111111111111111.000}', 'extras.pan'],
 ];
 
 const kRawCardBodies = [
   ...kEscapedCardBodies.map(([what, body, field]) => [`with ${what}`, body, field] as const),
   ...kNumberCardBodies.map(([what, body, field]) => [`as a JSON number with ${what}`, body, field] as const),
+  ...kUnicodeCardBodies.map(([what, body, field]) => [`with ${what}`, body, field] as const),
 ];
 
 for (const [name, extras, parameter] of kRawCardBodies) {
@@ -351,6 +369,8 @@ test('UUIDs, timestamps, IP addresses and phone numbers are never taken for card
         ts_ms: 1700000000000, ts_us: 1700000000000000, ts_ns: '1700000000000000000', compact: '20240115103000',
         ip4: '192.168.100.200', phone_national: '0151 1234 5678', phone_intl: '+1 (415) 555-2671', amount: 1234567890123.45,
         uuid_upper: 'F47AC10B-58CC-4372-A567-0E02B2C3D479', hash: 'a7f3b2c9e1d4411111111111111111118f9e2b7c3d4a1f6e0b5c8d2a9e7f4b1c3',
+        // Glued to letters of any script; a decimal that is not whole.
+        glued_unicode: 'ß4111111111111111', glued_cyrillic: 'код4111111111111111', not_whole: 4111111111111111.5, in_text_decimal: '4111111111111111.0',
       },
     }),
   });
