@@ -296,6 +296,32 @@ export function locateNonFiniteNumber(value: unknown): string {
   return locate(value, (_text, isNumber, number) => isNumber && !Number.isFinite(number));
 }
 
+/** At least 16 digits in a row: the only text that can write an integer beyond 2^53 without an exponent. */
+const kLongDigitRun = /[0-9]{16}/;
+/** A JSON number written as a plain integer of 16 digits or more, where a value starts and ends. */
+const kLongIntegerToken = /(?<=[:\[,]\s*)-?[0-9]{16,}(?=\s*[,\]}])/g;
+
+/**
+ * The path of a number written as a plain integer beyond ±(2^53 − 1), which no double holds
+ * exactly (12345678901234567 parses to …568: two such bodies would be one event, and the stored
+ * event would read back as a number never sent); '' when none. I-JSON (RFC 7493 §2.2) asks not
+ * to send such numbers; a string holds them. Numbers with a fraction or an exponent are doubles
+ * as written. Only a body with 16 digits in a row is searched.
+ */
+export function locateInexactInteger(text: string, value: unknown): string {
+  if (!kLongDigitRun.test(text)) return '';
+  const inexact = new Set<number>();
+  kLongIntegerToken.lastIndex = 0;
+  for (let match = kLongIntegerToken.exec(text); match !== null; match = kLongIntegerToken.exec(text)) {
+    const number = Number(match[0]);
+    if (!Number.isSafeInteger(number)) inexact.add(number);
+  }
+  if (inexact.size === 0) return '';
+  // A token can sit in a string's text ("a: 12345678901234567,"): only a number that parsed to
+  // one of the values is refused.
+  return locate(value, (_text, isNumber, number) => isNumber && inexact.has(number));
+}
+
 /** The path of the first string or member name of `value` that `matches`; '' when none does. */
 export function locateString(value: unknown, matches: (text: string) => boolean): string {
   return locate(value, (text, isNumber) => !isNumber && matches(text));

@@ -1,7 +1,7 @@
 // Turns a request body into a JSON object, or into the error the interface names for it.
 // Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { containsCardNumber, containsNul, findCardNumberRun, locateCardNumber, locateNonFiniteNumber, locateNul, locateString } from './body-scan.js';
+import { containsCardNumber, containsNul, findCardNumberRun, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString } from './body-scan.js';
 
 export type JsonObject = Record<string, unknown>;
 export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };
@@ -52,6 +52,10 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   const run = findCardNumberRun(text);
   if (run !== null || (text.includes('\\') && containsCardNumber(controlEscapesAsSpaces(JSON.stringify(value, numbersLeftOut))))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
+  }
+  const inexact = locateInexactInteger(text, value);
+  if (inexact !== '') {
+    return { ok: false, error: apiError('VALIDATION_ERROR', `${inexact} is an integer beyond ±9007199254740991 (2^53 − 1), which cannot be held exactly; send it as a string.`, inexact) };
   }
   // JSON.parse keeps the last of two members of one name ({"trusted":false,"trusted":true} reads
   // as trusted), other parsers the first: a gateway that checks the body before us could see

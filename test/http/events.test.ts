@@ -226,10 +226,29 @@ test('a number external_account_id above 2^53 - 1 is refused (JSON parsers round
   t.is(response.status, 400, response.text);
   t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR');
   t.is(response.body.errors[0]?.parameter, 'external_account_id');
-  t.regex(response.body.errors[0]?.message, /up to 9007199254740991/);
+  // Refused as any integer beyond 2^53 - 1 in a body is (docs/events.md): it says to send a string.
+  t.regex(response.body.errors[0]?.message, /beyond ±9007199254740991 .*send it as a string/);
   t.is(storedRows(event.event_id as string), 0);
   const largest = await api(server, 'POST', '/v1/events', { key, rawBody: JSON.stringify(minimalEvent()).replace(/}$/, ',"external_account_id":9007199254740991}') });
   t.is(largest.status, 200, largest.text);
+});
+
+test('an integer beyond 2^53 - 1 anywhere in the body is refused naming it (it would read back as another number, and two such bodies as one), and nothing stored', async (t) => {
+  for (const [extras, parameter] of [['{"order_ref":12345678901234567}', 'extras.order_ref'], ['{"refs":[1, -9007199254740993]}', 'extras.refs[1]']] as const) {
+    const event = minimalEvent();
+    const rawBody = JSON.stringify(event).replace(/}$/, `,"extras":${extras}}`);
+    const response = await api(server, 'POST', '/v1/events', { key, rawBody });
+    t.is(response.status, 400, response.text);
+    t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR');
+    t.is(response.body.errors[0]?.parameter, parameter);
+    t.regex(response.body.errors[0]?.message, /send it as a string/);
+    t.is(storedRows(event.event_id as string), 0);
+  }
+  // The largest exact integer, the same digits as a string, and a double in exponent form or with a fraction are taken.
+  const taken = minimalEvent({ extras: { n: 9007199254740991, s: '12345678901234567' } });
+  const body = JSON.stringify(taken).replace(/}}$/, ',"e":1e20,"f":12345678901234567.5}}');
+  const answer = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+  t.is(answer.status, 200, answer.text);
 });
 
 test('resending a sync request returns the stored result without scoring again', async (t) => {
