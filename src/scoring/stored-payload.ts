@@ -75,9 +75,27 @@ export function payloadText(stored: string): string {
   return out + stored.slice(from);
 }
 
-/** An SQL expression that is payloadText(`column`), for the view event_payloads. */
-export function payloadTextSql(column: string): string {
-  let decoded = `substr(${column}, 2)`;
-  for (const [code, text] of kCodes) decoded = `replace(${decoded}, char(${code.charCodeAt(0)}), '${text}')`;
-  return `CASE WHEN substr(${column}, 1, 1) = char(1) THEN ${decoded} ELSE ${column} END`;
+/** Codes decoded per step of the view: SQLite before 3.46 cannot parse 27 nested replace()s. */
+const kCodesPerStep = 9;
+
+/**
+ * CREATE VIEW event_payloads: payloadText(payload) of each row of `events`, as SQL. The codes are
+ * replaced a few per step of a chain of CTEs, not all in one nested expression, which the parser of
+ * an older `sqlite3` shell (Debian 12's 3.40, Ubuntu 24.04's 3.45) refuses with "parser stack
+ * overflow" — for every statement, since it parses the whole schema first (migration 28).
+ */
+export function payloadViewSql(): string {
+  const steps: string[] = [];
+  // Plain rows (not coded) keep decoded NULL and read their payload as it is.
+  let input = 'CASE WHEN substr(payload, 1, 1) = char(1) THEN substr(payload, 2) END';
+  for (let first = 0; first < kCodes.length; first += kCodesPerStep) {
+    let decoded = input;
+    for (const [code, text] of kCodes.slice(first, first + kCodesPerStep)) decoded = `replace(${decoded}, char(${code.charCodeAt(0)}), '${text}')`;
+    const from = steps.length === 0 ? 'events' : `step${steps.length}`;
+    steps.push(`step${steps.length + 1} AS (SELECT seq, project_id, event_id, payload, ${decoded} AS decoded FROM ${from})`);
+    input = 'decoded';
+  }
+  return `CREATE VIEW event_payloads (seq, project_id, event_id, payload) AS
+  WITH ${steps.join(',\n  ')}
+  SELECT seq, project_id, event_id, coalesce(decoded, payload) FROM step${steps.length};`;
 }

@@ -27,6 +27,7 @@ import { kOutboxDueByProjectMigration } from './024-outbox-due-by-project.js';
 import { kOutboxWindowAttemptsMigration } from './025-outbox-window-attempts.js';
 import { kSignalsByFirstSeenMigration } from './026-signals-by-first-seen.js';
 import { kPendingFromSeqMigration } from './027-pending-from-seq.js';
+import { kEventPayloadsShallowMigration } from './028-event-payloads-shallow.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import { writeEventIdRunsOfLog } from '../../scoring/event-id-runs.js';
 import type { Db } from '../database.js';
@@ -69,4 +70,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 25, name: 'webhook attempts in the retry window', sql: kOutboxWindowAttemptsMigration },
   { version: 26, name: 'signals keyed by first seen', sql: kSignalsByFirstSeenMigration },
   { version: 27, name: 'pending events read from a bound of their own', sql: kPendingFromSeqMigration },
+  { version: 28, name: 'event payloads view an older sqlite3 can parse', sql: kEventPayloadsShallowMigration },
 ];
