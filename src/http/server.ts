@@ -532,6 +532,11 @@ export class HttpServer {
   }
 
   #reply(exchange: Exchange, reply: Reply): void {
+    if (reply.kind === 'gone') {
+      // Only a request whose client hung up is given up on; any other would never be answered.
+      if (!exchange.aborted) this.#internalError(exchange, new Error(`${exchange.routeLabel} gave up on a request whose client is still there`));
+      return;
+    }
     const headers = reply.headers ?? kNoHeaders;
     if (reply.kind === 'data') this.#send(exchange, reply.status, kJson, successBody(reply.data), headers);
     else if (reply.kind === 'json') this.#send(exchange, reply.status, kJson, serializedSuccessBody(reply.json), headers);

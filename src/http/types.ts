@@ -40,7 +40,9 @@ export type Reply =
   | { readonly kind: 'json'; readonly status: number; readonly json: string; readonly headers?: ExtraHeaders }
   | { readonly kind: 'error'; readonly error: ApiError; readonly headers?: ExtraHeaders }
   /** A non-envelope answer: Prometheus text, the browser agent script. */
-  | { readonly kind: 'raw'; readonly status: number; readonly contentType: string; readonly body: string; readonly headers?: ExtraHeaders };
+  | { readonly kind: 'raw'; readonly status: number; readonly contentType: string; readonly body: string; readonly headers?: ExtraHeaders }
+  /** No answer: the client hung up, and the front end counted the request (499) when it did. */
+  | { readonly kind: 'gone'; readonly headers?: undefined };
 
 export type Handler = (context: RequestContext) => Reply | Promise<Reply>;
 

@@ -30,7 +30,9 @@ export type EventReply =
   /** 202 with this receipt. */
   | { readonly kind: 'receipt'; readonly receipt: AsyncReceipt }
   /** An error; 503s carry the seconds to wait before retrying (the Retry-After header). */
-  | { readonly kind: 'error'; readonly error: ApiError; readonly retryAfterSeconds?: number };
+  | { readonly kind: 'error'; readonly error: ApiError; readonly retryAfterSeconds?: number }
+  /** None: the client went away before its event was scored (the front end answered 499 then). */
+  | { readonly kind: 'dropped' };
 
 export interface AsyncReceipt {
   readonly event_id: string;
@@ -195,6 +197,7 @@ export class EventService {
     if (!live.ok) return unavailable(existing === null ? live.error : stillPending(live.error));
     const job = { ...jobOf(submission, eventId, existing?.received_at ?? submission.receivedAt), clientGone: submission.clientGone };
     const outcome = await this.#deps.scorer.score(job, live.ruleset, existing?.seq ?? null);
+    if (!outcome.ok && outcome.error === null) return { kind: 'dropped' };
     if (!outcome.ok) return unavailable(existing === null ? outcome.error : stillPending(outcome.error));
     if (outcome.result !== null) {
       if (existing === null) this.#deps.reader.stored(submission.projectId, eventId, outcome.seq);

@@ -47,9 +47,9 @@ export type ScoreOutcome =
   | { readonly ok: true; readonly result: string; readonly seq: number }
   /** An async event that was scored meanwhile (by a sync retry): nothing was written. */
   | { readonly ok: true; readonly result: null }
-  | { readonly ok: false; readonly error: ApiError };
-
-const kClientGone = (): ApiError => apiError('INTERNAL_ERROR', 'The client went away before its event was scored; nothing was stored.');
+  | { readonly ok: false; readonly error: ApiError }
+  /** The sync client went away before its event was scored: nothing was scored or stored, and nobody waits for an answer. */
+  | { readonly ok: false; readonly error: null };
 
 export interface ScorerDeps {
   readonly pool: RulesPool;
@@ -111,7 +111,7 @@ export class Scorer {
     // Nobody would read the answer: a client that gave up (a timeout under load) costs nothing more.
     if (job.clientGone?.() === true) {
       this.dropped++;
-      return { ok: false, error: kClientGone() };
+      return { ok: false, error: null };
     }
     const space = accounts.space(job.tenantId, job.environment);
     const account = externalId === null ? null : accounts.account(space, job.tenantId, job.environment, externalId);

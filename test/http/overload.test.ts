@@ -201,6 +201,9 @@ test('an event whose client has gone before its scoring starts is not scored or 
     await waitFor(async () => (await metric(server, 'fraud_scorer_events_dropped_total')) === 1, 'the event to be dropped');
     t.is((await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).status, 404);
     t.is(await metric(server, 'fraud_scorer_events_in_flight'), 0);
+    // A drop is counted, not an error: no 500 in the metrics or the log (operators alert on error lines).
+    t.false(/status="500"/.test(await (await fetch(`${server.url}/metrics`)).text()));
+    t.false(/"level":"error"/.test(server.output()), server.output());
   } finally {
     await server.stop();
   }

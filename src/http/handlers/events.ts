@@ -46,6 +46,8 @@ function replyOf(reply: EventReply): Reply {
       return data(reply.receipt, 202);
     case 'error':
       return reply.retryAfterSeconds === undefined ? failure(reply.error) : failure(reply.error, [['Retry-After', String(reply.retryAfterSeconds)]]);
+    case 'dropped':
+      return { kind: 'gone' };
   }
 }
 
