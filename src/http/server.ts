@@ -88,6 +88,7 @@ const kCorsMaxAgeSeconds = '600';
 // that honour this hint (undici, Node's agent) drop idle connections before then.
 const kKeepAlive = 'timeout=5';
 const kNoHeaders: ExtraHeaders = [];
+const kRetryInASecond: ExtraHeaders = [['Retry-After', '1']];
 // uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT: the module exports it at run time, but its type
 // declarations only name it inside an enum the module does not export.
 const kListenExclusivePort = 1;
@@ -441,7 +442,8 @@ export class HttpServer {
     addressOf: () => string,
   ): { error: ApiError; headers: ExtraHeaders } | null {
     if (route.rateLimit === 'none') return null;
-    if (!this.#rateLimiterReady()) return { error: apiError('RATE_LIMIT_UNAVAILABLE'), headers: kNoHeaders };
+    // Every 503 says when to come back (docs/events.md, "Overload").
+    if (!this.#rateLimiterReady()) return { error: apiError('RATE_LIMIT_UNAVAILABLE'), headers: kRetryInASecond };
     const limits = this.#options.rateLimits;
     if (route.rateLimit === 'route') {
       return limitExceeded(this.#limits.hit(`${key.keyId} ${route.label}`, limits.perRoute));

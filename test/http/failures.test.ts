@@ -106,6 +106,7 @@ test('a rate limiter that is not ready is 503 RATE_LIMIT_UNAVAILABLE and stores 
     const response = await api(server, 'POST', '/v1/events', { key: server.bootstrap.keys.live_secret.key, body: event });
     t.is(response.status, 503);
     t.is(response.body.errors[0]?.code, 'RATE_LIMIT_UNAVAILABLE');
+    t.is(response.headers.get('retry-after'), '1', 'every 503 says when to come back');
     t.is(storedEventCount(server.dataDir, event.event_id as string), 0);
     t.is((await api(server, 'GET', '/healthz')).status, 200);
     t.regex(server.output(), /fault injection is on/);
