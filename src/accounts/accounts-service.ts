@@ -159,6 +159,11 @@ export class AccountsService {
     // Outside the gate: the account's new events (a new account) need not wait for a receiver. A
     // retried DELETE waits too, whatever id it names the account by.
     if (answer.ok) await this.#webhooksNamingSent(answer.body.account_public_id);
+    // For the operator's log: what went, never who (the external id is personal data; the acc_ id
+    // names nothing any more, and the audit trail has it too).
+    if (answer.ok && !answer.body.already_erased) {
+      this.#deps.log.info('account erased', { project_id: scope.projectId, environment: scope.environment, actor, account_public_id: answer.body.account_public_id, ...answer.body.erased });
+    }
     return answer;
   }
 

@@ -93,6 +93,20 @@ test('masking: email, phone, IP and card shapes', async (t) => {
   t.is(byType.card, '455600******4242');
 });
 
+test('an erasure is logged at info with its counts, never with the external id; a retry is not logged again', async (t) => {
+  const user = `logged-${unique()}@example.com`;
+  const scored = await send({ external_account_id: user, user: { email: user } });
+  const erased = await api(server, 'DELETE', `/v1/accounts/${encodeURIComponent(user)}`, { key });
+  t.is(erased.status, 200, erased.text);
+  const lines = (): Array<Record<string, unknown>> => server.output().split('\n').filter((line) => line.includes('"account erased"')).map((line) => JSON.parse(line));
+  const ours = lines().filter((line) => line.account_public_id === scored.account_public_id);
+  t.is(ours.length, 1);
+  t.like(ours[0], { level: 'info', environment: 'live', events: 1 });
+  t.false(server.output().includes(user), 'the external id and email appear in no log line');
+  t.is((await api(server, 'DELETE', `/v1/accounts/${encodeURIComponent(user)}`, { key })).body.data.already_erased, true);
+  t.is(lines().filter((line) => line.account_public_id === scored.account_public_id).length, 1);
+});
+
 test('masking: a short email or hash is not shown whole', async (t) => {
   const tag = unique();
   const shortOnes = [
