@@ -51,7 +51,7 @@ import { kVersion } from './shared/version.js';
 import { OutcomeCounts } from './pool/outcome-tally.js';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from './store/data-dir-lock.js';
 import { Metrics } from './shared/metrics.js';
-import { closeCleanly, DataDirNotADirectoryError, openDatabase, secureDataDir, SqliteBuildError, type Db } from './store/database.js';
+import { closeCleanly, DataDirError, openDatabase, secureDataDir, SqliteBuildError, type Db } from './store/database.js';
 import { AccountGate } from './accounts/account-gate.js';
 import { FaultLatch } from './shared/fault-latch.js';
 import { migrate, SchemaTooNewError } from './store/migrate.js';
@@ -112,7 +112,7 @@ export async function startService(config: Config, log: Logger, options: Service
   try {
     secureDataDir(config.dataDir);
   } catch (error) {
-    if (error instanceof DataDirNotADirectoryError) throw new StartupError(`${error.message}; give a directory (it is made if it does not exist)`);
+    if (error instanceof DataDirError) throw new StartupError(error.message);
     throw error;
   }
   // One server per data dir, held until the process ends (store/data-dir-lock.ts).

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { acquireDataDirLock, DataDirLockedError } from '../store/data-dir-lock.js';
-import { databasePath, openDatabase, secureDataDir, type Db } from '../store/database.js';
+import { databasePath, DataDirError, openDatabase, secureDataDir, type Db } from '../store/database.js';
 import { migrate, schemaStatus, type SchemaStatus } from '../store/migrate.js';
 
 /** Wrong arguments: the command prints the message and exits 2. */
@@ -79,7 +79,12 @@ export function openDataDir(dataDir: string): Db {
   }
   if (!status.initialised) throw new CliError(`${path} is not a fraud-scorer database (it has no schema); start fraud-scorer serve on a data dir to create one`);
   if (status.unknown.length > 0) throw new CliError(`${path} was used by a newer build (schema migrations ${status.unknown.join(', ')} are unknown here); use that build`);
-  secureDataDir(dataDir);
+  try {
+    secureDataDir(dataDir);
+  } catch (error) {
+    if (error instanceof DataDirError) throw new CliError(error.message);
+    throw error;
+  }
   // A command waits for the running server's commits (or another command's) as long as it takes
   // within reason: an operator's command should not fail because a batch was being written.
   const db = openDatabase(dataDir, { mustExist: true, busyTimeoutMs: kCliBusyTimeoutMs });

@@ -55,8 +55,8 @@ export function databasePath(dataDir: string): string {
   return join(dataDir, kDatabaseFileName);
 }
 
-/** --data-dir names something that is not a directory (a file, say). */
-export class DataDirNotADirectoryError extends Error {}
+/** --data-dir cannot be used: it names something that is not a directory, or it cannot be made or secured. */
+export class DataDirError extends Error {}
 
 /**
  * The data dir holds key hashes, the install secret and personal data: the dir is 0700 and every
@@ -65,12 +65,18 @@ export class DataDirNotADirectoryError extends Error {}
  */
 export function secureDataDir(dataDir: string): void {
   process.umask(0o077);
-  if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  // Never the mode of a file named by mistake.
-  else if (!statSync(dataDir).isDirectory()) throw new DataDirNotADirectoryError(`the data dir ${dataDir} is not a directory`);
-  chmodSync(dataDir, 0o700);
-  for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
-    if (entry.isFile()) chmodSync(join(dataDir, entry.name), 0o600);
+  try {
+    if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // Never the mode of a file named by mistake.
+    else if (!statSync(dataDir).isDirectory()) throw new DataDirError(`the data dir ${dataDir} is not a directory; give a directory (it is made if it does not exist)`);
+    chmodSync(dataDir, 0o700);
+    for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+      if (entry.isFile()) chmodSync(join(dataDir, entry.name), 0o600);
+    }
+  } catch (error) {
+    if (error instanceof DataDirError) throw error;
+    // A path the process may not write (EACCES, EPERM), or one under a file (ENOTDIR): one line.
+    throw new DataDirError(`the data dir ${dataDir} could not be made or secured: ${(error as Error).message}`);
   }
 }
 

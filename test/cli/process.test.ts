@@ -103,6 +103,14 @@ test('a data dir that is a file: exit 1 at once, one line, the file untouched', 
   t.is(statSync(file).mode & 0o777, 0o644, 'its mode unchanged');
 });
 
+test('a data dir that cannot be made (under a file): exit 1 at once, one line, not a stack', async (t) => {
+  const file = join(makeDataDir(), 'a-file');
+  writeFileSync(file, 'mine');
+  const refused = await failedStart(['--port', '0', '--data-dir', join(file, 'data')]);
+  assertOneLineRefusal(t, refused, /^fraud-scorer serve: the data dir .*a-file\/data could not be made or secured: ENOTDIR: not a directory, mkdir .*$/);
+  t.is(readFileSync(file, 'utf8'), 'mine');
+});
+
 test('a second server on the same data dir exits 1 with one line; after the first is killed, a new one starts', async (t) => {
   const dataDir = makeDataDir();
   const first = await startServer({ dataDir });
