@@ -55,7 +55,8 @@ export function validateEventInput(body: JsonObject): EventValidation {
   if (!kValidate(body)) return { ok: false, error: validationErrorOf(kValidate.errors!, kAlternativesMessages) };
   const event = body as EventInput;
   const phone = event.user?.phone;
-  if (typeof phone === 'string' && !/[0-9]/.test(phone)) {
+  // A digit of any script: the phone parser reads fullwidth and Arabic-Indic digits too.
+  if (typeof phone === 'string' && !/\p{Nd}/u.test(phone)) {
     return { ok: false, error: apiError('VALIDATION_ERROR', 'user.phone has no digit.', 'user.phone') };
   }
   // With the rules' own parser, not ajv's date-time, which also takes a space for the T, offsets

@@ -125,6 +125,12 @@ test('phones: E.164 and national with country are ok; digits that do not parse a
   const unparseable = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ user: { phone: '12' } }) });
   t.is(unparseable.status, 200);
   t.is(unparseable.body.data.enrichment_status.phone, 'unparseable');
+  // Digits of other scripts are digits: fullwidth and Arabic-Indic parse; Bengali ones do not, and are accepted as unparseable.
+  for (const [phone, status] of [['+４９１５１１２３４５６７８', 'ok'], ['+٤٩١٥١١٢٣٤٥٦٧٨', 'ok'], ['+৪৯১৫১১২৩৪৫৬৭৮', 'unparseable']] as const) {
+    const answer = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ user: { phone } }) });
+    t.is(answer.status, 200, answer.text);
+    t.is(answer.body.data.enrichment_status.phone, status, phone);
+  }
 });
 
 const kInvalidEvents: Array<[string, Record<string, unknown>, string]> = [
