@@ -25,6 +25,8 @@ const kCandidateRun = /[0-9](?:[ \-\u0001-\u001f\u00a0\u2007\u202f]?[0-9]){12,}/
 const kSeparator = /[ \-\u0001-\u001f\u00a0\u2007\u202f]/;
 const kSeparators = /[ \-\u0001-\u001f\u00a0\u2007\u202f]/g;
 const kUnicodeLetter = /[\p{L}\p{M}]/u;
+/** 16 digits in a row: the only text that writes an integer beyond 2^53 without an exponent. */
+const kLongDigitRun = /[0-9]{16}/;
 const kUuid = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
 const kMinCardDigits = 13;
 const kMaxCardDigits = 19;
@@ -55,28 +57,50 @@ export function containsCardNumber(text: string): boolean {
  * digits of a number in exponent form that does (4111111111111111e0), or null.
  */
 export function findCardNumberRun(text: string): string | null {
-  if (text.length < kMinCardDigits) return null;
-  let uuidRanges: number[] | null = null;
+  return scanDigitRuns(text).cardRun;
+}
+
+/** What one pass over a body's runs of 13 digits or more found. */
+export interface DigitRuns {
+  /** As findCardNumberRun. */
+  readonly cardRun: string | null;
+  /** A run of 16 digits or more without separators was seen before it (locateInexactInteger then looks). */
+  readonly longDigits: boolean;
+}
+
+/** findCardNumberRun, and whether the body may write an integer beyond 2^53: one pass for both. */
+export function scanDigitRuns(text: string): DigitRuns {
+  let longDigits = false;
+  if (text.length < kMinCardDigits) return { cardRun: null, longDigits };
+  const uuids: UuidRanges = { ranges: null };
   kCandidateRun.lastIndex = 0;
   for (let match = kCandidateRun.exec(text); match !== null; match = kCandidateRun.exec(text)) {
-    const start = match.index;
-    const end = start + match[0].length;
-    const exponentDigits = exponentNumberDigits(text, start, end);
-    if (exponentDigits !== null) {
-      if (!isPhoneMemberValue(text, start, exponentDigits) && !isExemptDigits(exponentDigits, true) && passesLuhn(exponentDigits)) return exponentDigits;
-      continue;
-    }
-    if (isWholeDecimalNumber(text, start, end)) {
-      if (!isPhoneMemberValue(text, start, match[0]) && runHoldsCardNumber(match[0])) return match[0];
-      continue;
-    }
-    if (!isStandaloneRun(text, start, end)) continue;
-    uuidRanges ??= findUuidRanges(text);
-    if (overlapsAny(uuidRanges, start, end)) continue;
-    if (isPhoneMemberValue(text, start, match[0])) continue;
-    if (runHoldsCardNumber(match[0])) return match[0];
+    const run = match[0];
+    if (!longDigits && run.length >= 16 && kLongDigitRun.test(run)) longDigits = true;
+    const cardRun = cardNumberOfRun(text, run, match.index, uuids);
+    if (cardRun !== null) return { cardRun, longDigits };
   }
-  return null;
+  return { cardRun: null, longDigits };
+}
+
+/** The UUIDs of a text, found when a run first needs them. */
+interface UuidRanges {
+  ranges: number[] | null;
+}
+
+/** The card number that the candidate run at `start` holds (the run, or the integer a number in exponent form writes), or null. */
+function cardNumberOfRun(text: string, run: string, start: number, uuids: UuidRanges): string | null {
+  const end = start + run.length;
+  const exponentDigits = exponentNumberDigits(text, start, end);
+  if (exponentDigits !== null) {
+    return !isPhoneMemberValue(text, start, exponentDigits) && !isExemptDigits(exponentDigits, true) && passesLuhn(exponentDigits) ? exponentDigits : null;
+  }
+  if (isWholeDecimalNumber(text, start, end)) return !isPhoneMemberValue(text, start, run) && runHoldsCardNumber(run) ? run : null;
+  if (!isStandaloneRun(text, start, end)) return null;
+  uuids.ranges ??= findUuidRanges(text);
+  if (overlapsAny(uuids.ranges, start, end)) return null;
+  if (isPhoneMemberValue(text, start, run)) return null;
+  return runHoldsCardNumber(run) ? run : null;
 }
 
 /**
@@ -296,8 +320,6 @@ export function locateNonFiniteNumber(value: unknown): string {
   return locate(value, (_text, isNumber, number) => isNumber && !Number.isFinite(number));
 }
 
-/** At least 16 digits in a row: the only text that can write an integer beyond 2^53 without an exponent. */
-const kLongDigitRun = /[0-9]{16}/;
 /** A JSON number written as a plain integer of 16 digits or more, where a value starts and ends. */
 const kLongIntegerToken = /(?<=[:\[,]\s*)-?[0-9]{16,}(?=\s*[,\]}])/g;
 
@@ -306,10 +328,9 @@ const kLongIntegerToken = /(?<=[:\[,]\s*)-?[0-9]{16,}(?=\s*[,\]}])/g;
  * exactly (12345678901234567 parses to …568: two such bodies would be one event, and the stored
  * event would read back as a number never sent); '' when none. I-JSON (RFC 7493 §2.2) asks not
  * to send such numbers; a string holds them. Numbers with a fraction or an exponent are doubles
- * as written. Only a body with 16 digits in a row is searched.
+ * as written. Call it for a body whose scan saw 16 digits in a row (scanDigitRuns).
  */
 export function locateInexactInteger(text: string, value: unknown): string {
-  if (!kLongDigitRun.test(text)) return '';
   const inexact = new Set<number>();
   kLongIntegerToken.lastIndex = 0;
   for (let match = kLongIntegerToken.exec(text); match !== null; match = kLongIntegerToken.exec(text)) {

@@ -1,7 +1,7 @@
 // Turns a request body into a JSON object, or into the error the interface names for it.
 // Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { containsCardNumber, containsNul, findCardNumberRun, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString } from './body-scan.js';
+import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, scanDigitRuns } from './body-scan.js';
 
 export type JsonObject = Record<string, unknown>;
 export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };
@@ -49,11 +49,11 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   }
   // Escapes can hide a card number from the scan of the text (\u0034 for 4, a \t or \u0001
   // between its groups): a body that has any is scanned again as it decoded.
-  const run = findCardNumberRun(text);
+  const { cardRun: run, longDigits } = scanDigitRuns(text);
   if (run !== null || (text.includes('\\') && containsCardNumber(controlEscapesAsSpaces(JSON.stringify(value, numbersLeftOut))))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
   }
-  const inexact = locateInexactInteger(text, value);
+  const inexact = longDigits ? locateInexactInteger(text, value) : '';
   if (inexact !== '') {
     return { ok: false, error: apiError('VALIDATION_ERROR', `${inexact} is an integer beyond ±9007199254740991 (2^53 − 1), which cannot be held exactly; send it as a string.`, inexact) };
   }
