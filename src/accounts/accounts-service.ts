@@ -473,13 +473,17 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     already_erased: false,
   };
   // The trail names the account by its acc_ id (or, known only from queued events, by the keyed
-  // hash the erasures table keeps): never by the external id, which may itself be personal.
-  recordAudit(db, {
-    projectId, actor: request.actor, action: 'account.erase',
-    target: `account:${accountId ?? `pending:${request.externalIdHash}`}`,
-    summary: { ...summary.erased, across_projects: request.acrossProjects, lists: lists.lists },
-    at: now,
-  });
+  // hash the erasures table keeps): never by the external id, which may itself be personal. Every
+  // project that used the account has the record in its own trail: an erasure across projects
+  // changed their data too, and says which project asked (`by_project`).
+  for (const usedByProject of [projectId, ...[...usedBy].filter((other) => other !== projectId).sort()]) {
+    recordAudit(db, {
+      projectId: usedByProject, actor: request.actor, action: 'account.erase',
+      target: `account:${accountId ?? `pending:${request.externalIdHash}`}`,
+      summary: { ...summary.erased, across_projects: request.acrossProjects, lists: lists.lists, ...(usedByProject === projectId ? {} : { by_project: projectId }) },
+      at: now,
+    });
+  }
   db.prepare('INSERT OR REPLACE INTO erasures (tenant_id, environment, account_id, external_id_hash, project_id, erased_at, summary) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
     // used_by: the projects a retried DELETE is answered to (never shown).
     tenantId, environment, accountId ?? `pending:${request.externalIdHash}`, request.externalIdHash, projectId, now, JSON.stringify({ ...summary, already_erased: undefined, used_by: [...usedBy] }),

@@ -152,4 +152,15 @@ test('an account two live projects used: 403 without across_projects, erased in 
   t.is(erased.body.data.erased.events, 2);
   t.is((await links(live, external)).status, 404);
   t.is((await links(second, external)).status, 404);
+  // Each project whose data went has the erasure in its own trail; the other's says who asked.
+  const trail = async (key: string): Promise<Array<{ actor: string; target: string; summary: Record<string, unknown> }>> =>
+    (await api(server, 'GET', `/v1/audit?action=account.erase&target=${encodeURIComponent(`account:${first.account_public_id as string}`)}`, { key })).body.data.records;
+  const asked = await trail(live);
+  t.is(asked.length, 1);
+  t.is(asked[0]!.summary.by_project, undefined);
+  const other = await trail(second);
+  t.is(other.length, 1);
+  t.is(other[0]!.actor, asked[0]!.actor);
+  t.is(typeof other[0]!.summary.by_project, 'string');
+  t.like(other[0]!.summary, { events: 2, across_projects: true });
 });
