@@ -28,7 +28,7 @@ try {
     setup.linkPort.close();
     const started = performance.now();
     const velocity = new VelocityWindows(hasher);
-    const rebuilt = rebuildVelocity(db, velocity, setup.now);
+    const rebuilt = rebuildVelocity(db, velocity, setup.now, setup.databaseFd);
     const velocityMs = performance.now() - started;
     const eventIds = EventIds.load(db, hasher);
     const eventIdsMs = performance.now() - started - velocityMs;

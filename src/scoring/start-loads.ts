@@ -8,6 +8,8 @@ import { LinkRowsReceiver } from '../accounts/link-rows.js';
 import { describeCause } from '../shared/errors.js';
 import { VelocityWindows, type VelocityParts } from '../signals/velocity.js';
 import type { KeyHasher } from '../state/keys.js';
+import { databasePath } from '../store/database.js';
+import { databaseFileDescriptor } from '../store/read-ahead.js';
 import { EventIds, type EventIdsParts } from './event-ids.js';
 import type { StartSnapshotParts } from './start-snapshot.js';
 
@@ -16,6 +18,8 @@ export interface StartLoadsSetup {
   readonly secret: Uint8Array;
   /** The time the velocity windows are rebuilt as of. */
   readonly now: number;
+  /** A descriptor of the database file the main thread keeps open, for the read-ahead (store/read-ahead.ts); null: none. */
+  readonly databaseFd: number | null;
   /** Where the link rows go (accounts/link-rows.ts), and the counter bumped after each message. */
   readonly linkPort: MessagePort;
   readonly linkPosted: Int32Array;
@@ -57,7 +61,7 @@ export interface PendingStartLoads {
 export function startLoads(dataDir: string, secret: Buffer, hasher: KeyHasher, now: number): PendingStartLoads {
   const links = new MessageChannel();
   const linkPosted = new Int32Array(new SharedArrayBuffer(4));
-  const setup: StartLoadsSetup = { dataDir, secret: new Uint8Array(secret), now, linkPort: links.port2, linkPosted };
+  const setup: StartLoadsSetup = { dataDir, secret: new Uint8Array(secret), now, databaseFd: databaseFileDescriptor(databasePath(dataDir)), linkPort: links.port2, linkPosted };
   const worker = new Worker(new URL('./start-loads-worker.js', import.meta.url), { workerData: setup, transferList: [links.port2] });
   const result = new Promise<StartLoads>((resolve, reject) => {
     let settled = false;

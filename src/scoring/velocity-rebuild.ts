@@ -11,7 +11,11 @@ import { payloadText } from './stored-payload.js';
 
 const kDayMs = 86_400_000;
 
-export function rebuildVelocity(db: Db, velocity: VelocityWindows, now: number): number {
+/**
+ * Counts again the events of the last 24 hours into `velocity`. `databaseFd`: a descriptor of the
+ * database file the main thread keeps open, for the read-ahead on a worker (store/read-ahead.ts).
+ */
+export function rebuildVelocity(db: Db, velocity: VelocityWindows, now: number, databaseFd: number | null = null): number {
   const since = now - kDayMs;
   const bounds = logSeqBounds(db);
   if (bounds.low === null || bounds.high === null) return 0;
@@ -26,7 +30,7 @@ export function rebuildVelocity(db: Db, velocity: VelocityWindows, now: number):
     else high = middle;
   }
   // Read in file order first: from disk, the scan below would wait for each page in turn.
-  readAheadTables(db, [{ table: 'events', fromRowid: low }]);
+  readAheadTables(db, [{ table: 'events', fromRowid: low }], databaseFd ?? db.name);
   const rows = db.prepare(
     `SELECT project_id, account_id, payload, received_at FROM events WHERE seq >= ? AND state = 'scored' AND received_at >= ?`,
   ).iterate(low, since) as IterableIterator<{ project_id: string; account_id: string | null; payload: string; received_at: number }>;

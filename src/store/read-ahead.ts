@@ -7,7 +7,15 @@
 // one read; the leaf level is read and not parsed. Only a hint: what it reads is thrown away, and
 // a page it misreads (the file behind the WAL after a crash) costs a useless read, nothing else.
 // SQLite's file format: https://www.sqlite.org/fileformat2.html#b_tree_pages
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+//
+// The file is read through a descriptor that stays open (one per thread and file): closing any
+// descriptor of the database file drops every POSIX lock this process holds on it, SQLite's
+// included. A read-ahead that closed its own let another process's sqlite3 take the file as
+// unused while the server wrote to it, and delete its WAL — with acknowledged events in it
+// (checkpointer.ts keeps its descriptor open for the same reason). Node closes the descriptors a
+// worker thread opened when it ends: a worker reads through one the main thread opened.
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 import type { Db } from './database.js';
 
 /** Pages between two wanted ones that are read rather than skipped (a 32-KB read costs about one seek). */
@@ -28,13 +36,15 @@ export interface ReadAhead {
 /**
  * Reads ahead every page of the tables (and nothing of their indexes), the tables' pages of each
  * level in one pass; of a rowid table given with `fromRowid`, only the pages of rows from that
- * rowid on (the end of the event log). `path`: the file to read, the database's own but in tests.
+ * rowid on (the end of the event log). `file`: the file to read, the database's own but in tests,
+ * or a descriptor of it that the main thread opened (databaseFileDescriptor); a worker given a
+ * path reads nothing.
  */
 export function readAheadTables(
-  db: Db, tables: ReadonlyArray<string | { readonly table: string; readonly fromRowid: number }>, path: string = db.name,
+  db: Db, tables: ReadonlyArray<string | { readonly table: string; readonly fromRowid: number }>, file: string | number = db.name,
 ): ReadAhead {
   const started = performance.now();
-  if (db.memory) return { pages: 0, bytes: 0, ms: 0 };
+  if (db.memory || (typeof file === 'string' && !isMainThread)) return { pages: 0, bytes: 0, ms: 0 };
   const pageSize = db.pragma('page_size', { simple: true }) as number;
   const root = db.prepare("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?").pluck();
   // Each page with the lowest rowid whose rows it must lead to (0: all of them).
@@ -43,29 +53,47 @@ export function readAheadTables(
     const page = root.get(typeof entry === 'string' ? entry : entry.table) as number | undefined;
     if (page !== undefined && !level.some(([root]) => root === page)) level.push([page, typeof entry === 'string' ? 0 : entry.fromRowid]);
   }
-  const fd = openSync(path, 'r');
+  const fd = typeof file === 'number' ? file : databaseFileDescriptor(file);
+  if (fd === null) return { pages: 0, bytes: 0, ms: 0 };
   let pages = 0;
   let bytes = 0;
-  try {
-    const filePages = Math.floor(fstatSync(fd).size / pageSize);
-    // A page of a tree is reached once; one reached again is not a tree (a damaged file): skipped.
-    const seen = new Uint8Array(filePages + 1);
-    const buffer = Buffer.allocUnsafe(Math.max(kBufferBytes, pageSize));
-    for (let depth = 0; level.length > 0 && depth < kMaxLevels; depth++) {
-      const next: Array<[number, number]> = [];
-      const push = (page: number, fromRowid: number): void => {
-        if (page < 1 || page > filePages || seen[page] === 1) return;
-        seen[page] = 1;
-        next.push([page, fromRowid]);
-      };
-      bytes += readPages(fd, buffer, pageSize, level, (at, page, fromRowid) => childPages(buffer, at + (page === 1 ? 100 : 0), pageSize, fromRowid, push));
-      pages += level.length;
-      level = next;
-    }
-  } finally {
-    closeSync(fd);
+  const filePages = Math.floor(fstatSync(fd).size / pageSize);
+  // A page of a tree is reached once; one reached again is not a tree (a damaged file): skipped.
+  const seen = new Uint8Array(filePages + 1);
+  const buffer = Buffer.allocUnsafe(Math.max(kBufferBytes, pageSize));
+  for (let depth = 0; level.length > 0 && depth < kMaxLevels; depth++) {
+    const next: Array<[number, number]> = [];
+    const push = (page: number, fromRowid: number): void => {
+      if (page < 1 || page > filePages || seen[page] === 1) return;
+      seen[page] = 1;
+      next.push([page, fromRowid]);
+    };
+    bytes += readPages(fd, buffer, pageSize, level, (at, page, fromRowid) => childPages(buffer, at + (page === 1 ? 100 : 0), pageSize, fromRowid, push));
+    pages += level.length;
+    level = next;
   }
   return { pages, bytes, ms: performance.now() - started };
+}
+
+/** This thread's descriptors of the files read ahead, by path: opened once, never closed while the file is the one at that path. */
+const kOpenFiles = new Map<string, { readonly fd: number; readonly inode: number }>();
+
+/**
+ * A descriptor of the file at `path`, opened by the main thread and kept open (see the top of this
+ * file); null when there is no such file (nothing to read ahead). One of a file that is no longer
+ * at that path (a test's database made again under the same name) is closed: its locks, if any,
+ * are on a file no connection uses any more.
+ */
+export function databaseFileDescriptor(path: string): number | null {
+  if (!isMainThread) throw new Error('databaseFileDescriptor: only the main thread opens one (a worker\'s is closed when it ends)');
+  if (!existsSync(path)) return null;
+  const inode = statSync(path).ino;
+  const open = kOpenFiles.get(path);
+  if (open !== undefined && open.inode === inode) return open.fd;
+  if (open !== undefined) closeSync(open.fd);
+  const fd = openSync(path, 'r');
+  kOpenFiles.set(path, { fd, inode: fstatSync(fd).ino });
+  return fd;
 }
 
 /**
