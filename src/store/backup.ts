@@ -15,8 +15,8 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, linkSync, openSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { acquireDataDirLock, DataDirLockedError, kLockFileName, lockPath } from './data-dir-lock.js';
-import { databasePath, kDatabaseFileName, openDatabase } from './database.js';
+import { acquireDataDirLock, DataDirLockedError, kLockFileName, lockPath, type DataDirLock } from './data-dir-lock.js';
+import { closeCleanly, databasePath, kDatabaseFileName, openDatabase } from './database.js';
 import { flushToDisk } from './flush-to-disk.js';
 
 export class BackupError extends Error {}
@@ -49,6 +49,10 @@ export async function backupDatabase(dataDir: string, destination: string, optio
   } catch (error) {
     throw new BackupError(`cannot write in ${folder}: ${(error as Error).message}${adviceFor(error)}`);
   }
+  // No server holds the data dir and a clean stop left it one file: it is left so (a read-only
+  // connection makes the -wal and -shm files, and only a writer's close removes them). A WAL a
+  // crash left stays for the next start.
+  const unserved = existsSync(`${source}-wal`) ? null : lockUnlessServed(dataDir);
   try {
     let db;
     try {
@@ -62,6 +66,13 @@ export async function backupDatabase(dataDir: string, destination: string, optio
       throw new BackupError(`the copy into ${folder} failed, nothing was written at ${destination}: ${(error as Error).message}${adviceFor(error)}`);
     } finally {
       db.close();
+      if (unserved !== null) {
+        try {
+          closeCleanly(dataDir);
+        } finally {
+          unserved.release();
+        }
+      }
     }
     let sealed;
     try {
@@ -87,6 +98,16 @@ export async function backupDatabase(dataDir: string, destination: string, optio
     return { source, destination, bytes: statSync(destination).size, pages, schemaVersion };
   } finally {
     if (existsSync(partial)) unlinkSync(partial);
+  }
+}
+
+/** The data dir's lock when no server holds it (released by the caller), else null. */
+function lockUnlessServed(dataDir: string): DataDirLock | null {
+  try {
+    return acquireDataDirLock(dataDir);
+  } catch (error) {
+    if (error instanceof DataDirLockedError) return null;
+    throw error;
   }
 }
 

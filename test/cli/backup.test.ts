@@ -159,6 +159,26 @@ test('the data dir files backup keeps away from are the ones the server names', 
   for (const name of [kLockFileName, kBootstrapKeysFile, basename(startSnapshotPath('.'))]) t.true(kDataDirFiles.includes(name), name);
 });
 
+test('a backup of a stopped data dir leaves it one file, as the stop did; then --force may write back over it', async (t) => {
+  const server = await startServer({ keepDataDir: true });
+  const key = server.bootstrap.keys.live_secret.key;
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent() })).status, 200);
+  await server.stop();
+  const { dataDir } = server;
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const before = readdirSync(dataDir).sort();
+  t.false(before.includes('fraud-scorer.db-wal'));
+  const copy = join(makeDataDir(), 'copy.db');
+  const result = await runCli(['backup', '--data-dir', dataDir, '--to', copy]);
+  t.is(result.code, 0, result.stderr);
+  t.deepEqual(readdirSync(dataDir).sort(), before, 'no -wal or -shm left behind');
+  // So a backup of another data dir may be written over it (a stopped, clean database is not in use).
+  const other = makeDataDir();
+  copyFileSync(copy, join(other, 'fraud-scorer.db'));
+  const back = await runCli(['backup', '--data-dir', other, '--to', join(dataDir, 'fraud-scorer.db'), '--force']);
+  t.is(back.code, 0, back.stderr);
+});
+
 test('backup --to the database it copies says it is refused, not "pass --force"', async (t) => {
   const server = await startServer();
   t.teardown(() => server.stop());
