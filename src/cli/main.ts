@@ -24,6 +24,8 @@ async function usage(): Promise<string> {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
+  // The server's log goes on whatever reads it; a command's answer is for its reader only.
+  if (name !== 'serve') process.stdout.on('error', stopWriting);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     print(await usage());
     return name === undefined ? 2 : 0;
@@ -57,6 +59,16 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
+}
+
+/**
+ * A command's answer could not be written: a reader that closed early (`| head -1`) is no failure
+ * (the command's work is done), as with other Unix tools; any other (a full disk) is one line.
+ */
+function stopWriting(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(typeof process.exitCode === 'number' ? process.exitCode : 0);
+  process.stderr.write(`fraud-scorer: the answer could not be written: ${error.message}\n`);
+  process.exit(1);
 }
 
 main(process.argv.slice(2)).then(

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
@@ -101,6 +101,24 @@ test('a data dir that is a file: exit 1 at once, one line, the file untouched', 
   assertOneLineRefusal(t, refused, /^fraud-scorer serve: the data dir .*not-a-dir is not a directory; give a directory \(it is made if it does not exist\)$/);
   t.is(readFileSync(file, 'utf8'), 'mine');
   t.is(statSync(file).mode & 0o777, 0o644, 'its mode unchanged');
+});
+
+test('a command whose answer cannot be written (a full disk) fails in one line, not with a stack; a reader that closes early is no failure', async (t) => {
+  const full = openSync('/dev/full', 'w');
+  t.teardown(() => closeSync(full));
+  const child = spawn(process.execPath, [kCliPath, 'keys', '--help'], { stdio: ['ignore', full, 'pipe'] });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  t.is(code, 1);
+  t.is(stderr, 'fraud-scorer: the answer could not be written: ENOSPC: no space left on device, write\n');
+  // A reader gone before the answer is written: EPIPE, status 0 and nothing on stderr.
+  const early = spawn(process.execPath, [kCliPath, 'keys', '--help'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  early.stdout!.destroy();
+  let earlyErr = '';
+  early.stderr!.setEncoding('utf8').on('data', (chunk: string) => (earlyErr += chunk));
+  t.is(await new Promise<number | null>((resolve) => early.once('close', resolve)), 0);
+  t.is(earlyErr, '');
 });
 
 test('a data dir that cannot be made (under a file): exit 1 at once, one line, not a stack', async (t) => {
