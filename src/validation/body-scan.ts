@@ -19,11 +19,15 @@
 //     nanoseconds between 2001 and 2033), and an unseparated 14 or 17 digit run that reads as a
 //     compact date-time (YYYYMMDDhhmmss[fff]).
 
+/**
+ * What may stand between two groups of a card number's digits: a space, a no-break space, a dash,
+ * a control character. Raw JSON holds control characters only between tokens, where no digits meet.
+ */
+const kSeparatorClass = '[ \\-\\u0001-\\u001f\\u00a0\\u2007\\u202f]';
 /** At least 13 digits, with at most one separator between two digits. Linear: no ambiguity. */
-const kCandidateRun = /[0-9](?:[ \-\u0001-\u001f\u00a0\u2007\u202f]?[0-9]){12,}/g;
-/** The separators of kCandidateRun. Raw JSON holds control characters only between tokens, where no digits meet. */
-const kSeparator = /[ \-\u0001-\u001f\u00a0\u2007\u202f]/;
-const kSeparators = /[ \-\u0001-\u001f\u00a0\u2007\u202f]/g;
+const kCandidateRun = new RegExp(`[0-9](?:${kSeparatorClass}?[0-9]){12,}`, 'g');
+const kSeparator = new RegExp(kSeparatorClass);
+const kSeparators = new RegExp(kSeparatorClass, 'g');
 const kUnicodeLetter = /[\p{L}\p{M}]/u;
 /** 16 digits in a row: the only text that writes an integer beyond 2^53 without an exponent. */
 const kLongDigitRun = /[0-9]{16}/;
