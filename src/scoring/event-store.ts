@@ -548,10 +548,15 @@ export function applyDerivedRows(db: Db, batch: DerivedRowBatch): void {
   for (const row of batch.linkProjects) s.setOtherProjects.run(row[3], row[0], row[1], row[2]);
   // A stamp that rolls back leaves those events counted (a start after it must still replay them).
   undoOnRollback(s.order.sinceStamp.stamped(batch.order));
+  const bounds = boundsNow(s);
+  s.writeStamp.run({ order: batch.order, ...bounds, since: batch.linksOpenSince ?? null });
+  keepStoredFromSeq(s, bounds.fromSeq);
+}
+
+/** The stamp's two bounds as the log and the writer's memory stand now. */
+function boundsNow(s: Statements): { fromSeq: number; pendingFromSeq: number } {
   const next = (s.lastSeq.get() ?? 0) + 1;
-  const fromSeq = fromSeqNow(s, next);
-  s.writeStamp.run({ order: batch.order, fromSeq, pendingFromSeq: pendingFromSeqNow(s, next), since: batch.linksOpenSince ?? null });
-  keepStoredFromSeq(s, fromSeq);
+  return { fromSeq: fromSeqNow(s, next), pendingFromSeq: pendingFromSeqNow(s, next) };
 }
 
 /**
@@ -647,10 +652,9 @@ export function foldCaseEvents(db: Db, request: CaseFoldRequest): CaseFolds {
     }
   }
   if (folded.length > 0) {
-    const next = (s.lastSeq.get() ?? 0) + 1;
-    const fromSeq = fromSeqNow(s, next);
-    s.writeFromSeqs.run({ fromSeq, pendingFromSeq: pendingFromSeqNow(s, next) });
-    keepStoredFromSeq(s, fromSeq);
+    const bounds = boundsNow(s);
+    s.writeFromSeqs.run(bounds);
+    keepStoredFromSeq(s, bounds.fromSeq);
   }
   return { folded, failed, waiting: s.unfolded.size, due };
 }
