@@ -6,10 +6,11 @@
 // integers above 2^53, which would hide a 19-digit card number).
 //
 // A card number is 13 to 19 digits passing the Luhn check, possibly written in groups separated by
-// a single space, no-break space, dash or control character (a tab, a line feed). What is never
-// taken for a card number:
+// a single space, no-break space or dash. Not by a line feed or a tab: numbers on separate lines or
+// in separate columns (an address and a phone, two dates, TSV) would join, and one in ten such
+// joins passes Luhn. What is never taken for a card number:
 //   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters, of any script (hashes, tokens,
-//     identifiers); other characters (€, —, a no-break space) do not glue;
+//     identifiers); other characters (€, —, a no-break space, a control character) do not glue;
 //   - a run right after '+' (an E.164 phone number) or starting with 0 (national and 00-prefixed
 //     phone numbers; no card scheme issues numbers starting with 0), and a value of at most 15
 //     digits (the E.164 maximum) of a member whose name contains "phone";
@@ -19,11 +20,8 @@
 //     nanoseconds between 2001 and 2033), and an unseparated 14 or 17 digit run that reads as a
 //     compact date-time (YYYYMMDDhhmmss[fff]).
 
-/**
- * What may stand between two groups of a card number's digits: a space, a no-break space, a dash,
- * a control character. Raw JSON holds control characters only between tokens, where no digits meet.
- */
-const kSeparatorClass = '[ \\-\\u0001-\\u001f\\u00a0\\u2007\\u202f]';
+/** What may stand between two groups of a card number's digits: a space, a no-break space, a dash. */
+const kSeparatorClass = '[ \\-\\u00a0\\u2007\\u202f]';
 /** At least 13 digits, with at most one separator between two digits. Linear: no ambiguity. */
 const kCandidateRun = new RegExp(`[0-9](?:${kSeparatorClass}?[0-9]){12,}`, 'g');
 const kSeparator = new RegExp(kSeparatorClass);
@@ -324,28 +322,48 @@ export function locateNonFiniteNumber(value: unknown): string {
   return locate(value, (_text, isNumber, number) => isNumber && !Number.isFinite(number));
 }
 
-/** A JSON number written as a plain integer of 16 digits or more, where a value starts and ends. */
-const kLongIntegerToken = /(?<=[:\[,]\s*)-?[0-9]{16,}(?=\s*[,\]}])/g;
-
 /**
  * The path of a number written as a plain integer beyond ±(2^53 − 1), which no double holds
  * exactly (12345678901234567 parses to …568: two such bodies would be one event, and the stored
  * event would read back as a number never sent); '' when none. I-JSON (RFC 7493 §2.2) asks not
  * to send such numbers; a string holds them. Numbers with a fraction or an exponent are doubles
- * as written. Call it for a body whose scan saw 16 digits in a row (scanDigitRuns).
+ * as written. The text's number tokens are read outside its strings, one pass; call it for a body
+ * whose scan saw 16 digits in a row (scanDigitRuns).
  */
 export function locateInexactInteger(text: string, value: unknown): string {
   const inexact = new Set<number>();
-  kLongIntegerToken.lastIndex = 0;
-  for (let match = kLongIntegerToken.exec(text); match !== null; match = kLongIntegerToken.exec(text)) {
-    const number = Number(match[0]);
-    if (!Number.isSafeInteger(number)) inexact.add(number);
+  let inString = false;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (inString) {
+      if (code === kBackslash) at++;
+      else if (code === 0x22 /* " */) inString = false;
+      continue;
+    }
+    if (code === 0x22) {
+      inString = true;
+      continue;
+    }
+    if (code !== 0x2d /* - */ && !isDigit(code)) continue;
+    // Outside strings, digits only ever belong to a number token.
+    const digitsFrom = code === 0x2d ? at + 1 : at;
+    let end = digitsFrom;
+    while (isDigit(text.charCodeAt(end))) end++;
+    const next = text.charCodeAt(end);
+    const plain = next !== 0x2e /* . */ && next !== 0x65 /* e */ && next !== 0x45 /* E */;
+    if (plain && end - digitsFrom >= 16) {
+      const number = Number(text.slice(at, end));
+      if (!Number.isSafeInteger(number)) inexact.add(number);
+    }
+    while (end < text.length && kNumberTail.test(text[end]!)) end++;
+    at = end - 1;
   }
   if (inexact.size === 0) return '';
-  // A token can sit in a string's text ("a: 12345678901234567,"): only a number that parsed to
-  // one of the values is refused.
   return locate(value, (_text, isNumber, number) => isNumber && inexact.has(number));
 }
+
+/** What may follow a number's integer part in its token: a fraction, an exponent. */
+const kNumberTail = /[0-9.eE+-]/;
 
 /** The path of the first string or member name of `value` that `matches`; '' when none does. */
 export function locateString(value: unknown, matches: (text: string) => boolean): string {

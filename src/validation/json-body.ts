@@ -47,10 +47,10 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   if (containsNul(text)) {
     return { ok: false, error: apiError('NUL_CHARACTER_DETECTED', undefined, locateNul(value)) };
   }
-  // Escapes can hide a card number from the scan of the text (\u0034 for 4, a \t or \u0001
-  // between its groups): a body that has any is scanned again as it decoded.
+  // Escapes can hide a card number from the scan of the text (\u0034 for 4, \u0001 glued before
+  // it): a body that has any is scanned again as it decoded.
   const { cardRun: run, longDigits } = scanDigitRuns(text);
-  if (run !== null || (text.includes('\\') && containsCardNumber(controlEscapesAsSpaces(JSON.stringify(value, numbersLeftOut))))) {
+  if (run !== null || (text.includes('\\') && containsCardNumber(controlEscapesAsBreaks(JSON.stringify(value, numbersLeftOut))))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
   }
   const inexact = longDigits ? locateInexactInteger(text, value) : '';
@@ -86,14 +86,15 @@ function numbersLeftOut(_key: string, value: unknown): unknown {
 }
 
 /**
- * JSON text whose escapes of control characters (\n, \t, \u0001 …) are spaces: they separate what
- * is around them in the decoded text, and the scan reads a space as such. Every other escape (\",
- * \\, a lone surrogate's) stays; read escape by escape, so that \\ never starts one.
+ * JSON text whose escapes of control characters (\n, \t, \u0001 …) are commas: in the decoded text
+ * a control character glues nothing to a number and joins no two (the scan reads a comma so),
+ * where the escape's letter or hex digits would glue. Every other escape (\", \\, a lone
+ * surrogate's) stays; read escape by escape, so that \\ never starts one.
  */
-function controlEscapesAsSpaces(json: string): string {
+function controlEscapesAsBreaks(json: string): string {
   return json.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (escape: string, what: string) => {
-    if (what.length === 5) return Number.parseInt(what.slice(1), 16) < 0x20 ? ' ' : escape;
-    return 'bfnrt'.includes(what) ? ' ' : escape;
+    if (what.length === 5) return Number.parseInt(what.slice(1), 16) < 0x20 ? ',' : escape;
+    return 'bfnrt'.includes(what) ? ',' : escape;
   });
 }
 

@@ -291,10 +291,9 @@ const kEscapedCardBodies: Array<[string, string, string]> = [
   ['a digit escaped inside', '{"note":"4111 \\u0031111 1111 1111"}', 'extras.note'],
   ['a separator escaped', '{"note":"4111\\u00201111 1111 1111"}', 'extras.note'],
   ['a digit escaped, in a key', '{"\\u0034111111111111111":true}', 'extras.4111111111111111'],
-  // A control character or a no-break space next to it or between its groups is no letter: the
-  // number is not glued to anything.
+  // A control character or a no-break space next to it is no letter: the number is not glued to
+  // anything. (Between groups, only a no-break space separates them, as a space does.)
   ['a control character before it', '{"note":"\\u00015555555555554444"}', 'extras.note'],
-  ['tabs between its groups', '{"note":"4111\\t1111\\t1111\\t1111"}', 'extras.note'],
   ['no-break spaces between its groups', '{"note":"4111\\u00a01111\\u00a01111\\u00a01111"}', 'extras.note'],
   ['a no-break space after it', '{"note":"4111 1111 1111 1111\\u00a0"}', 'extras.note'],
   ['an escaped euro sign before it', '{"note":"\\u20ac4111111111111111"}', 'extras.note'],
@@ -371,6 +370,10 @@ test('UUIDs, timestamps, IP addresses and phone numbers are never taken for card
         uuid_upper: 'F47AC10B-58CC-4372-A567-0E02B2C3D479', hash: 'a7f3b2c9e1d4411111111111111111118f9e2b7c3d4a1f6e0b5c8d2a9e7f4b1c3',
         // Glued to letters of any script; a decimal that is not whole.
         glued_unicode: 'ß4111111111111111', glued_cyrillic: 'код4111111111111111', not_whole: 4111111111111111.5, in_text_decimal: '4111111111111111.0',
+        // Numbers on separate lines or in separate columns are not one number (joined, the
+        // address's ZIP and phone, and the TSV's two numbers, would pass Luhn).
+        address: '1 Market St\nSan Francisco, CA 94105\n415-555-0006', dates: '2026-11-22\n2026-11-23', tsv: 'order\tamount\n20102168\t98756',
+        columns: '4111\t1111\t1111\t1111',
       },
     }),
   });
