@@ -11,9 +11,12 @@
 // joins passes Luhn. What is never taken for a card number:
 //   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters, of any script (hashes, tokens,
 //     identifiers); other characters (€, —, a no-break space, a control character) do not glue;
-//   - a run right after '+' (an E.164 phone number) or starting with 0 (national and 00-prefixed
-//     phone numbers; no card scheme issues numbers starting with 0), and a value of at most 15
-//     digits (the E.164 maximum) of a member whose name contains "phone";
+//   - a run right after '+' (an E.164 phone number) or starting with 0 (national phone numbers; no
+//     card scheme issues numbers starting with 0), a run starting with 00 and at most 15 digits
+//     after it as a whole (an international number: the groups after the prefix are its country
+//     code and number), and a
+//     value of at most 15 digits (the E.164 maximum) of a member named like a phone ("phone",
+//     "mobile", "msisdn", "tel");
 //   - the integer or fraction part of a decimal number that is not whole (4111111111111111.0 is
 //     that integer, as 4111111111111111e0 is), and dotted IP addresses (dots break runs);
 //   - an unseparated 13, 16 or 19 digit run starting with 1 (epoch milliseconds, microseconds,
@@ -182,10 +185,10 @@ function isStandaloneRun(text: string, start: number, end: number): boolean {
 }
 
 const kMaxPhoneDigits = 15;
-const kPhoneKey = /phone/i;
+const kPhoneKey = /phone|mobile|msisdn|^tel$|_tel$|^tel_/i;
 
 /**
- * Whether the run is the whole start of the value of a member named like "phone" ("phone":
+ * Whether the run is the whole start of the value of a member named like a phone ("phone":
  * 4915112345678 or "mobile_phone": "4915112345678"), with no more digits than E.164 allows.
  */
 function isPhoneMemberValue(text: string, start: number, run: string): boolean {
@@ -237,6 +240,8 @@ function overlapsAny(ranges: number[], start: number, end: number): boolean {
  * consecutive groups of it ("order 12 4111 1111 1111 1111"), but never part of a group.
  */
 function runHoldsCardNumber(run: string): boolean {
+  // 00 49 151 …: an international prefix, and a number E.164 allows after it, is no card's.
+  if (run.charCodeAt(0) === 0x30 && run.charCodeAt(1) === 0x30 && run.replace(kSeparators, '').length - 2 <= kMaxPhoneDigits) return false;
   const groups = run.split(kSeparator);
   for (let first = 0; first < groups.length; first++) {
     let digits = '';

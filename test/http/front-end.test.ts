@@ -296,6 +296,7 @@ const kEscapedCardBodies: Array<[string, string, string]> = [
   ['a control character before it', '{"note":"\\u00015555555555554444"}', 'extras.note'],
   ['no-break spaces between its groups', '{"note":"4111\\u00a01111\\u00a01111\\u00a01111"}', 'extras.note'],
   ['a no-break space after it', '{"note":"4111 1111 1111 1111\\u00a0"}', 'extras.note'],
+  ['an international prefix before it, with more digits than a phone number has', '{"note":"00 4111 1111 1111 1111"}', 'extras.note'],
   ['an escaped euro sign before it', '{"note":"\\u20ac4111111111111111"}', 'extras.note'],
 ];
 
@@ -374,6 +375,9 @@ test('UUIDs, timestamps, IP addresses and phone numbers are never taken for card
         // address's ZIP and phone, and the TSV's two numbers, would pass Luhn).
         address: '1 Market St\nSan Francisco, CA 94105\n415-555-0006', dates: '2026-11-22\n2026-11-23', tsv: 'order\tamount\n20102168\t98756',
         columns: '4111\t1111\t1111\t1111',
+        // Phone numbers in members named like phones, and after an international 00 anywhere
+        // (each of these passes Luhn without its prefix or name).
+        mobile: '49 151 5924 6862', msisdn: '4915112345678', contact: 'call 00 49 151 0228 9738',
       },
     }),
   });
