@@ -197,7 +197,7 @@ export class EventService {
     if (!live.ok) return unavailable(existing === null ? live.error : stillPending(live.error));
     const job = { ...jobOf(submission, eventId, existing?.received_at ?? submission.receivedAt), clientGone: submission.clientGone };
     const outcome = await this.#deps.scorer.score(job, live.ruleset, existing?.seq ?? null);
-    if (!outcome.ok && outcome.error === null) return { kind: 'dropped' };
+    if (!outcome.ok && 'dropped' in outcome) return { kind: 'dropped' };
     if (!outcome.ok) return unavailable(existing === null ? outcome.error : stillPending(outcome.error));
     if (outcome.result !== null) {
       if (existing === null) this.#deps.reader.stored(submission.projectId, eventId, outcome.seq);

@@ -49,7 +49,7 @@ export type ScoreOutcome =
   | { readonly ok: true; readonly result: null }
   | { readonly ok: false; readonly error: ApiError }
   /** The sync client went away before its event was scored: nothing was scored or stored, and nobody waits for an answer. */
-  | { readonly ok: false; readonly error: null };
+  | { readonly ok: false; readonly dropped: true };
 
 export interface ScorerDeps {
   readonly pool: RulesPool;
@@ -111,7 +111,7 @@ export class Scorer {
     // Nobody would read the answer: a client that gave up (a timeout under load) costs nothing more.
     if (job.clientGone?.() === true) {
       this.dropped++;
-      return { ok: false, error: null };
+      return { ok: false, dropped: true };
     }
     const space = accounts.space(job.tenantId, job.environment);
     const account = externalId === null ? null : accounts.account(space, job.tenantId, job.environment, externalId);
