@@ -13,6 +13,7 @@ import { HotAccounts, StateLoadError } from './accounts/hot-accounts.js';
 import { createReadScoreHandler, createSubmitEventAdmission, createSubmitEventHandler } from './http/handlers/events.js';
 import { createEraseHandler, createLinksHandler } from './http/handlers/accounts.js';
 import { AccountsService } from './accounts/accounts-service.js';
+import { OperatorErasures } from './accounts/operator-erasures.js';
 import { CasesService } from './cases/cases-service.js';
 import { UnfoldedCases } from './cases/unfolded-cases.js';
 import { createChangeCaseHandler, createListCasesHandler, createReadCaseHandler } from './http/handlers/cases.js';
@@ -89,9 +90,16 @@ export class StartupError extends Error {}
 export interface ServiceOptions {
   /** ACCESS_LOG on: one line per request. */
   readonly accessLog?: AccessLog | null;
+  /**
+   * false: everything but the HTTP front end (no port is probed or bound). The command line's
+   * `accounts erase` on a data dir no server runs on: the start does the erasures waiting, and
+   * the command stops it again.
+   */
+  readonly listen?: boolean;
 }
 
 export interface RunningService {
+  /** 0 when started with `listen: false`. */
   readonly port: number;
   readonly bootstrap: BootstrapResult | null;
   /** SIGTERM: stop listening, finish requests in flight, flush the writer, close the database. */
@@ -105,7 +113,8 @@ export async function startService(config: Config, log: Logger, options: Service
   // not this machine's, is reported at once. With port 0 (the system picks a free port) the probe
   // still tries the address. (Tests: port_taken_after_check skips the check, as if another process
   // took the port after it, so the listen itself fails.)
-  if (!hasFault(config, 'port_taken_after_check')) {
+  const listen = options.listen ?? true;
+  if (listen && !hasFault(config, 'port_taken_after_check')) {
     const reason = await addressUnavailable(config.host, config.port);
     if (reason !== null) throw new StartupError(`cannot listen on ${config.host}:${config.port}: ${reason}`);
   }
@@ -236,6 +245,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const accounts = new AccountsService({
     readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorers, unfoldedCases, webhooks: deliverer, failErasureReads: hasFault(config, 'erasure_read_fails'),
   });
+  const operatorErasures = new OperatorErasures(readDb, writer, accounts, log, now);
   const cases = new CasesService(
     readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId),
     (tenantId, environment, projectId, id) => accounts.accountNamed({ tenantId, environment, projectId }, id),
@@ -428,6 +438,8 @@ export async function startService(config: Config, log: Logger, options: Service
       // Requests still unanswered are closed without an answer (their access log lines say 499).
       if (server.inFlight > 0) log.warn('the drain gave up: requests still unanswered are closed without an answer', { requests: server.inFlight, after_ms: kDrainTimeoutMs });
       server.close();
+      // An erasure under way finishes: the command line waits for its answer.
+      await operatorErasures.stop();
       clearInterval(keyUseFlush);
       clearInterval(listSweep);
       clearInterval(auditPurge);
@@ -461,10 +473,13 @@ export async function startService(config: Config, log: Logger, options: Service
     })();
     return shutdownPromise;
   };
-  let port: number;
+  let port = 0;
   try {
     await pool.ready();
-    port = await server.listen();
+    // The operator's erasures that waited for a server: done before any request is taken.
+    await operatorErasures.runWaiting();
+    operatorErasures.start();
+    if (listen) port = await server.listen();
   } catch (error) {
     // Nothing was served: stop what was started, so that the process can end at once.
     await shutdown();

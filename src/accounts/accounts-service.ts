@@ -152,7 +152,8 @@ export class AccountsService {
    * events being scored or stored, holds back new ones, erases everything of the account (pending
    * async events included), and answers only once the WAL no longer holds the old pages and no
    * webhook delivery naming the account is under way.
-   * `acrossProjects`: erase an account that several live projects used (otherwise 403).
+   * `acrossProjects`: erase an account that several live projects used (otherwise 403): the
+   * operator's erasure only (accounts/operator-erasures.ts), never an API key's.
    */
   async erase(scope: AccountScope, id: string, acrossProjects: boolean, actor: string): Promise<ErasureAnswer> {
     const answer = await this.#erase(scope, id, acrossProjects, actor);
@@ -199,7 +200,7 @@ export class AccountsService {
       if (outcome.kind !== 'erased' && held !== null) this.#deps.hotAccounts.releaseRows(held.accountId);
       if (outcome.kind === 'not_found') return this.#answerPrevious(scope, id, byPublicId);
       if (outcome.kind === 'shared') {
-        return { ok: false, error: apiError('ACCOUNT_SHARED_ACROSS_PROJECTS', 'The account was used by several live projects; add across_projects=true to erase it in all of them.', 'id') };
+        return { ok: false, error: apiError('ACCOUNT_SHARED_ACROSS_PROJECTS', 'The account was used by several live projects; the operator erases it in all of them (fraud-scorer accounts erase).', 'id') };
       }
       this.#deps.listsClock.advance(outcome.listsSeq);
       this.#deps.hotAccounts.erased(scope.tenantId, scope.environment, externalId);

@@ -2,7 +2,7 @@
 // and opening the data dir the way every command does.
 import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { acquireDataDirLock, DataDirLockedError } from '../store/data-dir-lock.js';
+import { tryDataDirLock } from '../store/data-dir-lock.js';
 import { databasePath, DataDirError, openDatabase, secureDataDir, type Db } from '../store/database.js';
 import { migrate, schemaStatus, type SchemaStatus } from '../store/migrate.js';
 
@@ -102,11 +102,8 @@ const kCliBusyTimeoutMs = 30_000;
 
 function migrateUnlessServed(db: Db, dataDir: string, pending: readonly number[]): void {
   const path = databasePath(dataDir);
-  let lock;
-  try {
-    lock = acquireDataDirLock(dataDir);
-  } catch (error) {
-    if (!(error instanceof DataDirLockedError)) throw error;
+  const lock = tryDataDirLock(dataDir);
+  if (lock === null) {
     throw new CliError(`${path} needs schema migrations ${pending.join(', ')} of this build, and a server of an older build is running on it; stop that server and start this build's (it migrates the database), then run this command again`);
   }
   try {

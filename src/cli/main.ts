@@ -13,6 +13,7 @@ const kCommands: Record<string, () => Promise<Command>> = {
   projects: async () => (await import('./projects.js')).projectsCommand,
   tenants: async () => (await import('./projects.js')).tenantsCommand,
   webhook: async () => (await import('./webhook.js')).webhookCommand,
+  accounts: async () => (await import('./accounts.js')).accountsCommand,
   backup: async () => (await import('./backup.js')).backupCommand,
 };
 

@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, linkSync, openSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { acquireDataDirLock, DataDirLockedError, kLockFileName, lockPath, type DataDirLock } from './data-dir-lock.js';
+import { kLockFileName, lockPath, tryDataDirLock } from './data-dir-lock.js';
 import { closeCleanly, databasePath, kDatabaseFileName, openDatabase } from './database.js';
 import { flushToDisk } from './flush-to-disk.js';
 
@@ -52,7 +52,7 @@ export async function backupDatabase(dataDir: string, destination: string, optio
   // No server holds the data dir and a clean stop left it one file: it is left so (a read-only
   // connection makes the -wal and -shm files, and only a writer's close removes them). A WAL a
   // crash left stays for the next start.
-  const unserved = existsSync(`${source}-wal`) ? null : lockUnlessServed(dataDir);
+  const unserved = existsSync(`${source}-wal`) ? null : tryDataDirLock(dataDir);
   try {
     let db;
     try {
@@ -101,16 +101,6 @@ export async function backupDatabase(dataDir: string, destination: string, optio
   }
 }
 
-/** The data dir's lock when no server holds it (released by the caller), else null. */
-function lockUnlessServed(dataDir: string): DataDirLock | null {
-  try {
-    return acquireDataDirLock(dataDir);
-  } catch (error) {
-    if (error instanceof DataDirLockedError) return null;
-    throw error;
-  }
-}
-
 /**
  * Why the copy must not go to `destination`, or null. Replacing a database file under a server
  * that has it open corrupts it (the server goes on writing its WAL against the old file), and a
@@ -136,12 +126,9 @@ function refusedDestination(source: string, destination: string): string | null 
     if (existsSync(path)) return `${path} exists: ${folder} holds a database in use or not closed cleanly; restore into an empty data dir (docs/operations.md, "Restore")`;
   }
   if (!existsSync(lockPath(folder))) return null;
-  try {
-    acquireDataDirLock(folder).release();
-  } catch (error) {
-    if (error instanceof DataDirLockedError) return `a server runs on ${folder}; stop it before writing its database (to restore, use an empty data dir: docs/operations.md, "Restore")`;
-    throw error;
-  }
+  const lock = tryDataDirLock(folder);
+  if (lock === null) return `a server runs on ${folder}; stop it before writing its database (to restore, use an empty data dir: docs/operations.md, "Restore")`;
+  lock.release();
   return null;
 }
 

@@ -47,3 +47,13 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
   }
   return { release: () => db.close() };
 }
+
+/** The data dir's lock when no server holds it (for a command that must not run beside one), else null. */
+export function tryDataDirLock(dataDir: string): DataDirLock | null {
+  try {
+    return acquireDataDirLock(dataDir);
+  } catch (error) {
+    if (error instanceof DataDirLockedError) return null;
+    throw error;
+  }
+}

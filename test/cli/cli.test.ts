@@ -26,6 +26,7 @@ const kHelpRuns = [
   ['projects', '--help'], ['projects', 'create', '--help'], ['projects', 'list', '--help'],
   ['tenants', '--help'], ['tenants', 'create', '--help'], ['tenants', 'list', '--help'],
   ['webhook', '--help'], ['webhook', 'set', '--help'], ['webhook', 'show', '--help'], ['webhook', 'remove', '--help'],
+  ['accounts', '--help'], ['accounts', 'erase', '--help'],
   ['webhook', 'rotate-secret', '--help'], ['webhook', 'deliveries', '--help'], ['webhook', 'redeliver', '--help'],
 ];
 
@@ -39,7 +40,7 @@ for (const args of kHelpRuns) {
 
 test('every command the top-level help lists has help of its own, and names every action it takes', async (t) => {
   const listed = [...(await runCli(['--help'])).stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((match) => match[1]!);
-  t.deepEqual(listed.sort(), ['backup', 'keys', 'projects', 'serve', 'tenants', 'webhook']);
+  t.deepEqual(listed.sort(), ['accounts', 'backup', 'keys', 'projects', 'serve', 'tenants', 'webhook']);
   for (const command of listed) {
     const help = (await runCli([command, '--help'])).stdout;
     for (const run of kHelpRuns.filter((args) => args[0] === command && args.length === 3)) {
@@ -264,6 +265,7 @@ const kUndoNewestMigration: Record<number, string> = {
        DROP TABLE account_signals; ALTER TABLE old_signals RENAME TO account_signals`,
   27: 'ALTER TABLE derived_stamp DROP COLUMN pending_from_seq',
   28: '', // the view as migration 28 makes it is the view as migration 21 now makes it
+  29: 'DROP TABLE operator_erasures',
 };
 
 test('the command line migrates an older schema only while no server holds the data dir', async (t) => {

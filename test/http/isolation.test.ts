@@ -1,9 +1,9 @@
 // Environments never mix (DESIGN §8, issue 9): nothing a sandbox key sends changes what a live key
 // reads or how a live event is scored, and the reverse; a live account touched by sandbox traffic
-// can still be erased; an account two live projects used is erased with across_projects=true.
+// can still be erased. (An account two live projects used: test/cli/accounts-erase.test.ts.)
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { api, runCli, startServer, type TestServer } from '../_helpers/server.js';
+import { api, startServer, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 
 let server: TestServer;
@@ -123,44 +123,4 @@ test('sandbox cases and live cases are apart', async (t) => {
   const liveCases = await api(server, 'GET', `/v1/cases?project_id=${server.bootstrap.live_project_id}&account=case-${tag}`, { key: live });
   t.is(liveCases.status, 200);
   t.is(liveCases.body.data.cases.length, 0);
-});
-
-test('an account two live projects used: 403 without across_projects, erased in both with it', async (t) => {
-  const tag = unique();
-  const project = JSON.parse((await runCli(['projects', 'create', '--data-dir', server.dataDir, '--name', `second ${tag}`, '--json'])).stdout);
-  const second = JSON.parse((await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', project.project_id, '--kind', 'secret', '--json'])).stdout).key;
-  const external = `shared-${tag}`;
-  const first = await send(live, liveEvent(external, `s.${tag}@example.com`));
-  await send(second, liveEvent(external, `s.${tag}@example.com`));
-
-  const refused = await api(server, 'DELETE', `/v1/accounts/${external}`, { key: live });
-  t.is(refused.status, 403);
-  t.is(refused.body.errors[0]?.code, 'ACCOUNT_SHARED_ACROSS_PROJECTS');
-  t.is(refused.body.errors[0]?.parameter, 'id');
-  for (const bad of ['yes', '1', 'TRUE', 'true&across_projects=true']) {
-    const invalid = await api(server, 'DELETE', `/v1/accounts/${external}?across_projects=${bad}`, { key: live });
-    t.is(invalid.status, 400, bad);
-    t.is(invalid.body.errors[0]?.code, 'VALIDATION_ERROR');
-    t.is(invalid.body.errors[0]?.parameter, 'across_projects');
-  }
-  t.is((await links(live, external)).status, 200, 'nothing was erased by the refusals');
-  t.is((await links(second, external)).status, 200);
-
-  const erased = await api(server, 'DELETE', `/v1/accounts/${external}?across_projects=true`, { key: live });
-  t.is(erased.status, 200, erased.text);
-  t.is(erased.body.data.account_public_id, first.account_public_id);
-  t.is(erased.body.data.erased.events, 2);
-  t.is((await links(live, external)).status, 404);
-  t.is((await links(second, external)).status, 404);
-  // Each project whose data went has the erasure in its own trail; the other's says who asked.
-  const trail = async (key: string): Promise<Array<{ actor: string; target: string; summary: Record<string, unknown> }>> =>
-    (await api(server, 'GET', `/v1/audit?action=account.erase&target=${encodeURIComponent(`account:${first.account_public_id as string}`)}`, { key })).body.data.records;
-  const asked = await trail(live);
-  t.is(asked.length, 1);
-  t.is(asked[0]!.summary.by_project, undefined);
-  const other = await trail(second);
-  t.is(other.length, 1);
-  t.is(other[0]!.actor, asked[0]!.actor);
-  t.is(typeof other[0]!.summary.by_project, 'string');
-  t.like(other[0]!.summary, { events: 2, across_projects: true });
 });

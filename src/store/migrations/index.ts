@@ -28,6 +28,7 @@ import { kOutboxWindowAttemptsMigration } from './025-outbox-window-attempts.js'
 import { kSignalsByFirstSeenMigration } from './026-signals-by-first-seen.js';
 import { kPendingFromSeqMigration } from './027-pending-from-seq.js';
 import { kEventPayloadsShallowMigration } from './028-event-payloads-shallow.js';
+import { kOperatorErasuresMigration } from './029-operator-erasures.js';
 import { splitEnvironments } from '../../accounts/split-environments.js';
 import { writeEventIdRunsOfLog } from '../../scoring/event-id-runs.js';
 import type { Db } from '../database.js';
@@ -71,4 +72,5 @@ export const kMigrations: readonly Migration[] = [
   { version: 26, name: 'signals keyed by first seen', sql: kSignalsByFirstSeenMigration },
   { version: 27, name: 'pending events read from a bound of their own', sql: kPendingFromSeqMigration },
   { version: 28, name: 'event payloads view an older sqlite3 can parse', sql: kEventPayloadsShallowMigration },
+  { version: 29, name: 'operator erasures', sql: kOperatorErasuresMigration },
 ];
