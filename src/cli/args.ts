@@ -1,6 +1,6 @@
 // Shared pieces of the command line: argument parsing with node:util parseArgs, usage errors,
 // and opening the data dir the way every command does.
-import { existsSync } from 'node:fs';
+import { existsSync, writeSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { tryDataDirLock } from '../store/data-dir-lock.js';
 import { databasePath, DataDirError, openDatabase, secureDataDir, type Db } from '../store/database.js';
@@ -135,6 +135,26 @@ export function print(line: string): void {
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
+
+/**
+ * Writes `text` to stdout now, throwing if it cannot be written (EPIPE: the reader closed, ENOSPC):
+ * for what the command shows only once (a new key), whose caller must undo it when nobody saw it.
+ * (process.stdout reports such a failure only after the command has ended.)
+ */
+export function printOrThrow(text: string): void {
+  const bytes = Buffer.from(text);
+  for (let written = 0; written < bytes.length; ) {
+    try {
+      written += writeSync(1, bytes, written);
+    } catch (error) {
+      // A full pipe (stdout is non-blocking): wait for its reader.
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(kPause, 0, 0, 5);
+    }
+  }
+}
+
+const kPause = new Int32Array(new SharedArrayBuffer(4));
 
 export function formatTime(epochMs: number | null): string {
   return epochMs === null ? '-' : new Date(epochMs).toISOString();

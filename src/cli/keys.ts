@@ -2,7 +2,7 @@ import { resolveScopes, type KeyKind } from '../auth/api-keys.js';
 import { recordKeyCreated } from '../tenancy/tenancy-audit.js';
 import { createApiKey, findApiKey, listApiKeys, resolveProjectRef, revokeApiKey, type ApiKeyInfo } from '../tenancy/tenancy-store.js';
 import { kCliActor, recordAudit } from '../audit/audit-store.js';
-import { actionCommand, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError, CliError } from './args.js';
+import { actionCommand, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, printOrThrow, required, UsageError, CliError } from './args.js';
 
 const kHelp = `Usage:
   fraud-scorer keys create --project live|sandbox|<prj_id> --kind secret|publishable
@@ -14,7 +14,8 @@ const kHelp = `Usage:
 create  prints the new key once (with --json: one JSON object with key, key_id, project_id,
         environment, kind, scopes, allowed_origins). Secret keys get every scope unless --scopes is given; publishable
         keys hold only fp:write, and --origins restricts the web pages that may use them.
-        A running server accepts the key at once.
+        A running server accepts the key at once. A key that cannot be written out (the reader
+        went away, a full disk) is revoked at once, and the command fails (exit 1).
 list    shows keys without the key itself (only its SHA-256 hash is stored), with when each was
         created and last used. A running server records use in memory and writes it every
         minute and when it stops, so "last used" may lag by up to a minute ("never": not yet).
@@ -59,12 +60,20 @@ function create(args: string[]): number {
       recordKeyCreated(db, created.info, now);
       return created;
     }).immediate();
-    if (values.json) {
-      printJson({ key, key_id: info.key_id, project_id: info.project_id, environment: info.environment, kind: info.kind, scopes: info.scopes, allowed_origins: info.allowed_origins });
-    } else {
-      print(key);
-      print(`key_id ${info.key_id}  project ${info.project_id} (${info.environment})  scopes ${info.scopes.join(',')}${originsText(info)}`);
-      print('This is the only time the key is shown.');
+    const shown = values.json
+      ? `${JSON.stringify({ key, key_id: info.key_id, project_id: info.project_id, environment: info.environment, kind: info.kind, scopes: info.scopes, allowed_origins: info.allowed_origins })}\n`
+      : `${key}\nkey_id ${info.key_id}  project ${info.project_id} (${info.environment})  scopes ${info.scopes.join(',')}${originsText(info)}\nThis is the only time the key is shown.\n`;
+    try {
+      printOrThrow(shown);
+    } catch (error) {
+      // Nobody saw the key (`keys create | head -c0`, a full disk): a working key that no one
+      // holds is only a risk, so it goes at once.
+      const at = Date.now();
+      db.transaction(() => {
+        revokeApiKey(db, info.key_id, at);
+        recordAudit(db, { projectId: info.project_id, actor: kCliActor, action: 'key.revoke', target: `key:${info.key_id}`, summary: { kind: info.kind, environment: info.environment, reason: 'not shown' }, at });
+      }).immediate();
+      throw new CliError(`the key could not be written out (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so it is revoked (${info.key_id}): run the command again with its output going where it is read`);
     }
     return 0;
   });

@@ -3,7 +3,7 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { api, kCliPath, makeDataDir, runCli, startServer, waitFor } from '../_helpers/server.js';
@@ -296,6 +296,31 @@ test('the command line migrates an older schema only while no server holds the d
   const after = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
   t.truthy(after.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(newest));
   after.close();
+});
+
+test('keys create whose key cannot be written out (a full disk, a reader gone) revokes it at once and says so', async (t) => {
+  const dataDir = await servedDataDir();
+  const full = openSync('/dev/full', 'w');
+  t.teardown(() => closeSync(full));
+  const run = async (stdout: 'pipe' | number, closeFirst: boolean): Promise<{ code: number | null; stderr: string }> => {
+    const child = spawn(process.execPath, [kCliPath, 'keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--json'], { stdio: ['ignore', stdout, 'pipe'] });
+    if (closeFirst) child.stdout!.destroy();
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    return { code: await new Promise<number | null>((resolve) => child.once('close', resolve)), stderr };
+  };
+  for (const [stdout, closeFirst, code] of [[full, false, 'ENOSPC'], ['pipe', true, 'EPIPE']] as const) {
+    const failed = await run(stdout, closeFirst);
+    t.is(failed.code, 1, code);
+    t.regex(failed.stderr, new RegExp(`^fraud-scorer keys: the key could not be written out \\(${code}\\), so it is revoked \\(key_\\w+\\)`));
+  }
+  const keys = JSON.parse((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout) as Array<{ key_id: string; revoked_at: number | null }>;
+  const unseen = keys.filter((key) => key.revoked_at !== null);
+  t.is(unseen.length, 2, 'both unseen keys are revoked; the first start\'s are not');
+  const db = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
+  t.teardown(() => db.close());
+  const reasons = db.prepare("SELECT json_extract(summary, '$.reason') FROM audit_log WHERE action = 'key.revoke'").pluck().all();
+  t.deepEqual(reasons, ['not shown', 'not shown']);
 });
 
 test('keys create --origins with no origin in it is refused, not a key every page may use', async (t) => {
