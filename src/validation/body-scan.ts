@@ -5,10 +5,15 @@
 // strings and numbers at any depth in one pass, and numbers keep every digit (JSON.parse rounds
 // integers above 2^53, which would hide a 19-digit card number).
 //
-// A card number is 13 to 19 digits passing the Luhn check, possibly written in groups separated by
-// a single space, no-break space or dash. Not by a line feed or a tab: numbers on separate lines or
-// in separate columns (an address and a phone, two dates, TSV) would join, and one in ten such
-// joins passes Luhn. What is never taken for a card number:
+// A card number is 13 to 19 digits passing the Luhn check, whose first digits and length are
+// those of a card scheme's numbers (kIssuedNumbers), written in one run or in groups as cards are
+// written: groups of four (the last may be shorter or longer), or 4-6-4 and 4-6-5 (Diners, Amex),
+// separated by up to three spaces, no-break or thin spaces, hyphens or dashes. Not by a line
+// feed or a tab: numbers on separate lines or in separate columns stay apart. The scheme and
+// layout checks matter as much as Luhn: one in ten of any digits passes it, and identifiers that
+// carry a Luhn check digit of their own (IMEIs, SIM ICCIDs, national ids, GTINs, payment
+// references) pass it always. Digits of other scripts (fullwidth ４１１１) count as digits.
+// What is never taken for a card number:
 //   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters, of any script (hashes, tokens,
 //     identifiers); other characters (€, —, a no-break space, a control character) do not glue;
 //   - a run right after '+' (an E.164 phone number) or starting with 0 (national phone numbers; no
@@ -23,12 +28,16 @@
 //     nanoseconds between 2001 and 2033), and an unseparated 14 or 17 digit run that reads as a
 //     compact date-time (YYYYMMDDhhmmss[fff]).
 
-/** What may stand between two groups of a card number's digits: a space, a no-break space, a dash. */
-const kSeparatorClass = '[ \\-\\u00a0\\u2007\\u202f]';
-/** At least 13 digits, with at most one separator between two digits. Linear: no ambiguity. */
-const kCandidateRun = new RegExp(`[0-9](?:${kSeparatorClass}?[0-9]){12,}`, 'g');
-const kSeparator = new RegExp(kSeparatorClass);
-const kSeparators = new RegExp(kSeparatorClass, 'g');
+/**
+ * What may stand between two groups of a card number's digits, up to three of them: a space, a
+ * no-break, figure, thin, narrow or ideographic space, a hyphen (ASCII, U+2010, non-breaking) or a
+ * figure, en or em dash.
+ */
+const kSeparatorClass = '[ \\-\\u00a0\\u2007\\u2009\\u202f\\u3000\\u2010-\\u2014]';
+/** At least 13 digits, with at most three separators between two digits. Linear: separators and digits are disjoint. */
+const kCandidateRun = new RegExp(`[0-9](?:${kSeparatorClass}{0,3}[0-9]){12,}`, 'g');
+const kSeparator = new RegExp(`${kSeparatorClass}+`);
+const kSeparators = new RegExp(`${kSeparatorClass}+`, 'g');
 const kUnicodeLetter = /[\p{L}\p{M}]/u;
 /** 16 digits in a row: the only text that writes an integer beyond 2^53 without an exponent. */
 const kLongDigitRun = /[0-9]{16}/;
@@ -52,9 +61,35 @@ export function containsNul(text: string): boolean {
   }
 }
 
-/** True when the text holds something that reads as a payment card number. */
+/** True when the text holds something that reads as a payment card number, in digits of any script. */
 export function containsCardNumber(text: string): boolean {
-  return findCardNumberRun(text) !== null;
+  if (findCardNumberRun(text) !== null) return true;
+  return mayHoldOtherDigits(text) && findCardNumberRun(asciiDigits(text)) !== null;
+}
+
+/** Every decimal digit of another script is at U+0660 or above (the ASCII scan reads none of them). */
+const kBeyondAsciiDigits = /[\u0660-\uffff]/;
+const kOtherScriptDigit = /(?![0-9])\p{Nd}/u;
+const kDecimalDigit = /\p{Nd}/u;
+
+/** Whether the text holds digits of other scripts; a character class first, for every body. */
+export function mayHoldOtherDigits(text: string): boolean {
+  return kBeyondAsciiDigits.test(text) && kOtherScriptDigit.test(text);
+}
+
+/**
+ * The text with every decimal digit of another script as its ASCII digit (４ and ٤ as 4).
+ * Unicode encodes each script's digits 0 to 9 in a row: a digit's value is its distance from the
+ * first digit of its row (NFKC first: the rows of mathematical digits follow each other).
+ */
+export function asciiDigits(text: string): string {
+  return text.normalize('NFKC').replace(/\p{Nd}/gu, (digit) => {
+    const code = digit.codePointAt(0)!;
+    if (code < 0x80) return digit;
+    let zero = code;
+    while (code - zero < 9 && kDecimalDigit.test(String.fromCodePoint(zero - 1))) zero--;
+    return String(code - zero);
+  });
 }
 
 /**
@@ -98,7 +133,7 @@ function cardNumberOfRun(text: string, run: string, start: number, uuids: UuidRa
   const end = start + run.length;
   const exponentDigits = exponentNumberDigits(text, start, end);
   if (exponentDigits !== null) {
-    return !isPhoneMemberValue(text, start, exponentDigits) && !isExemptDigits(exponentDigits, true) && passesLuhn(exponentDigits) ? exponentDigits : null;
+    return !isPhoneMemberValue(text, start, exponentDigits) && !isExemptDigits(exponentDigits, true) && isIssuedNumber(exponentDigits) && passesLuhn(exponentDigits) ? exponentDigits : null;
   }
   if (isWholeDecimalNumber(text, start, end)) return !isPhoneMemberValue(text, start, run) && runHoldsCardNumber(run) ? run : null;
   if (!isStandaloneRun(text, start, end)) return null;
@@ -186,6 +221,14 @@ function isStandaloneRun(text: string, start: number, end: number): boolean {
 
 const kMaxPhoneDigits = 15;
 const kPhoneKey = /phone|mobile|msisdn|^tel$|_tel$|^tel_/i;
+/** The words of a member name (mobile_wallet_pan, mobileWalletPan): runs of letters, split before a capital. */
+const kNameWords = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
+const kCardWords: ReadonlySet<string> = new Set(['card', 'pan']);
+
+/** A member named like a phone and a card ("mobile_wallet_pan", "mobileCardNumber") holds a card. */
+function namesCard(key: string): boolean {
+  return (key.match(kNameWords) ?? []).some((word) => kCardWords.has(word.toLowerCase()));
+}
 
 /**
  * Whether the run is the whole start of the value of a member named like a phone ("phone":
@@ -203,7 +246,8 @@ function isPhoneMemberValue(text: string, start: number, run: string): boolean {
   const keyEnd = at;
   const keyStart = text.lastIndexOf('"', keyEnd - 1);
   if (keyStart === -1 || keyEnd - keyStart > 64) return false;
-  return kPhoneKey.test(text.slice(keyStart + 1, keyEnd));
+  const key = text.slice(keyStart + 1, keyEnd);
+  return kPhoneKey.test(key) && !namesCard(key);
 }
 
 /** "\n4111..." in raw JSON: the n belongs to an escape, so it separates like whitespace. */
@@ -236,8 +280,9 @@ function overlapsAny(ranges: number[], start: number, end: number): boolean {
 }
 
 /**
- * A run is digit groups joined by single separators. A card number may be the whole run or any
- * consecutive groups of it ("order 12 4111 1111 1111 1111"), but never part of a group.
+ * A run is digit groups joined by separators. A card number may be the whole run or any
+ * consecutive groups of it ("order 12 4111 1111 1111 1111"), never part of a group, and its
+ * groups are laid out as cards are written (isCardLayout).
  */
 function runHoldsCardNumber(run: string): boolean {
   // 00 49 151 …: an international prefix, and a number E.164 allows after it, is no card's.
@@ -246,12 +291,75 @@ function runHoldsCardNumber(run: string): boolean {
   for (let first = 0; first < groups.length; first++) {
     let digits = '';
     for (let last = first; last < groups.length; last++) {
+      // Groups before the last of four digits, or 4-6-x: a group of another length ends every window it is not the last of.
+      if (last > first && !isCardLayout(groups, first, last)) break;
       digits += groups[last];
       if (digits.length > kMaxCardDigits) break;
       if (digits.length < kMinCardDigits) continue;
-      if (isExemptDigits(digits, first === last) || !passesLuhn(digits)) continue;
+      if (isExemptDigits(digits, first === last) || !isIssuedNumber(digits) || !passesLuhn(digits)) continue;
       return true;
     }
+  }
+  return false;
+}
+
+/**
+ * Whether groups first..last (more than one) are laid out as a card number is written: each group
+ * but the last of four digits (4111 1111 1111 1111, 6759 6498 2643 8453 672), or four, six, then
+ * four or five (Diners 3056 930902 5904, Amex 3782 822463 10005). Dates, phone numbers, postcodes
+ * and account numbers are grouped otherwise.
+ */
+function isCardLayout(groups: readonly string[], first: number, last: number): boolean {
+  if (groups[first]!.length !== 4) return false;
+  if (last === first + 2 && groups[first + 1]!.length === 6) return groups[last]!.length === 4 || groups[last]!.length === 5;
+  for (let i = first + 1; i < last; i++) if (groups[i]!.length !== 4) return false;
+  return true;
+}
+
+/**
+ * The first digits and lengths of the numbers card schemes issue (ISO/IEC 7812 issuer ranges as
+ * the schemes publish them): [lowest prefix, highest prefix, shortest, longest]. Most schemes issue
+ * 16 to 19 digits; 13 to 15 only Maestro's ranges, Amex (15), Diners (14) and UATP (15). Visa's
+ * 13-digit numbers are no longer issued (and 13 digits starting with 4 are GTINs of Germany);
+ * anything else — ICCIDs (89…), IMEIs of 15 digits, national ids, references — is no card's.
+ */
+const kIssuedNumbers: ReadonlyArray<readonly [string, string, number, number]> = [
+  ['1', '1', 15, 15], // UATP
+  ['2200', '2205', 16, 19], // Mir, BORICA
+  ['2221', '2720', 16, 16], // Mastercard
+  ['300', '305', 14, 19], // Diners Club
+  ['3095', '3095', 14, 19],
+  ['34', '34', 15, 15], // American Express
+  ['35', '35', 16, 19], // JCB, RuPay, LankaPay
+  ['36', '36', 14, 19], // Diners Club
+  ['37', '37', 15, 15], // American Express
+  ['38', '39', 14, 19], // Diners Club
+  ['4', '4', 16, 19], // Visa
+  ['50', '50', 16, 19], // Verve, RuPay, Dankort, GPN
+  ['5018', '5018', 13, 19], // Maestro
+  ['5020', '5020', 13, 19],
+  ['5038', '5038', 13, 19],
+  ['51', '55', 16, 16], // Mastercard
+  ['56', '59', 16, 19], // Maestro, GPN, UzCard
+  ['5893', '5893', 13, 19], // Maestro
+  ['6', '6', 16, 19], // Discover, UnionPay, RuPay, Troy, Maestro, InstaPayment, Verve
+  ['6304', '6304', 13, 19], // Maestro
+  ['6759', '6759', 13, 19],
+  ['6761', '6763', 13, 19],
+  ['81', '82', 16, 19], // UnionPay, RuPay
+  ['8600', '8600', 16, 19], // UzCard
+  ['9704', '9704', 16, 19], // Napas
+  ['9792', '9792', 16, 19], // Troy
+  ['9860', '9860', 16, 19], // Humo
+];
+
+/** Whether some scheme issues numbers of these first digits and this length. */
+function isIssuedNumber(digits: string): boolean {
+  const length = digits.length;
+  for (const [low, high, shortest, longest] of kIssuedNumbers) {
+    if (length < shortest || length > longest) continue;
+    const prefix = digits.slice(0, low.length);
+    if (prefix >= low && prefix <= high) return true;
   }
   return false;
 }

@@ -1,7 +1,7 @@
 // Turns a request body into a JSON object, or into the error the interface names for it.
 // Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, scanDigitRuns } from './body-scan.js';
+import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, mayHoldOtherDigits, scanDigitRuns } from './body-scan.js';
 
 export type JsonObject = Record<string, unknown>;
 export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };
@@ -48,9 +48,10 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
     return { ok: false, error: apiError('NUL_CHARACTER_DETECTED', undefined, locateNul(value)) };
   }
   // Escapes can hide a card number from the scan of the text (\u0034 for 4, \u0001 glued before
-  // it): a body that has any is scanned again as it decoded.
+  // it), and so can digits of other scripts (４１１１): a body that may have any is scanned again as
+  // it decoded, its digits as ASCII digits.
   const { cardRun: run, longDigits } = scanDigitRuns(text);
-  if (run !== null || (text.includes('\\') && containsCardNumber(controlEscapesAsBreaks(JSON.stringify(value, numbersLeftOut))))) {
+  if (run !== null || ((text.includes('\\') || mayHoldOtherDigits(text)) && containsCardNumber(controlEscapesAsBreaks(JSON.stringify(value, numbersLeftOut))))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
   }
   const inexact = longDigits ? locateInexactInteger(text, value) : '';

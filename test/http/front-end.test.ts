@@ -306,6 +306,11 @@ const kUnicodeCardBodies: Array<[string, string, string]> = [
   ['a euro sign before it', '{"note":"€4111111111111111"}', 'extras.note'],
   ['an em dash before it', '{"note":"x —4111111111111111"}', 'extras.note'],
   ['narrow no-break spaces between its groups', '{"note":"4111\u202f1111\u202f1111\u202f1111"}', 'extras.note'],
+  ['spaced dashes and thin spaces between its groups', '{"note":"4111 - 1111\u20091111 \u2013 1111"}', 'extras.note'],
+  // Digits of other scripts are digits (an IME in fullwidth mode, Arabic-Indic digits).
+  ['fullwidth digits', '{"note":"カード番号 ４１１１ １１１１ １１１１ １１１１"}', 'extras.note'],
+  ['Arabic-Indic digits', '{"note":"٤١١١١١١١١١١١١١١١"}', 'extras.note'],
+  ['a phone-like member name that also names a card', '{"mobile_wallet_pan":"378282246310005"}', 'extras.mobile_wallet_pan'],
 ];
 
 // Numbers as JSON can write them: in exponent form (the 'e' is no letter glued to the digits, the
@@ -378,6 +383,11 @@ test('UUIDs, timestamps, IP addresses and phone numbers are never taken for card
         // Phone numbers in members named like phones, and after an international 00 anywhere
         // (each of these passes Luhn without its prefix or name).
         mobile: '49 151 5924 6862', msisdn: '4915112345678', contact: 'call 00 49 151 0228 9738',
+        // Identifiers with a Luhn check digit of their own, and numbers grouped as no card is
+        // written (each passes Luhn): no card scheme issues them, or no card is laid out so.
+        imei: '490154203237518', sim_iccid: '8944123456789012348', id_number: '9202204720083', gtin: '4006381333924',
+        payment_reference: '2024112900012346', iban: 'GB83 NWBK 4022 3991 6242 97', two_dates: '2025-07-08 2024-09-27',
+        one_line: '12 Main St, Springfield, IL 55693 818-394-2738', order: 'ORD-2024-4662933167',
       },
     }),
   });

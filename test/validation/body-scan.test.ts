@@ -6,7 +6,7 @@ const detects = test.macro((t, text: string, expected: boolean) => {
   t.is(containsCardNumber(text), expected);
 });
 
-for (const card of ['4111111111111111', '5555555555554444', '378282246310005', '6011111111111117', '3530111333300000', '4222222222222', '6759649826438453128']) {
+for (const card of ['4111111111111111', '5555555555554444', '2223003122003222', '378282246310005', '6011111111111117', '3530111333300000', '36227206271667', '6759649826438453128', '6200000000000005', '4111111111111111110', '135412345678911']) {
   test(`detects ${card} in a JSON string`, detects, `{"a":"${card}"}`, true);
   test(`detects ${card} as a JSON number`, detects, `{"a":${card}}`, true);
 }
@@ -57,3 +57,34 @@ test('NUL: raw, escaped, and an escaped backslash that is not one', (t) => {
 test('ignores a phone member value without +, as a number or a string', detects, '{"user":{"phone":4915112345678,"mobile_phone":"4915112345678"}}', false);
 test('still detects a card in a phone member when it is longer than any phone', detects, '{"phone":"4111111111111111"}', true);
 test('still detects a card in a member that only ends like a phone key', detects, '{"note":"phone 4111111111111111"}', true);
+
+// Identifiers that carry a Luhn check digit of their own, and joins of numbers that are grouped
+// otherwise: no card scheme issues them, or no card is written so (each passes Luhn).
+test('ignores a Visa-like 13-digit number (a German GTIN; no 13-digit Visa numbers are issued)', detects, '{"items":[{"gtin":"4006381333924"}],"a":"4222222222222"}', false);
+test('ignores IMEIs', detects, '{"imei":"490154203237518","b":"356938035643809"}', false);
+test('ignores a SIM ICCID', detects, '{"sim_iccid":"8944123456789012348"}', false);
+test('ignores a South African id number', detects, '{"id_number":"9202204720083"}', false);
+test('ignores a payment reference starting like no scheme', detects, '{"payment_reference":"2024112900012346"}', false);
+test('ignores an IBAN in print format', detects, '{"iban":"GB83 NWBK 4022 3991 6242 97"}', false);
+test('ignores two dates', detects, '{"a":"2025-07-08 2024-09-27"}', false);
+test('ignores a ZIP code and a phone number on one line', detects, '{"address":"12 Main St, Springfield, IL 55693 818-394-2738"}', false);
+test('ignores two US phone numbers', detects, '{"a":"818-394-2738 415-555-1234","b":"(415) 555-2671 4155552671"}', false);
+test('ignores an order id with dashes', detects, '{"order":"ORD-2024-4662933167"}', false);
+test('ignores an amount in wei', detects, '{"wei":"12345679000000000"}', false);
+test('detects a Diners 4-6-4 layout', detects, '{"a":"3622 720627 1667"}', true);
+test('ignores groups not laid out as a card (4-5-4-3)', detects, '{"a":"4111 11111 1111 111"}', false);
+test('detects a card separated by double spaces, spaced dashes, thin and ideographic spaces, en dashes', (t) => {
+  for (const separator of ['  ', ' - ', '\u2009', '\u3000', '\u2013', '\u2011', '\u2010']) {
+    const text = JSON.stringify({ a: ['4111', '1111', '1111', '1111'].join(JSON.parse(`"${separator}"`)) });
+    t.true(containsCardNumber(text), JSON.stringify(separator));
+  }
+});
+test('detects a card in fullwidth, Arabic-Indic and Devanagari digits', (t) => {
+  for (const zero of [0xff10, 0x0660, 0x0966]) {
+    const digits = (text: string): string => [...text].map((c) => (c >= '0' && c <= '9' ? String.fromCodePoint(zero + Number(c)) : c)).join('');
+    t.true(containsCardNumber(JSON.stringify({ note: `カード番号 ${digits('4111 1111 1111 1111')}` })), zero.toString(16));
+    t.false(containsCardNumber(JSON.stringify({ note: digits('4111 1111 1111 1112') })), zero.toString(16));
+  }
+});
+test('a member named like a phone and a card holds a card', detects, '{"mobile_wallet_pan":"378282246310005","mobileCardNumber":"x"}', true);
+test('a phone member whose name only contains the letters p-a-n is still a phone member', detects, '{"japan_phone":"135412345678911","company_phone":"135412345678911"}', false);
