@@ -262,6 +262,9 @@ export async function startService(config: Config, log: Logger, options: Service
   const labels = new LabelsService({ readDb, writer, reader: eventReader, now, onAccountChanged: (accountId) => hotAccounts.refresh(accountId) });
   const pendingSeqs = await writer.call('pendingSeqsByEnvironment');
   const pending = asyncScorers.live.loadPending(pendingSeqs.live) + asyncScorers.sandbox.loadPending(pendingSeqs.sandbox);
+  // The operator's erasures that waited for a server, before anything else runs: the erased
+  // account's pending events are never scored, its queued webhooks leave without it.
+  await operatorErasures.runWaiting();
   void latch.hold('async-scorer').then(() => {
     for (const asyncScorer of bothScorers) asyncScorer.start((job) => events.scorePending(job));
   });
@@ -476,8 +479,6 @@ export async function startService(config: Config, log: Logger, options: Service
   let port = 0;
   try {
     await pool.ready();
-    // The operator's erasures that waited for a server: done before any request is taken.
-    await operatorErasures.runWaiting();
     operatorErasures.start();
     if (listen) port = await server.listen();
   } catch (error) {

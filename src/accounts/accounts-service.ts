@@ -207,7 +207,7 @@ export class AccountsService {
       this.#deps.asyncScorers[scope.environment].drop(outcome.pendingSeqs);
       for (const caseId of outcome.casesWritten) this.#deps.unfoldedCases.forget(caseId);
       for (const { projectId, keys, amountCents, at } of outcome.velocityEvents) this.#deps.velocity.forgetEvent(projectId, keys, amountCents, at);
-      if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
+      if (!(await this.purgeOldPages())) return { ok: false, error: kPurgeFailed() };
       return { ok: true, body: outcome.summary };
     });
     // The gate is closed from here on: tests (FAULT_INJECTION=hold_points) wait for this mark.
@@ -250,7 +250,7 @@ export class AccountsService {
     // turned from 200 into 404 once another project had erased its own account of that id).
     const summary = rows.map(erasedSummary).find(({ usedBy }) => usedBy.includes(scope.projectId))?.summary;
     if (summary === undefined) return { ok: false, error: kNotFound() };
-    if (!(await this.#purgeOldPages())) return { ok: false, error: kPurgeFailed() };
+    if (!(await this.purgeOldPages())) return { ok: false, error: kPurgeFailed() };
     return { ok: true, body: { ...summary, already_erased: true } };
   }
 
@@ -275,9 +275,9 @@ export class AccountsService {
    * checkpoint then empties the WAL, so the raw values are in no file. It runs on the writer's
    * connection, with the checkpointer thread paused so that no other checkpoint holds the lock;
    * each attempt waits for readers up to the writer's busy timeout, and the attempts go on for up
-   * to kPurgeBoundMs.
+   * to kPurgeBoundMs. (Also for the operator's erasure whose id named nothing: the id is personal.)
    */
-  async #purgeOldPages(): Promise<boolean> {
+  async purgeOldPages(): Promise<boolean> {
     return this.#deps.checkpointer.whilePaused(async () => {
       const deadline = Date.now() + kPurgeBoundMs;
       for (;;) {
@@ -481,7 +481,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     recordAudit(db, {
       projectId: usedByProject, actor: request.actor, action: 'account.erase',
       target: `account:${accountId ?? `pending:${request.externalIdHash}`}`,
-      summary: { ...summary.erased, across_projects: request.acrossProjects, lists: lists.lists, ...(usedByProject === projectId ? {} : { by_project: projectId }) },
+      summary: { ...summary.erased, across_projects: usedBy.size > 1, lists: lists.lists, ...(usedByProject === projectId ? {} : { by_project: projectId }) },
       at: now,
     });
   }

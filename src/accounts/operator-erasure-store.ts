@@ -13,12 +13,19 @@ export type OperatorErasureAnswer =
 export interface OpenOperatorErasure {
   readonly requestId: number;
   readonly projectId: string;
+  readonly requestedAt: number;
   /** Taken by a server that stopped before it answered: the id given is no longer stored. */
   readonly taken: boolean;
 }
 
 /** Answered requests nobody collected (the command gave up waiting) are kept this long. */
 const kAnsweredKeptMs = 24 * 3600 * 1000;
+
+/**
+ * How long the command waits for its answer; a request not taken by then is done by no one (the
+ * server answers it EXPIRED): a command that was killed leaves no erasure for a later start.
+ */
+export const kOperatorErasureWaitMs = 120_000;
 
 /** The command line's request; returns its id. */
 export function requestOperatorErasure(db: Db, projectId: string, accountRef: string, now: number): number {
@@ -27,8 +34,8 @@ export function requestOperatorErasure(db: Db, projectId: string, accountRef: st
 
 /** The requests not yet answered, oldest first. */
 export function openOperatorErasures(db: Db): OpenOperatorErasure[] {
-  const rows = db.prepare('SELECT request_id, project_id, taken_at FROM operator_erasures WHERE answered_at IS NULL ORDER BY request_id').all() as Array<{ request_id: number; project_id: string; taken_at: number | null }>;
-  return rows.map((row) => ({ requestId: row.request_id, projectId: row.project_id, taken: row.taken_at !== null }));
+  const rows = db.prepare('SELECT request_id, project_id, requested_at, taken_at FROM operator_erasures WHERE answered_at IS NULL ORDER BY request_id').all() as Array<{ request_id: number; project_id: string; requested_at: number; taken_at: number | null }>;
+  return rows.map((row) => ({ requestId: row.request_id, projectId: row.project_id, requestedAt: row.requested_at, taken: row.taken_at !== null }));
 }
 
 /**
@@ -55,6 +62,11 @@ export function collectOperatorAnswer(db: Db, requestId: number): OperatorErasur
   if (row === undefined) return null;
   db.prepare('DELETE FROM operator_erasures WHERE request_id = ?').run(requestId);
   return JSON.parse(row.answer) as OperatorErasureAnswer;
+}
+
+/** Whether a server has taken the request (it answers it, even when it stops meanwhile). */
+export function operatorErasureTaken(db: Db, requestId: number): boolean {
+  return db.prepare('SELECT taken_at IS NOT NULL FROM operator_erasures WHERE request_id = ?').pluck().get(requestId) === 1;
 }
 
 /** The command line gave up waiting before the server took the request: withdrawn, unless taken. */

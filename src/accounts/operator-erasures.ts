@@ -9,7 +9,7 @@ import type { Logger } from '../shared/log.js';
 import { findProject } from '../tenancy/tenancy-store.js';
 import type { AppWriter } from '../write-commands.js';
 import type { AccountsService } from './accounts-service.js';
-import { openOperatorErasures, type OperatorErasureAnswer } from './operator-erasure-store.js';
+import { kOperatorErasureWaitMs, openOperatorErasures, type OpenOperatorErasure, type OperatorErasureAnswer } from './operator-erasure-store.js';
 
 /** How often the table is looked at: the command waits at most about this long for its start. */
 export const kOperatorErasurePollMs = 250;
@@ -53,16 +53,26 @@ export class OperatorErasures {
   async #runRound(): Promise<void> {
     try {
       for (const request of openOperatorErasures(this.#readDb)) {
-        await this.#answer(request.requestId, request.taken ? kInterrupted : await this.#erase(request.requestId, request.projectId));
+        await this.#answer(request.requestId, request.taken ? kInterrupted : await this.#erase(request));
       }
     } catch (error) {
       this.#log.warn('an operator erasure could not be done; it is tried again', { error });
     }
   }
 
-  async #erase(requestId: number, projectId: string): Promise<OperatorErasureAnswer> {
+  async #erase({ requestId, projectId, requestedAt }: OpenOperatorErasure): Promise<OperatorErasureAnswer> {
     const accountRef = await this.#writer.call('takeOperatorErasure', { requestId, now: this.#now() });
     if (accountRef === null) return kInterrupted;
+    const answer = await this.#eraseNamed(accountRef, projectId, requestedAt);
+    // The id given is personal data: when no erasure emptied the WAL after it left the row (it
+    // named nothing, the erasure failed), this does.
+    if (!answer.ok) await this.#accounts.purgeOldPages();
+    return answer;
+  }
+
+  async #eraseNamed(accountRef: string, projectId: string, requestedAt: number): Promise<OperatorErasureAnswer> {
+    // The command stopped waiting (it was killed, or gave up): nobody asks for this any more.
+    if (this.#now() - requestedAt > kOperatorErasureWaitMs) return kExpired;
     const project = findProject(this.#readDb, projectId);
     if (project === null) return { ok: false, code: 'NOT_FOUND', message: `there is no project ${projectId}` };
     const scope = { tenantId: project.tenant_id, environment: project.environment, projectId };
@@ -80,4 +90,11 @@ const kInterrupted: OperatorErasureAnswer = {
   ok: false,
   code: 'INTERRUPTED',
   message: 'the server stopped before it answered this erasure; run the command again (an account already erased is answered as such)',
+};
+
+/** The request waited longer than its command waits for an answer; nothing was erased. */
+const kExpired: OperatorErasureAnswer = {
+  ok: false,
+  code: 'EXPIRED',
+  message: `no server took the request within ${kOperatorErasureWaitMs / 1000} s of it, and the command stopped waiting; nothing was erased: run the command again`,
 };

@@ -2,9 +2,9 @@
 // The erasure itself is the server's (a barrier on its events and its memory): the command writes
 // a request row and waits for the answer. With no server on the data dir, the command starts the
 // server's machinery in this process, without HTTP; the start does the request, and it stops.
-import { collectOperatorAnswer, requestOperatorErasure, withdrawOperatorErasure, type OperatorErasureAnswer } from '../accounts/operator-erasure-store.js';
+import { collectOperatorAnswer, kOperatorErasureWaitMs, operatorErasureTaken, requestOperatorErasure, withdrawOperatorErasure, type OperatorErasureAnswer } from '../accounts/operator-erasure-store.js';
 import type { ErasureSummary } from '../accounts/accounts-service.js';
-import { ConfigError, loadConfig } from '../config/settings.js';
+import { ConfigError, loadConfig, type Config } from '../config/settings.js';
 import { createLogger } from '../shared/log.js';
 import { tryDataDirLock } from '../store/data-dir-lock.js';
 import type { Db } from '../store/database.js';
@@ -31,9 +31,9 @@ ${kDataDirHelp}`;
 
 export const accountsCommand = actionCommand('accounts', 'erase an account, in every project that used it', kHelp, { erase });
 
-/** How long the command waits for a running server's answer. */
-const kAnswerWaitMs = 120_000;
 const kAnswerPollMs = 50;
+/** How often the command looks whether the data dir is free (the server stopped, another command ended). */
+const kLockPollMs = 500;
 
 async function erase(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { ...kDataDirOption, project: { type: 'string' }, json: { type: 'boolean' } }, true);
@@ -42,66 +42,111 @@ async function erase(args: string[]): Promise<number> {
   if (positionals.length !== 1 || positionals[0] === '') throw new UsageError('give one account: its acc_ id or its external_account_id');
   const accountRef = positionals[0]!;
   const dataDir = dataDirOf(values);
-  let db: Db = openDataDir(dataDir);
-  let requestId: number;
-  let projectId: string;
+  // Settings are read before the request is written: one that is wrong leaves nothing to do.
+  const config = serverConfig(dataDir);
+  const connection = { db: openDataDir(dataDir) };
   try {
-    const project = resolveProjectRef(db, projectRef);
+    const project = resolveProjectRef(connection.db, projectRef);
     if (project === null) throw new UsageError(`no such project: ${projectRef}`);
-    projectId = project.project_id;
-    requestId = requestOperatorErasure(db, projectId, accountRef, Date.now());
+    const requestId = requestOperatorErasure(connection.db, project.project_id, accountRef, Date.now());
+    let answer: OperatorErasureAnswer;
+    try {
+      answer = await waitForAnswer(connection, requestId, config);
+    } catch (error) {
+      // Not taken: no one does it later (a command that failed says so and is run again).
+      withdraw(connection.db, requestId);
+      throw error;
+    }
+    return report(answer, accountRef, project.project_id, values.json === true);
   } finally {
-    db.close();
+    connection.db.close();
   }
-  await eraseWithoutServer(dataDir);
-  db = openDataDir(dataDir);
+}
+
+/** The settings a server of this data dir starts with; it listens on nothing here, so HOST and PORT are not read. */
+function serverConfig(dataDir: string): Config {
   try {
-    const answer = await waitForAnswer(db, requestId);
-    return report(answer, accountRef, projectId, values.json === true);
+    return loadConfig({ 'data-dir': dataDir, host: '127.0.0.1', port: '0' }, process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * The answer to the request: a running server's, or, whenever no server holds the data dir and
+ * the request is not taken, the one a start of the server's parts in this process gives (a
+ * server that stopped meanwhile, another command that held the data dir, are waited out).
+ */
+async function waitForAnswer(connection: { db: Db }, requestId: number, config: Config): Promise<OperatorErasureAnswer> {
+  const deadline = Date.now() + kOperatorErasureWaitMs;
+  let interrupted: string | null = null;
+  const onSignal = (signal: string): void => {
+    interrupted = signal;
+  };
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  try {
+    let lockLookedAt = 0;
+    for (;;) {
+      const { db } = connection;
+      const answer = collectOperatorAnswer(db, requestId);
+      if (answer !== null) return answer;
+      if (interrupted !== null) throw new CliError(`stopped by ${interrupted}${operatorErasureTaken(db, requestId) ? '; the server had taken the request and finishes it: run the command again to see its answer' : ': nothing was erased'}`);
+      if (Date.now() > deadline) {
+        const seconds = kOperatorErasureWaitMs / 1000;
+        if (!operatorErasureTaken(db, requestId)) throw new CliError(`the server did not take the request within ${seconds} s: nothing was erased (is the server stuck? its log says)`);
+        throw new CliError(`the server took the request and has not answered within ${seconds} s; it goes on: run the command again later (an erased account is answered as erased before)`);
+      }
+      if (Date.now() - lockLookedAt >= kLockPollMs && !operatorErasureTaken(db, requestId)) {
+        lockLookedAt = Date.now();
+        const free = tryDataDirLock(config.dataDir);
+        if (free === null) continue;
+        free.release();
+        // Closed while the server's parts run here: a connection of this process closed beside
+        // theirs would drop their locks on the file (POSIX locks are per process).
+        db.close();
+        try {
+          await eraseWithoutServer(config);
+        } finally {
+          connection.db = openDataDir(config.dataDir);
+        }
+        continue;
+      }
+      await new Promise((resolve) => setTimeout(resolve, kAnswerPollMs));
+    }
   } finally {
-    db.close();
+    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
   }
 }
 
 /**
  * No server holds the data dir: its parts start here, without HTTP, and the start does the
- * request. A server that starts first does it instead (the start refused here for the lock).
+ * requests waiting. When something holds it (a server, a backup, another such command), nothing.
  */
-async function eraseWithoutServer(dataDir: string): Promise<void> {
-  const probe = tryDataDirLock(dataDir);
+async function eraseWithoutServer(config: Config): Promise<void> {
+  const probe = tryDataDirLock(config.dataDir);
   if (probe === null) return;
   probe.release();
-  let config;
-  try {
-    config = loadConfig({ 'data-dir': dataDir }, process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(error.message);
-    throw error;
-  }
   // The whole server is loaded only for this: the other commands have no use for it.
   const { startService, StartupError } = await import('../main.js');
   let service;
   try {
     service = await startService(config, createLogger('warn'), { listen: false });
   } catch (error) {
-    if (error instanceof StartupError && tryDataDirLock(dataDir) === null) return;
+    // Taken meanwhile: whoever holds the data dir now answers.
+    if (error instanceof StartupError && tryDataDirLock(config.dataDir) === null) return;
     if (error instanceof StartupError) throw new CliError(error.message);
     throw error;
   }
   await service.shutdown();
 }
 
-async function waitForAnswer(db: Db, requestId: number): Promise<OperatorErasureAnswer> {
-  const deadline = Date.now() + kAnswerWaitMs;
-  for (;;) {
-    const answer = collectOperatorAnswer(db, requestId);
-    if (answer !== null) return answer;
-    if (Date.now() > deadline) {
-      const seconds = kAnswerWaitMs / 1000;
-      if (withdrawOperatorErasure(db, requestId)) throw new CliError(`the server did not take the request within ${seconds} s, and it is withdrawn: nothing was erased (is the server stuck? its log says)`);
-      throw new CliError(`the server took the request and has not answered within ${seconds} s; it goes on: run the command again later (an erased account is answered as erased before)`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, kAnswerPollMs));
+/** Withdraws the request unless a server took it, and leaves the id it named in no file (best effort). */
+function withdraw(db: Db, requestId: number): void {
+  try {
+    if (withdrawOperatorErasure(db, requestId)) db.pragma('wal_checkpoint(TRUNCATE)');
+  } catch {
+    // The database refused (busy): the server's next checkpoint copies the page over.
   }
 }
 

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { minimalEvent } from '../_helpers/events.js';
+import { heldAt } from '../_helpers/faults.js';
 import { api, makeDataDir, runCli, startServer, type TestServer } from '../_helpers/server.js';
 
 const unique = (): string => randomUUID().slice(0, 8);
@@ -127,10 +128,12 @@ test('an account two live projects used: the API answers 403 and refuses across_
   const again = await erase(server.dataDir, '--project', 'live', first.account_public_id);
   t.is(again.code, 0, again.stderr);
   t.regex(again.stdout, new RegExp(`${first.account_public_id as string} was erased before`));
-  const unknown = await erase(server.dataDir, '--project', 'live', `nobody-${unique()}`);
+  const nobody = `nobody-${unique()}`;
+  const unknown = await erase(server.dataDir, '--project', 'live', nobody);
   t.is(unknown.code, 1);
   t.regex(unknown.stderr, /no account "nobody-.*" in project prj_/);
   t.is(requestRows(server.dataDir), 0);
+  t.deepEqual(filesHolding(server.dataDir, nobody), [], 'an id that named nothing is in no file either');
 });
 
 test('with no server running, the command erases through the server\'s parts in its own process and leaves the data dir to the next start', async (t) => {
@@ -177,4 +180,78 @@ test('a request that a crashed server had taken is answered INTERRUPTED by the n
   const row = read.prepare('SELECT answered_at, answer FROM operator_erasures').get() as { answered_at: number | null; answer: string | null };
   t.not(row.answered_at, null, 'answered before the start took requests');
   t.like(JSON.parse(row.answer!), { ok: false, code: 'INTERRUPTED' });
+});
+
+test('with no server running, the account\'s async events that waited are erased, not scored first', async (t) => {
+  const dataDir = makeDataDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  // The background scorer held at start (test-only hold point): the events stay pending.
+  let server = await startServer({ dataDir, env: { FAULT_INJECTION: 'hold_points' } });
+  await heldAt(server, 'async-scorer');
+  const live = server.bootstrap.keys.live_secret.key;
+  const external = `queued-${unique()}`;
+  const accepted: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const response = await api(server, 'POST', '/v1/events', { key: live, body: { ...minimalEvent({ external_account_id: external }), async: true } });
+    t.is(response.status, 202, response.text);
+    accepted.push(response.body.data.event_id);
+  }
+  await server.stop();
+
+  const erased = await erase(dataDir, '--project', 'live', '--json', external);
+  t.is(erased.code, 0, erased.stderr);
+  t.like(JSON.parse(erased.stdout), { account_public_id: null, erased: { events: 3, pending_events: 3 } });
+  server = await startServer({ dataDir });
+  t.teardown(() => server.stop());
+  for (const eventId of accepted) {
+    t.is((await api(server, 'GET', `/v1/scores/${eventId}`, { key: live })).body.data?.state, 'erased');
+  }
+});
+
+test('two commands at once with no server running: each erases its account, neither waits for the other\'s server', async (t) => {
+  const dataDir = makeDataDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  let server = await startServer({ dataDir });
+  const live = server.bootstrap.keys.live_secret.key;
+  const externals = [`first-${unique()}`, `second-${unique()}`];
+  for (const external of externals) await send(server, live, external);
+  await server.stop();
+
+  const results = await Promise.all(externals.map((external) => erase(dataDir, '--project', 'live', external)));
+  for (const result of results) t.is(result.code, 0, result.stderr);
+  server = await startServer({ dataDir });
+  t.teardown(() => server.stop());
+  for (const external of externals) t.is((await api(server, 'GET', `/v1/accounts/${external}/links`, { key: live })).status, 404);
+});
+
+test('a setting the server would refuse fails the command before it asks anything; a request nobody waits for any more is not done', async (t) => {
+  const dataDir = makeDataDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  let server = await startServer({ dataDir });
+  const live = server.bootstrap.keys.live_secret.key;
+  const projectId = server.bootstrap.live_project_id;
+  const external = `stays-${unique()}`;
+  await send(server, live, external);
+  await server.stop();
+
+  const refused = await runCli(['accounts', 'erase', '--data-dir', dataDir, '--project', 'live', external], { WORKERS: 'many' });
+  t.is(refused.code, 1);
+  t.regex(refused.stderr, /WORKERS/);
+  t.is(requestRows(dataDir), 0, 'nothing is left for a later start to do');
+  // PORT and HOST are not read: the command listens on nothing.
+  t.is((await runCli(['accounts', 'erase', '--data-dir', dataDir, '--project', 'live', `nobody-${unique()}`], { PORT: 'none' })).code, 1);
+  t.is(requestRows(dataDir), 0);
+
+  // A request older than any command waits (the command was killed): answered, not done.
+  const db = new Database(join(dataDir, 'fraud-scorer.db'));
+  db.prepare('INSERT INTO operator_erasures (project_id, account_ref, requested_at) VALUES (?, ?, ?)').run(projectId, external, Date.now() - 10 * 60_000);
+  db.close();
+  server = await startServer({ dataDir });
+  t.teardown(() => server.stop());
+  t.is((await api(server, 'GET', `/v1/accounts/${external}/links`, { key: live })).status, 200, 'not erased');
+  const read = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
+  t.teardown(() => read.close());
+  const row = read.prepare('SELECT account_ref, answer FROM operator_erasures').get() as { account_ref: string | null; answer: string };
+  t.is(row.account_ref, null);
+  t.like(JSON.parse(row.answer), { ok: false, code: 'EXPIRED' });
 });
