@@ -249,6 +249,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const cases = new CasesService(
     readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId),
     (tenantId, environment, projectId, id) => accounts.accountNamed({ tenantId, environment, projectId }, id),
+    () => scorer.casesSettledBefore(),
   );
   const rulesCompiler = new RulesCompiler();
   const rules = new RulesService({ readDb, writer, compiler: rulesCompiler, liveRulesets: rulesets, now });

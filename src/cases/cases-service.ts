@@ -95,7 +95,11 @@ export class CasesService {
    * `onAccountChanged`: a case of this account (acc_ id) changed; its fraud mark and fraud labels are read again.
    * `accountNamed`: the account the listing's `account` names, as the accounts routes read it.
    */
-  constructor(readDb: Db, writer: AppWriter, unfolded: UnfoldedCases, now: () => number, onAccountChanged: (accountId: string) => void, accountNamed: AccountNamed) {
+  /** The scorer's casesSettledBefore: oldest-first listings end there. */
+  readonly #settledBefore: () => number;
+
+  constructor(readDb: Db, writer: AppWriter, unfolded: UnfoldedCases, now: () => number, onAccountChanged: (accountId: string) => void, accountNamed: AccountNamed, settledBefore: () => number) {
+    this.#settledBefore = settledBefore;
     this.#readDb = readDb;
     this.#writer = writer;
     this.#unfolded = unfolded;
@@ -126,9 +130,13 @@ export class CasesService {
       where.push('c.created_at > ?');
       args.push(query.createdAfter);
     }
-    if (query.createdBefore !== null) {
+    // Oldest first, the last page must hold every case created before its end: a case whose event
+    // began scoring earlier but is stored later would otherwise sort before a cursor already
+    // given out. Cases created from the oldest event still being scored on are listed later.
+    const createdBefore = query.oldestFirst ? Math.min(query.createdBefore ?? Infinity, this.#settledBefore()) : query.createdBefore;
+    if (createdBefore !== null) {
       where.push('c.created_at < ?');
-      args.push(query.createdBefore);
+      args.push(createdBefore);
     }
     // A case's updated_at and risk_score are its row's, or more for events that joined it and are
     // not on its row yet (#record): a row passes its condition, or the waiting events' test.
@@ -169,7 +177,7 @@ export class CasesService {
       if (listed.has(caseId) || opened.projectId !== query.projectId || query.status === 'closed' || query.assignee !== null || query.assigned === true) continue;
       if (query.account !== null && opened.accountId !== accountId) continue;
       if (query.createdAfter !== null && !(opened.createdAt > query.createdAfter)) continue;
-      if (query.createdBefore !== null && !(opened.createdAt < query.createdBefore)) continue;
+      if (createdBefore !== null && !(opened.createdAt < createdBefore)) continue;
       if (!waitingTests.every((test) => test(waiting))) continue;
       if (query.cursor !== null && compareListed(query.oldestFirst, { createdAt: opened.createdAt, caseId }, query.cursor) <= 0) continue;
       rows.push(openedRow(caseId, opened, waiting.riskScore, waiting.updatedAt));

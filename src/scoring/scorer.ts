@@ -83,9 +83,24 @@ export class Scorer {
    * thread's own work and its queue.
    */
   readonly stageTimes = { rules: new LatencyTally(), commit: new LatencyTally() } as const;
+  /** When each event being scored began (its case's created_at, if it opens one), by a number of its own. */
+  readonly #scoringSince = new Map<number, number>();
+  #scorings = 0;
 
   constructor(deps: ScorerDeps) {
     this.#deps = deps;
+  }
+
+  /**
+   * The time before which every case is listed: the start of the oldest event still being scored
+   * (a case it opens has that created_at and shows once it is stored), else now. GET
+   * /v1/cases?order=oldest lists cases created before it only, so that no case can appear behind a
+   * page already read (cases/cases-service.ts).
+   */
+  casesSettledBefore(): number {
+    let oldest = this.#deps.now();
+    for (const since of this.#scoringSince.values()) if (since < oldest) oldest = since;
+    return oldest;
   }
 
   /**
@@ -125,11 +140,13 @@ export class Scorer {
     // in parallel) see this one, as they would had it been stored. Withdrawn if it is not stored.
     velocity.record(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
     let stored = false;
+    const scoring = ++this.#scorings;
     try {
       const pending = pendingSeq !== null;
       const { pool, writer } = this.#deps;
       const slot = account?.slot ?? -1;
       const now = this.#deps.now();
+      this.#scoringSince.set(scoring, now);
 
       // The signal values are hashed when they are stored (an account's) or looked up (links).
       let phone: PhoneAnalysis | null = null;
@@ -216,6 +233,7 @@ export class Scorer {
       if (persisted.webhookQueued) this.#deps.onWebhookQueued?.(job.projectId);
       return { ok: true, result: responseResultJson(evaluated.storedJson, evaluated.degraded, persisted.accountId, evaluated.evalMs), seq: persisted.seq };
     } finally {
+      this.#scoringSince.delete(scoring);
       if (!stored) velocity.withdraw(job.projectId, velocityKeys, ids.amountCents, job.receivedAt, velocityHashes);
     }
   }
