@@ -42,7 +42,7 @@ export type Reply =
   /** A non-envelope answer: Prometheus text, the browser agent script. */
   | { readonly kind: 'raw'; readonly status: number; readonly contentType: string; readonly body: string; readonly headers?: ExtraHeaders }
   /** No answer: the client hung up, and the front end counted the request (499) when it did. */
-  | { readonly kind: 'gone'; readonly headers?: undefined };
+  | { readonly kind: 'gone' };
 
 export type Handler = (context: RequestContext) => Reply | Promise<Reply>;
 
