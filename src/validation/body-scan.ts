@@ -5,23 +5,24 @@
 // strings and numbers at any depth in one pass, and numbers keep every digit (JSON.parse rounds
 // integers above 2^53, which would hide a 19-digit card number).
 //
-// A card number is 13 to 19 digits passing the Luhn check, whose first digits and length are
-// those of a card scheme's numbers (kIssuedNumbers), written in one run or in groups as cards are
-// written: groups of four (the last may be shorter or longer), or 4-6-4 and 4-6-5 (Diners, Amex),
-// separated by up to three spaces, no-break or thin spaces, hyphens or dashes. Not by a line
-// feed or a tab: numbers on separate lines or in separate columns stay apart. The scheme and
-// layout checks matter as much as Luhn: one in ten of any digits passes it, and identifiers that
-// carry a Luhn check digit of their own (IMEIs, SIM ICCIDs, national ids, GTINs, payment
-// references) pass it always. Digits of other scripts (fullwidth ４１１１) count as digits.
-// What is never taken for a card number:
-//   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters, of any script (hashes, tokens,
-//     identifiers); other characters (€, —, a no-break space, a control character) do not glue;
+// A card number is digits passing the Luhn check whose first digits and length are those of
+// issued cards (kIssuedNumbers), written in one run or in groups as cards are written (a whole
+// sequence of fours, perhaps with the group after it; 4-6-4 and 4-6-5), separated by up to three
+// spaces, no-break or thin spaces, hyphens, dashes, minus signs or '+'. Not by a line feed or a
+// tab: numbers on separate lines or in separate columns stay apart. The scheme and layout checks
+// matter as much as Luhn: one in ten of any digits passes it, and identifiers that carry a Luhn
+// check digit of their own (IMEIs, SIM ICCIDs, national ids, GTINs, payment references) pass it
+// always. Decoded text (escapes, URL escapes, digits of other scripts) is scanned as scanFormOf
+// writes it. What is never taken for a card number:
+//   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters, of any script, or to '_' (hashes,
+//     tokens, identifiers); other characters (€, —, a no-break space, a control character) do not
+//     glue, nor do a URL escape (pan%3D4111…) or a magnetic track's %B (scanFormOf: spaces);
 //   - a run right after '+' (an E.164 phone number) or starting with 0 (national phone numbers; no
 //     card scheme issues numbers starting with 0), a run starting with 00 and at most 15 digits
 //     after it as a whole (an international number: the groups after the prefix are its country
 //     code and number), and a
 //     value of at most 15 digits (the E.164 maximum) of a member named like a phone ("phone",
-//     "mobile", "msisdn", "tel");
+//     "mobile", "msisdn", "tel") whose name does not also say "card" or "pan";
 //   - the integer or fraction part of a decimal number that is not whole (4111111111111111.0 is
 //     that integer, as 4111111111111111e0 is), and dotted IP addresses (dots break runs);
 //   - an unseparated 13, 16 or 19 digit run starting with 1 (epoch milliseconds, microseconds,
@@ -31,9 +32,9 @@
 /**
  * What may stand between two groups of a card number's digits, up to three of them: a space, a
  * no-break, figure, thin, narrow or ideographic space, a hyphen (ASCII, U+2010, non-breaking) or a
- * figure, en or em dash.
+ * figure, en or em dash, a minus sign, a plus (a form-encoded space: card=4111+1111+…).
  */
-const kSeparatorClass = '[ \\-\\u00a0\\u2007\\u2009\\u202f\\u3000\\u2010-\\u2014]';
+const kSeparatorClass = '[ +\\-\\u00a0\\u2007\\u2009\\u202f\\u3000\\u2010-\\u2014\\u2212]';
 /** At least 13 digits, with at most three separators between two digits. Linear: separators and digits are disjoint. */
 const kCandidateRun = new RegExp(`[0-9](?:${kSeparatorClass}{0,3}[0-9]){12,}`, 'g');
 const kSeparator = new RegExp(`${kSeparatorClass}+`);
@@ -61,10 +62,9 @@ export function containsNul(text: string): boolean {
   }
 }
 
-/** True when the text holds something that reads as a payment card number, in digits of any script. */
+/** True when the text holds something that reads as a payment card number (ASCII digits: see scanFormOf). */
 export function containsCardNumber(text: string): boolean {
-  if (findCardNumberRun(text) !== null) return true;
-  return mayHoldOtherDigits(text) && findCardNumberRun(asciiDigits(text)) !== null;
+  return findCardNumberRun(text) !== null;
 }
 
 const kDecimalDigit = /\p{Nd}/u;
@@ -111,16 +111,55 @@ export function mayHoldOtherDigits(text: string): boolean {
 /**
  * The text with every decimal digit of another script as its ASCII digit (４ and ٤ as 4).
  * Unicode encodes each script's digits 0 to 9 in a row: a digit's value is its distance from the
- * first digit of its row (NFKC first: the rows of mathematical digits follow each other).
+ * first digit of its row.
  */
 export function asciiDigits(text: string): string {
-  return text.normalize('NFKC').replace(/\p{Nd}/gu, (digit) => {
-    const code = digit.codePointAt(0)!;
-    if (code < 0x80) return digit;
-    let zero = code;
-    while (code - zero < 9 && kDecimalDigit.test(String.fromCodePoint(zero - 1))) zero--;
-    return String(code - zero);
-  });
+  const units = (digitUnits ??= makeDigitUnits());
+  let folded = '';
+  let from = 0;
+  for (let at = 0; at < text.length; at++) {
+    const unit = units[text.charCodeAt(at)];
+    if (unit === 0) continue;
+    const code = text.codePointAt(at)!;
+    const width = code > 0xffff ? 2 : 1;
+    if (unit === 2 && !kDecimalDigit.test(String.fromCodePoint(code))) {
+      at += width - 1;
+      continue;
+    }
+    folded += text.slice(from, at) + digitValue(units, code);
+    at += width - 1;
+    from = at + 1;
+  }
+  return from === 0 ? text : folded + text.slice(from);
+}
+
+/** The value of a digit of another script: its distance from the first of its row, found in the table (rows of the Basic Multilingual Plane are apart). */
+function digitValue(units: Uint8Array, code: number): string {
+  // The rows of mathematical digits (U+1D7CE …) follow each other: compatibility maps them to ASCII.
+  if (code > 0xffff) {
+    const ascii = String.fromCodePoint(code).normalize('NFKC');
+    if (ascii.length === 1 && ascii >= '0' && ascii <= '9') return ascii;
+  }
+  let zero = code;
+  while (code - zero < 9 && (zero - 1 <= 0xffff ? units[zero - 1] === 1 : kDecimalDigit.test(String.fromCodePoint(zero - 1)))) zero--;
+  return String(code - zero);
+}
+
+/**
+ * What the scan reads for decoded text (JSON.stringify of a parsed body, or of one member): the
+ * escapes of control characters as commas (in the decoded text a control character glues nothing
+ * to a number and joins no two, where the escape's letter or hex digits would glue); URL escapes
+ * as spaces (pan%3D4111…, card%204111%201111…: a query string kept in a field), and a magnetic
+ * track's start sentinel (%B4111…^) too; digits of other scripts as ASCII digits. Every other
+ * escape (\", \\, a lone surrogate's) stays; read escape by escape, so that \\ never starts one.
+ */
+export function scanFormOf(json: string): string {
+  let text = json.includes('\\') ? json.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (escape: string, what: string) => {
+    if (what.length === 5) return Number.parseInt(what.slice(1), 16) < 0x20 ? ',' : escape;
+    return 'bfnrt'.includes(what) ? ',' : escape;
+  }) : json;
+  if (text.includes('%')) text = text.replace(/%B(?=[0-9])|%[0-9A-Fa-f]{2}/g, ' ');
+  return mayHoldOtherDigits(text) ? asciiDigits(text) : text;
 }
 
 /**
@@ -243,7 +282,7 @@ function isStandaloneRun(text: string, start: number, end: number): boolean {
   const after = end < text.length ? text.charCodeAt(end) : -1;
   if (before === 0x2b /* + */) return false;
   if (isLetter(before) && !isJsonEscapeLetter(text, start - 1)) return false;
-  if (isLetter(after)) return false;
+  if (isLetter(after) || isEscapedLetter(text, end)) return false;
   // Decimal numbers: "123.4567890123456" or "1234567890123.45".
   if (before === 0x2e /* . */ && start > 1 && isDigit(text.charCodeAt(start - 2))) return false;
   if (after === 0x2e && end + 1 < text.length && isDigit(text.charCodeAt(end + 1))) return false;
@@ -281,6 +320,13 @@ function isPhoneMemberValue(text: string, start: number, run: string): boolean {
   return kPhoneKey.test(key) && !namesCard(key);
 }
 
+/** "4111…\u00e9" in raw JSON: the escape writes a letter, which glues as the letter itself would. */
+function isEscapedLetter(text: string, at: number): boolean {
+  if (text.charCodeAt(at) !== kBackslash || text.charCodeAt(at + 1) !== 0x75 /* u */) return false;
+  const hex = text.slice(at + 2, at + 6);
+  return /^[0-9a-fA-F]{4}$/.test(hex) && isLetter(Number.parseInt(hex, 16));
+}
+
 /** "\n4111..." in raw JSON: the n belongs to an escape, so it separates like whitespace. */
 function isJsonEscapeLetter(text: string, at: number): boolean {
   const letter = text[at];
@@ -311,84 +357,82 @@ function overlapsAny(ranges: number[], start: number, end: number): boolean {
 }
 
 /**
- * A run is digit groups joined by separators. A card number may be the whole run or any
- * consecutive groups of it ("order 12 4111 1111 1111 1111"), never part of a group, and its
- * groups are laid out as cards are written (isCardLayout).
+ * A run is digit groups joined by separators. A card number in it is one group alone, or groups
+ * laid out as cards are written: a whole sequence of four-digit groups, perhaps with the one group
+ * after it (4111 1111 1111 1111, 6759 6498 2643 8453 672), at least 16 digits; or four, six, then
+ * four or five digits (Diners 3622 720627 1667, Amex 3782 822463 10005). Part of a longer
+ * sequence of fours is another number's (an IBAN or account number in print, a tracking number),
+ * as are dates, phone numbers and postcodes, grouped otherwise.
  */
 function runHoldsCardNumber(run: string): boolean {
   // 00 49 151 …: an international prefix, and a number E.164 allows after it, is no card's.
   if (run.charCodeAt(0) === 0x30 && run.charCodeAt(1) === 0x30 && run.replace(kSeparators, '').length - 2 <= kMaxPhoneDigits) return false;
   const groups = run.split(kSeparator);
-  for (let first = 0; first < groups.length; first++) {
-    let digits = '';
-    for (let last = first; last < groups.length; last++) {
-      // Groups before the last of four digits, or 4-6-x: a group of another length ends every window it is not the last of.
-      if (last > first && !isCardLayout(groups, first, last)) break;
-      digits += groups[last];
-      if (digits.length > kMaxCardDigits) break;
-      if (digits.length < kMinCardDigits) continue;
-      if (isExemptDigits(digits, first === last) || !isIssuedNumber(digits) || !passesLuhn(digits)) continue;
-      return true;
+  for (const group of groups) if (group.length >= kMinCardDigits && isCardDigits(group, true)) return true;
+  if (groups.length === 1) return false;
+  for (let first = 0; first < groups.length; ) {
+    if (groups[first]!.length !== 4) {
+      first++;
+      continue;
     }
+    let end = first + 1;
+    while (end < groups.length && groups[end]!.length === 4) end++;
+    const fours = groups.slice(first, end).join('');
+    if (fours.length >= 16 && isCardDigits(fours, false)) return true;
+    if (end < groups.length && fours.length + groups[end]!.length >= 16 && isCardDigits(fours + groups[end]!, false)) return true;
+    if (end - first === 1 && end + 1 < groups.length && groups[end]!.length === 6 && (groups[end + 1]!.length === 4 || groups[end + 1]!.length === 5)) {
+      if (isCardDigits(fours + groups[end]! + groups[end + 1]!, false)) return true;
+    }
+    first = end;
   }
   return false;
 }
 
-/**
- * Whether groups first..last (more than one) are laid out as a card number is written: each group
- * but the last of four digits (4111 1111 1111 1111, 6759 6498 2643 8453 672), or four, six, then
- * four or five (Diners 3056 930902 5904, Amex 3782 822463 10005). Dates, phone numbers, postcodes
- * and account numbers are grouped otherwise.
- */
-function isCardLayout(groups: readonly string[], first: number, last: number): boolean {
-  if (groups[first]!.length !== 4) return false;
-  if (last === first + 2 && groups[first + 1]!.length === 6) return groups[last]!.length === 4 || groups[last]!.length === 5;
-  for (let i = first + 1; i < last; i++) if (groups[i]!.length !== 4) return false;
-  return true;
+/** Digits a card scheme issues, passing Luhn, and not one of the numbers that look so (isExemptDigits). */
+function isCardDigits(digits: string, unseparated: boolean): boolean {
+  return digits.length <= kMaxCardDigits && !isExemptDigits(digits, unseparated) && isIssuedNumber(digits) && passesLuhn(digits);
 }
+
+const k16or19: readonly number[] = [16, 19];
 
 /**
  * The first digits and lengths of the numbers card schemes issue (ISO/IEC 7812 issuer ranges as
- * the schemes publish them): [lowest prefix, highest prefix, shortest, longest]. Most schemes issue
- * 16 to 19 digits; 13 to 15 only Maestro's ranges, Amex (15), Diners (14) and UATP (15). Visa's
- * 13-digit numbers are no longer issued (and 13 digits starting with 4 are GTINs of Germany);
- * anything else — ICCIDs (89…), IMEIs of 15 digits, national ids, references — is no card's.
+ * the schemes publish them): [lowest prefix, highest prefix, lengths]. Issued cards have 16 or 19
+ * digits, but Amex (15) and Diners (14); 17 and 18 digits are issued rarely enough that taking them
+ * would refuse far more other numbers (national ids, timestamps in ticks) than cards. Left out:
+ * Visa's 13-digit numbers, no longer issued (13 digits starting with 4 are GTINs of Germany),
+ * UATP's 15 starting with 1 (social network ids, ACH trace numbers), Maestro's 12 to 15, rare.
+ * ICCIDs (89…), IMEIs of 15 digits, and most national ids and references start as no card does.
  */
-const kIssuedNumbers: ReadonlyArray<readonly [string, string, number, number]> = [
-  ['1', '1', 15, 15], // UATP
-  ['2200', '2205', 16, 19], // Mir, BORICA
-  ['2221', '2720', 16, 16], // Mastercard
-  ['300', '305', 14, 19], // Diners Club
-  ['3095', '3095', 14, 19],
-  ['34', '34', 15, 15], // American Express
-  ['35', '35', 16, 19], // JCB, RuPay, LankaPay
-  ['36', '36', 14, 19], // Diners Club
-  ['37', '37', 15, 15], // American Express
-  ['38', '39', 14, 19], // Diners Club
-  ['4', '4', 16, 19], // Visa
-  ['50', '50', 16, 19], // Verve, RuPay, Dankort, GPN
-  ['5018', '5018', 13, 19], // Maestro
-  ['5020', '5020', 13, 19],
-  ['5038', '5038', 13, 19],
-  ['51', '55', 16, 16], // Mastercard
-  ['56', '59', 16, 19], // Maestro, GPN, UzCard
-  ['5893', '5893', 13, 19], // Maestro
-  ['6', '6', 16, 19], // Discover, UnionPay, RuPay, Troy, Maestro, InstaPayment, Verve
-  ['6304', '6304', 13, 19], // Maestro
-  ['6759', '6759', 13, 19],
-  ['6761', '6763', 13, 19],
-  ['81', '82', 16, 19], // UnionPay, RuPay
-  ['8600', '8600', 16, 19], // UzCard
-  ['9704', '9704', 16, 19], // Napas
-  ['9792', '9792', 16, 19], // Troy
-  ['9860', '9860', 16, 19], // Humo
+const kIssuedNumbers: ReadonlyArray<readonly [string, string, readonly number[]]> = [
+  ['2200', '2205', k16or19], // Mir, BORICA
+  ['2221', '2720', [16]], // Mastercard
+  ['300', '305', [14, 16, 19]], // Diners Club
+  ['3095', '3095', [14, 16, 19]],
+  ['34', '34', [15]], // American Express
+  ['3528', '3589', k16or19], // JCB, RuPay, LankaPay
+  ['36', '36', [14, 16, 19]], // Diners Club
+  ['37', '37', [15]], // American Express
+  ['38', '39', k16or19], // Diners Club
+  ['4', '4', k16or19], // Visa
+  ['50', '50', k16or19], // Maestro, Verve, RuPay, Dankort, GPN
+  ['51', '55', [16]], // Mastercard
+  ['56', '59', k16or19], // Maestro, GPN, UzCard
+  ['6', '6', k16or19], // Discover, UnionPay, RuPay, Troy, Maestro, InstaPayment, Verve
+  ['81', '82', k16or19], // UnionPay, RuPay
+  ['8600', '8600', k16or19], // UzCard
+  ['9704', '9704', k16or19], // Napas
+  ['9792', '9792', k16or19], // Troy
+  ['9860', '9860', k16or19], // Humo
 ];
 
 /** Whether some scheme issues numbers of these first digits and this length. */
 function isIssuedNumber(digits: string): boolean {
   const length = digits.length;
-  for (const [low, high, shortest, longest] of kIssuedNumbers) {
-    if (length < shortest || length > longest) continue;
+  // Amounts in the smallest unit (wei) end in many zeros; no issuer numbers accounts so.
+  if (digits.endsWith('00000000')) return false;
+  for (const [low, high, lengths] of kIssuedNumbers) {
+    if (!lengths.includes(length)) continue;
     const prefix = digits.slice(0, low.length);
     if (prefix >= low && prefix <= high) return true;
   }
@@ -450,7 +494,12 @@ function isLetter(code: number): boolean {
  */
 export function locateCardNumber(value: unknown, run: string | null = null): string {
   const runValue = run !== null && /^[0-9]+$/.test(run) ? Number(run) : null;
-  return locate(value, (text, isNumber, number) => (isNumber ? number === runValue || number === -(runValue ?? Number.NaN) : containsCardNumber(text)));
+  // A string is scanned as its member, so that a phone member's exemption applies as in the body's scan.
+  return locate(value, (text, isNumber, number, member) => {
+    if (isNumber) return number === runValue || number === -(runValue ?? Number.NaN);
+    const json = member === null ? JSON.stringify(text) : JSON.stringify({ [member]: text });
+    return containsCardNumber(json) || containsCardNumber(scanFormOf(json));
+  });
 }
 
 /** Where a NUL character sits in a parsed body, as a dotted path; '' for the body itself. */
@@ -518,26 +567,26 @@ export function locateString(value: unknown, matches: (text: string) => boolean)
  * `matches(text, isNumber, number)`: for a string or member name its text; for a number its text
  * and the number.
  */
-type Matcher = (text: string, isNumber: boolean, number: number) => boolean;
+type Matcher = (text: string, isNumber: boolean, number: number, member: string | null) => boolean;
 
 function locate(root: unknown, matches: Matcher): string {
   // Iterative walk: bodies are untrusted, so recursion depth must not depend on them.
-  const stack: Array<{ value: unknown; path: string }> = [{ value: root, path: '' }];
+  const stack: Array<{ value: unknown; path: string; member: string | null }> = [{ value: root, path: '', member: null }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
+    const { value, path, member } = stack.pop()!;
     if (typeof value === 'string') {
-      if (matches(value, false, Number.NaN)) return path;
+      if (matches(value, false, Number.NaN, member)) return path;
     } else if (typeof value === 'number') {
-      if (matches(String(value), true, value)) return path;
+      if (matches(String(value), true, value, member)) return path;
     } else if (Array.isArray(value)) {
-      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}[${i}]` });
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], path: `${path}[${i}]`, member: null });
     } else if (typeof value === 'object' && value !== null) {
       const keys = Object.keys(value);
       for (let i = keys.length - 1; i >= 0; i--) {
         const key = keys[i]!;
         const child = path === '' ? key : `${path}.${key}`;
-        if (matches(key, false, Number.NaN)) return child;
-        stack.push({ value: (value as Record<string, unknown>)[key], path: child });
+        if (matches(key, false, Number.NaN, null)) return child;
+        stack.push({ value: (value as Record<string, unknown>)[key], path: child, member: key });
       }
     }
   }

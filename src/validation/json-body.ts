@@ -1,7 +1,7 @@
 // Turns a request body into a JSON object, or into the error the interface names for it.
 // Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, mayHoldOtherDigits, scanDigitRuns } from './body-scan.js';
+import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, mayHoldOtherDigits, scanDigitRuns, scanFormOf } from './body-scan.js';
 
 export type JsonObject = Record<string, unknown>;
 export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };
@@ -48,10 +48,10 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
     return { ok: false, error: apiError('NUL_CHARACTER_DETECTED', undefined, locateNul(value)) };
   }
   // Escapes can hide a card number from the scan of the text (\u0034 for 4, \u0001 glued before
-  // it), and so can digits of other scripts (４１１１): a body that may have any is scanned again as
-  // it decoded, its digits as ASCII digits.
+  // it), and so can URL escapes (pan%3D4111…) and digits of other scripts (４１１１): a body that may
+  // have any is scanned again as it decoded (scanFormOf).
   const { cardRun: run, longDigits } = scanDigitRuns(text);
-  if (run !== null || ((text.includes('\\') || mayHoldOtherDigits(text)) && containsCardNumber(controlEscapesAsBreaks(JSON.stringify(value, numbersLeftOut))))) {
+  if (run !== null || ((text.includes('\\') || text.includes('%') || mayHoldOtherDigits(text)) && containsCardNumber(scanFormOf(JSON.stringify(value, numbersLeftOut))))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
   }
   const inexact = longDigits ? locateInexactInteger(text, value) : '';
@@ -84,19 +84,6 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
  */
 function numbersLeftOut(_key: string, value: unknown): unknown {
   return typeof value === 'number' ? null : value;
-}
-
-/**
- * JSON text whose escapes of control characters (\n, \t, \u0001 …) are commas: in the decoded text
- * a control character glues nothing to a number and joins no two (the scan reads a comma so),
- * where the escape's letter or hex digits would glue. Every other escape (\", \\, a lone
- * surrogate's) stays; read escape by escape, so that \\ never starts one.
- */
-function controlEscapesAsBreaks(json: string): string {
-  return json.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (escape: string, what: string) => {
-    if (what.length === 5) return Number.parseInt(what.slice(1), 16) < 0x20 ? ',' : escape;
-    return 'bfnrt'.includes(what) ? ',' : escape;
-  });
 }
 
 function invalid(message: string): ParsedBody {

@@ -311,6 +311,13 @@ const kUnicodeCardBodies: Array<[string, string, string]> = [
   ['fullwidth digits', '{"note":"カード番号 ４１１１ １１１１ １１１１ １１１１"}', 'extras.note'],
   ['Arabic-Indic digits', '{"note":"٤١١١١١١١١١١١١١١١"}', 'extras.note'],
   ['a phone-like member name that also names a card', '{"mobile_wallet_pan":"378282246310005"}', 'extras.mobile_wallet_pan'],
+  // As clients keep query strings and reader output in fields.
+  ['form encoding (+ for spaces)', '{"query":"card_number=4111+1111+1111+1111&cvc=123"}', 'extras.query'],
+  ['URL encoding', '{"url":"https://shop.example/pay%3Fpan%3D4111111111111111%26cvc%3D1"}', 'extras.url'],
+  ['a magnetic track 1', '{"swipe":"%B4111111111111111^DOE/JOHN^2512101"}', 'extras.swipe'],
+  ['minus signs between its groups', '{"note":"４１１１−１１１１−１１１１−１１１１"}', 'extras.note'],
+  // Named by the string that holds it, not by a phone member whose digits the scan passed over.
+  ['a phone member before it that passes Luhn', '{"mobile":"378282246310005","note":"4111 1111 1111 1111"}', 'extras.note'],
 ];
 
 // Numbers as JSON can write them: in exponent form (the 'e' is no letter glued to the digits, the
@@ -352,7 +359,7 @@ test('numbers in exponent form that are no card number are accepted: a fraction,
 });
 
 test('escapes that make no card number are accepted', async (t) => {
-  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"note":"caf\\u00e9 \\u0031\\u0032\\u0033","n":12345678901234567890.5}}');
+  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"note":"caf\\u00e9 \\u0031\\u0032\\u0033","n":12345678901234567890.5,"ref":"4111111111111111\\u00e9"}}');
   const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
   t.is(response.status, 200, response.text);
 });
@@ -388,6 +395,9 @@ test('UUIDs, timestamps, IP addresses and phone numbers are never taken for card
         imei: '490154203237518', sim_iccid: '8944123456789012348', id_number: '9202204720083', gtin: '4006381333924',
         payment_reference: '2024112900012346', iban: 'GB83 NWBK 4022 3991 6242 97', two_dates: '2025-07-08 2024-09-27',
         one_line: '12 Main St, Springfield, IL 55693 818-394-2738', order: 'ORD-2024-4662933167',
+        social_id: 100017262433033, ach_trace: '121000247173457', nrb: '17 1540 5136 2785 6882 0581 2378',
+        usps: '9205 6252 8410 6220 0672 72', ticks: '637771268136592499', national_id: '440305196608063489',
+        gtin14: '39383103493644', lloyds: 'GB77 LOYD 3021 6022 4284 58', wei: '4694527000000000000', sa_id: '6304218144087',
       },
     }),
   });
