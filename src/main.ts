@@ -91,11 +91,13 @@ export interface ServiceOptions {
   /** ACCESS_LOG on: one line per request. */
   readonly accessLog?: AccessLog | null;
   /**
-   * false: everything but the HTTP front end (no port is probed or bound). The command line's
-   * `accounts erase` on a data dir no server runs on: the start does the erasures waiting, and
-   * the command stops it again.
+   * false: the state and the writer without the HTTP front end (no port is probed or bound), the
+   * background scorer or webhook deliveries. The command line's `accounts erase` on a data dir no
+   * server runs on: the start does the erasures waiting, and the command stops it again.
    */
   readonly listen?: boolean;
+  /** That command's request, done even though the command cannot say it waits while the start loads. */
+  readonly operatorRequest?: number;
 }
 
 export interface RunningService {
@@ -245,7 +247,7 @@ export async function startService(config: Config, log: Logger, options: Service
   const accounts = new AccountsService({
     readDb, writer, hotAccounts, derived, velocity, gate, checkpointer, latch, secret, log, now, listsClock, asyncScorers, unfoldedCases, webhooks: deliverer, failErasureReads: hasFault(config, 'erasure_read_fails'),
   });
-  const operatorErasures = new OperatorErasures(readDb, writer, accounts, log, now);
+  const operatorErasures = new OperatorErasures(readDb, writer, accounts, log, now, { ownRequest: options.operatorRequest ?? null });
   const cases = new CasesService(
     readDb, writer, unfoldedCases, now, (accountId) => hotAccounts.refresh(accountId),
     (tenantId, environment, projectId, id) => accounts.accountNamed({ tenantId, environment, projectId }, id),
@@ -266,10 +268,12 @@ export async function startService(config: Config, log: Logger, options: Service
   // The operator's erasures that waited for a server, before anything else runs: the erased
   // account's pending events are never scored, its queued webhooks leave without it.
   await operatorErasures.runWaiting();
-  void latch.hold('async-scorer').then(() => {
-    for (const asyncScorer of bothScorers) asyncScorer.start((job) => events.scorePending(job));
-  });
-  deliverer.start();
+  if (listen) {
+    void latch.hold('async-scorer').then(() => {
+      for (const asyncScorer of bothScorers) asyncScorer.start((job) => events.scorePending(job));
+    });
+    deliverer.start();
+  }
   const deliveries = new DeliveriesService(readDb, writer, () => deliverer.poke(), now);
   // Key use is counted in memory by the registry and written now and then, never per request.
   const flushKeyUses = async (): Promise<void> => {
@@ -480,8 +484,10 @@ export async function startService(config: Config, log: Logger, options: Service
   let port = 0;
   try {
     await pool.ready();
-    operatorErasures.start();
-    if (listen) port = await server.listen();
+    if (listen) {
+      operatorErasures.start();
+      port = await server.listen();
+    }
   } catch (error) {
     // Nothing was served: stop what was started, so that the process can end at once.
     await shutdown();

@@ -3,7 +3,7 @@
 // connection and plain-data arguments, returning plain data; it runs inside the batch's
 // transaction. Adding a write means adding its function here.
 import { checkpointTruncate, eraseAccount } from './accounts/accounts-service.js';
-import { answerOperatorErasure, takeOperatorErasure } from './accounts/operator-erasure-store.js';
+import { answerOperatorErasure, dropOldAnswers, takeOperatorErasure } from './accounts/operator-erasure-store.js';
 import { changeCase } from './cases/cases-service.js';
 import { recordFingerprintSighting } from './fingerprint/fingerprint-store.js';
 import { purgeAudit } from './audit/audit-store.js';
@@ -32,6 +32,7 @@ export const kWriteCommands = {
   checkpointTruncate,
   takeOperatorErasure,
   answerOperatorErasure,
+  dropOldAnswers,
   markDelivered,
   markFailed,
   pruneFinished,

@@ -207,7 +207,7 @@ export class AccountsService {
       this.#deps.asyncScorers[scope.environment].drop(outcome.pendingSeqs);
       for (const caseId of outcome.casesWritten) this.#deps.unfoldedCases.forget(caseId);
       for (const { projectId, keys, amountCents, at } of outcome.velocityEvents) this.#deps.velocity.forgetEvent(projectId, keys, amountCents, at);
-      if (!(await this.purgeOldPages())) return { ok: false, error: kPurgeFailed() };
+      if (!(await this.purgeOldPages())) return this.#purgeFailed();
       return { ok: true, body: outcome.summary };
     });
     // The gate is closed from here on: tests (FAULT_INJECTION=hold_points) wait for this mark.
@@ -250,7 +250,7 @@ export class AccountsService {
     // turned from 200 into 404 once another project had erased its own account of that id).
     const summary = rows.map(erasedSummary).find(({ usedBy }) => usedBy.includes(scope.projectId))?.summary;
     if (summary === undefined) return { ok: false, error: kNotFound() };
-    if (!(await this.purgeOldPages())) return { ok: false, error: kPurgeFailed() };
+    if (!(await this.purgeOldPages())) return this.#purgeFailed();
     return { ok: true, body: { ...summary, already_erased: true } };
   }
 
@@ -277,6 +277,11 @@ export class AccountsService {
    * each attempt waits for readers up to the writer's busy timeout, and the attempts go on for up
    * to kPurgeBoundMs. (Also for the operator's erasure whose id named nothing: the id is personal.)
    */
+  #purgeFailed(): ErasureAnswer {
+    this.#deps.log.error('erasure: the WAL could not be emptied; the erasure is answered 500 (INTERNAL_ERROR), to be retried');
+    return { ok: false, error: kPurgeFailed() };
+  }
+
   async purgeOldPages(): Promise<boolean> {
     return this.#deps.checkpointer.whilePaused(async () => {
       const deadline = Date.now() + kPurgeBoundMs;
@@ -288,10 +293,7 @@ export class AccountsService {
           // SQLITE_BUSY from another process's checkpoint or lock: try again
         }
         if (busy === 0) return true;
-        if (Date.now() > deadline) {
-          this.#deps.log.error('erasure: the WAL could not be emptied; the DELETE answered 500 and is to be retried');
-          return false;
-        }
+        if (Date.now() > deadline) return false;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
     });

@@ -14,6 +14,7 @@ export interface OpenOperatorErasure {
   readonly requestId: number;
   readonly projectId: string;
   readonly requestedAt: number;
+  readonly aliveAt: number;
   /** Taken by a server that stopped before it answered: the id given is no longer stored. */
   readonly taken: boolean;
 }
@@ -26,16 +27,25 @@ const kAnsweredKeptMs = 24 * 3600 * 1000;
  * server answers it EXPIRED): a command that was killed leaves no erasure for a later start.
  */
 export const kOperatorErasureWaitMs = 120_000;
+/** The waiting command says it still waits this often; a server takes a request only while it does. */
+export const kOperatorAliveIntervalMs = 1_000;
+/** A request whose command has not said so for this long is not taken (it may be busy: it is not expired either). */
+export const kOperatorAliveMs = 10_000;
 
 /** The command line's request; returns its id. */
 export function requestOperatorErasure(db: Db, projectId: string, accountRef: string, now: number): number {
-  return Number(db.prepare('INSERT INTO operator_erasures (project_id, account_ref, requested_at) VALUES (?, ?, ?)').run(projectId, accountRef, now).lastInsertRowid);
+  return Number(db.prepare('INSERT INTO operator_erasures (project_id, account_ref, requested_at, alive_at) VALUES (?, ?, ?, ?)').run(projectId, accountRef, now, now).lastInsertRowid);
+}
+
+/** The command line: it still waits for the answer. */
+export function stillWaiting(db: Db, requestId: number, now: number): void {
+  db.prepare('UPDATE operator_erasures SET alive_at = ? WHERE request_id = ? AND taken_at IS NULL').run(now, requestId);
 }
 
 /** The requests not yet answered, oldest first. */
 export function openOperatorErasures(db: Db): OpenOperatorErasure[] {
-  const rows = db.prepare('SELECT request_id, project_id, requested_at, taken_at FROM operator_erasures WHERE answered_at IS NULL ORDER BY request_id').all() as Array<{ request_id: number; project_id: string; requested_at: number; taken_at: number | null }>;
-  return rows.map((row) => ({ requestId: row.request_id, projectId: row.project_id, requestedAt: row.requested_at, taken: row.taken_at !== null }));
+  const rows = db.prepare('SELECT request_id, project_id, requested_at, alive_at, taken_at FROM operator_erasures WHERE answered_at IS NULL ORDER BY request_id').all() as Array<{ request_id: number; project_id: string; requested_at: number; alive_at: number; taken_at: number | null }>;
+  return rows.map((row) => ({ requestId: row.request_id, projectId: row.project_id, requestedAt: row.requested_at, aliveAt: row.alive_at, taken: row.taken_at !== null }));
 }
 
 /**
@@ -53,7 +63,12 @@ export function takeOperatorErasure(db: Db, request: { readonly requestId: numbe
 /** Writer command: the server's answer; answers nobody collected for a day go. */
 export function answerOperatorErasure(db: Db, request: { readonly requestId: number; readonly answer: OperatorErasureAnswer; readonly now: number }): void {
   db.prepare('UPDATE operator_erasures SET account_ref = NULL, answered_at = ?, answer = ? WHERE request_id = ?').run(request.now, JSON.stringify(request.answer), request.requestId);
-  db.prepare('DELETE FROM operator_erasures WHERE answered_at < ?').run(request.now - kAnsweredKeptMs);
+  dropOldAnswers(db, request.now);
+}
+
+/** Writer command (at each start too): answers nobody collected for a day go. */
+export function dropOldAnswers(db: Db, now: number): void {
+  db.prepare('DELETE FROM operator_erasures WHERE answered_at < ?').run(now - kAnsweredKeptMs);
 }
 
 /** The command line: the answer to its request, if there is one yet; the row goes once read. */

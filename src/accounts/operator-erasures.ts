@@ -2,17 +2,25 @@
 // command line `fraud-scorer accounts erase` writes a request row (accounts/operator-erasure-store.ts),
 // this polls for it, erases through AccountsService.erase — the same barrier as DELETE
 // /v1/accounts/{id}, with an account that several live projects used erased in all of them — and
-// writes the answer back. A start does the requests already waiting before it takes any request.
+// writes the answer back. A start does the requests already waiting before anything else runs.
 import { kCliActor } from '../audit/audit-store.js';
 import type { Db } from '../store/database.js';
 import type { Logger } from '../shared/log.js';
 import { findProject } from '../tenancy/tenancy-store.js';
 import type { AppWriter } from '../write-commands.js';
 import type { AccountsService } from './accounts-service.js';
-import { kOperatorErasureWaitMs, openOperatorErasures, type OpenOperatorErasure, type OperatorErasureAnswer } from './operator-erasure-store.js';
+import { kOperatorAliveMs, kOperatorErasureWaitMs, openOperatorErasures, type OpenOperatorErasure, type OperatorErasureAnswer } from './operator-erasure-store.js';
 
 /** How often the table is looked at: the command waits at most about this long for its start. */
 export const kOperatorErasurePollMs = 250;
+
+export interface OperatorErasuresOptions {
+  /**
+   * The request of the command that runs this server's parts in its own process (no HTTP): it
+   * waits, though it cannot say so while the start loads.
+   */
+  readonly ownRequest?: number | null;
+}
 
 export class OperatorErasures {
   readonly #readDb: Db;
@@ -20,16 +28,21 @@ export class OperatorErasures {
   readonly #accounts: AccountsService;
   readonly #log: Logger;
   readonly #now: () => number;
+  readonly #ownRequest: number | null;
   #timer: NodeJS.Timeout | null = null;
   /** The round under way, if any: rounds never overlap, and stop() waits for the last. */
   #round: Promise<void> | null = null;
+  /** An id that named nothing left its row, and the WAL could not be emptied yet: tried each round. */
+  #purgeOwed = false;
+  #oldAnswersDropped = false;
 
-  constructor(readDb: Db, writer: AppWriter, accounts: AccountsService, log: Logger, now: () => number) {
+  constructor(readDb: Db, writer: AppWriter, accounts: AccountsService, log: Logger, now: () => number, options: OperatorErasuresOptions = {}) {
     this.#readDb = readDb;
     this.#writer = writer;
     this.#accounts = accounts;
     this.#log = log;
     this.#now = now;
+    this.#ownRequest = options.ownRequest ?? null;
   }
 
   start(intervalMs = kOperatorErasurePollMs): void {
@@ -52,27 +65,39 @@ export class OperatorErasures {
 
   async #runRound(): Promise<void> {
     try {
+      if (!this.#oldAnswersDropped) {
+        await this.#writer.call('dropOldAnswers', this.#now());
+        this.#oldAnswersDropped = true;
+      }
+      if (this.#purgeOwed) this.#purgeOwed = !(await this.#accounts.purgeOldPages());
       for (const request of openOperatorErasures(this.#readDb)) {
-        await this.#answer(request.requestId, request.taken ? kInterrupted : await this.#erase(request));
+        const answer = request.taken ? kInterrupted : await this.#erase(request);
+        if (answer !== null) await this.#answer(request.requestId, answer);
       }
     } catch (error) {
       this.#log.warn('an operator erasure could not be done; it is tried again', { error });
     }
   }
 
-  async #erase({ requestId, projectId, requestedAt }: OpenOperatorErasure): Promise<OperatorErasureAnswer> {
-    const accountRef = await this.#writer.call('takeOperatorErasure', { requestId, now: this.#now() });
+  /** The answer, or null to leave the request for a later round (its command may be busy). */
+  async #erase(request: OpenOperatorErasure): Promise<OperatorErasureAnswer | null> {
+    const now = this.#now();
+    const waited = request.requestId === this.#ownRequest || now - request.aliveAt <= kOperatorAliveMs;
+    // The command stopped waiting (it was killed, its terminal closed): nobody asks for this any more.
+    if (!waited && now - request.requestedAt <= kOperatorErasureWaitMs) return null;
+    const accountRef = await this.#writer.call('takeOperatorErasure', { requestId: request.requestId, now });
     if (accountRef === null) return kInterrupted;
-    const answer = await this.#eraseNamed(accountRef, projectId, requestedAt);
+    const answer = waited ? await this.#eraseNamed(accountRef, request.projectId) : kExpired;
     // The id given is personal data: when no erasure emptied the WAL after it left the row (it
-    // named nothing, the erasure failed), this does.
-    if (!answer.ok) await this.#accounts.purgeOldPages();
+    // named nothing, the erasure failed, nobody waits), this does — now, or at a later round.
+    if (!answer.ok && !(await this.#accounts.purgeOldPages())) {
+      this.#purgeOwed = true;
+      this.#log.warn('operator erasure: the WAL could not be emptied yet (a reader held it); tried again at the next poll');
+    }
     return answer;
   }
 
-  async #eraseNamed(accountRef: string, projectId: string, requestedAt: number): Promise<OperatorErasureAnswer> {
-    // The command stopped waiting (it was killed, or gave up): nobody asks for this any more.
-    if (this.#now() - requestedAt > kOperatorErasureWaitMs) return kExpired;
+  async #eraseNamed(accountRef: string, projectId: string): Promise<OperatorErasureAnswer> {
     const project = findProject(this.#readDb, projectId);
     if (project === null) return { ok: false, code: 'NOT_FOUND', message: `there is no project ${projectId}` };
     const scope = { tenantId: project.tenant_id, environment: project.environment, projectId };
@@ -92,9 +117,9 @@ const kInterrupted: OperatorErasureAnswer = {
   message: 'the server stopped before it answered this erasure; run the command again (an account already erased is answered as such)',
 };
 
-/** The request waited longer than its command waits for an answer; nothing was erased. */
+/** The command stopped waiting long ago (it was killed); nothing was erased. */
 const kExpired: OperatorErasureAnswer = {
   ok: false,
   code: 'EXPIRED',
-  message: `no server took the request within ${kOperatorErasureWaitMs / 1000} s of it, and the command stopped waiting; nothing was erased: run the command again`,
+  message: 'the command that asked for this erasure stopped waiting before a server took it; nothing was erased',
 };

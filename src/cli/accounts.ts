@@ -2,12 +2,12 @@
 // The erasure itself is the server's (a barrier on its events and its memory): the command writes
 // a request row and waits for the answer. With no server on the data dir, the command starts the
 // server's machinery in this process, without HTTP; the start does the request, and it stops.
-import { collectOperatorAnswer, kOperatorErasureWaitMs, operatorErasureTaken, requestOperatorErasure, withdrawOperatorErasure, type OperatorErasureAnswer } from '../accounts/operator-erasure-store.js';
+import { collectOperatorAnswer, kOperatorAliveIntervalMs, kOperatorErasureWaitMs, operatorErasureTaken, requestOperatorErasure, stillWaiting, withdrawOperatorErasure, type OperatorErasureAnswer } from '../accounts/operator-erasure-store.js';
 import type { ErasureSummary } from '../accounts/accounts-service.js';
 import { ConfigError, loadConfig, type Config } from '../config/settings.js';
 import { createLogger } from '../shared/log.js';
 import { tryDataDirLock } from '../store/data-dir-lock.js';
-import type { Db } from '../store/database.js';
+import { openDatabase, type Db } from '../store/database.js';
 import { resolveProjectRef } from '../tenancy/tenancy-store.js';
 import { actionCommand, CliError, dataDirOf, kDataDirHelp, kDataDirOption, openDataDir, parse, print, printJson, required, UsageError } from './args.js';
 
@@ -77,66 +77,83 @@ function serverConfig(dataDir: string): Config {
  * The answer to the request: a running server's, or, whenever no server holds the data dir and
  * the request is not taken, the one a start of the server's parts in this process gives (a
  * server that stopped meanwhile, another command that held the data dir, are waited out).
+ * Meanwhile it says every second that it waits: a server takes no request whose command does not.
  */
 async function waitForAnswer(connection: { db: Db }, requestId: number, config: Config): Promise<OperatorErasureAnswer> {
   const deadline = Date.now() + kOperatorErasureWaitMs;
-  let interrupted: string | null = null;
+  let stoppedBy: string | null = null;
+  let inProcess = false;
   const onSignal = (signal: string): void => {
-    interrupted = signal;
+    stoppedBy = signal;
+    // The server's parts run here: the request is withdrawn now, unless they took it already.
+    if (inProcess) withdrawNow(config.dataDir, requestId);
   };
-  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const signal of signals) process.once(signal, onSignal);
   try {
     let lockLookedAt = 0;
+    let saidAt = 0;
     for (;;) {
       const { db } = connection;
       const answer = collectOperatorAnswer(db, requestId);
       if (answer !== null) return answer;
-      if (interrupted !== null) throw new CliError(`stopped by ${interrupted}${operatorErasureTaken(db, requestId) ? '; the server had taken the request and finishes it: run the command again to see its answer' : ': nothing was erased'}`);
-      if (Date.now() > deadline) {
-        const seconds = kOperatorErasureWaitMs / 1000;
-        if (!operatorErasureTaken(db, requestId)) throw new CliError(`the server did not take the request within ${seconds} s: nothing was erased (is the server stuck? its log says)`);
-        throw new CliError(`the server took the request and has not answered within ${seconds} s; it goes on: run the command again later (an erased account is answered as erased before)`);
+      const taken = operatorErasureTaken(db, requestId);
+      if (stoppedBy !== null) throw new CliError(`stopped by ${stoppedBy}${taken ? '; the server had taken the request and finishes it (run the command again: an account erased is answered as erased before)' : ': nothing was erased'}`);
+      if (Date.now() > deadline) throw new CliError(timedOut(taken, tryDataDirLock(config.dataDir)));
+      if (!taken && Date.now() - saidAt >= kOperatorAliveIntervalMs) {
+        saidAt = Date.now();
+        stillWaiting(db, requestId, saidAt);
       }
-      if (Date.now() - lockLookedAt >= kLockPollMs && !operatorErasureTaken(db, requestId)) {
+      if (!taken && Date.now() - lockLookedAt >= kLockPollMs) {
         lockLookedAt = Date.now();
         const free = tryDataDirLock(config.dataDir);
-        if (free === null) continue;
-        free.release();
-        // Closed while the server's parts run here: a connection of this process closed beside
-        // theirs would drop their locks on the file (POSIX locks are per process).
-        db.close();
-        try {
-          await eraseWithoutServer(config);
-        } finally {
-          connection.db = openDataDir(config.dataDir);
+        if (free !== null) {
+          free.release();
+          db.close();
+          inProcess = true;
+          try {
+            await eraseWithoutServer(config, requestId);
+          } finally {
+            inProcess = false;
+            connection.db = openDataDir(config.dataDir);
+          }
+          continue;
         }
-        continue;
       }
       await new Promise((resolve) => setTimeout(resolve, kAnswerPollMs));
     }
   } finally {
-    process.off('SIGINT', onSignal).off('SIGTERM', onSignal);
+    for (const signal of signals) process.off(signal, onSignal);
   }
+}
+
+/** Why no answer came within the wait, from what holds the data dir now. */
+function timedOut(taken: boolean, free: { release(): void } | null): string {
+  free?.release();
+  const seconds = kOperatorErasureWaitMs / 1000;
+  if (!taken) return `no server took the request within ${seconds} s, and the data dir was held all along (by a server that is stuck or busy — its log says —, a backup or another command): nothing was erased`;
+  if (free !== null) return `the server that took the request stopped before it answered; its next start answers it as interrupted. Run the command again (an account erased is answered as erased before)`;
+  return `the server took the request and has not answered within ${seconds} s; it goes on: run the command again later (an account erased is answered as erased before)`;
 }
 
 /**
  * No server holds the data dir: its parts start here, without HTTP, and the start does the
- * requests waiting. When something holds it (a server, a backup, another such command), nothing.
+ * requests waiting (this one even while the start loads). When something holds it (a server, a
+ * backup, another such command), nothing. A start that fails otherwise ends the process, as
+ * `serve` does: its threads would keep it alive, holding the data dir.
  */
-async function eraseWithoutServer(config: Config): Promise<void> {
-  const probe = tryDataDirLock(config.dataDir);
-  if (probe === null) return;
-  probe.release();
+async function eraseWithoutServer(config: Config, requestId: number): Promise<void> {
   // The whole server is loaded only for this: the other commands have no use for it.
   const { startService, StartupError } = await import('../main.js');
   let service;
   try {
-    service = await startService(config, createLogger('warn'), { listen: false });
+    service = await startService(config, createLogger('warn'), { listen: false, operatorRequest: requestId });
   } catch (error) {
     // Taken meanwhile: whoever holds the data dir now answers.
     if (error instanceof StartupError && tryDataDirLock(config.dataDir) === null) return;
-    if (error instanceof StartupError) throw new CliError(error.message);
-    throw error;
+    withdrawNow(config.dataDir, requestId);
+    process.stderr.write(`fraud-scorer accounts: the server's parts could not start, nothing was erased: ${error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error))}\n`);
+    process.exit(1);
   }
   await service.shutdown();
 }
@@ -147,6 +164,20 @@ function withdraw(db: Db, requestId: number): void {
     if (withdrawOperatorErasure(db, requestId)) db.pragma('wal_checkpoint(TRUNCATE)');
   } catch {
     // The database refused (busy): the server's next checkpoint copies the page over.
+  }
+}
+
+/** withdraw() through a connection of its own (the command's is closed while the server's parts run here). */
+function withdrawNow(dataDir: string, requestId: number): void {
+  try {
+    const db = openDatabase(dataDir, { mustExist: true, busyTimeoutMs: 2_000 });
+    try {
+      withdraw(db, requestId);
+    } finally {
+      db.close();
+    }
+  } catch {
+    // As withdraw(): the request then expires unanswered by its command.
   }
 }
 

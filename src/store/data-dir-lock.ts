@@ -41,7 +41,7 @@ export function acquireDataDirLock(dataDir: string): DataDirLock {
   } catch (error) {
     db.close();
     if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
-      throw new DataDirLockedError(`the data dir ${dataDir} is in use by another fraud-scorer server (it holds ${lockPath(dataDir)})`);
+      throw new DataDirLockedError(`the data dir ${dataDir} is in use by another fraud-scorer process, a server or a command running the server's parts (it holds ${lockPath(dataDir)})`);
     }
     throw error;
   }

@@ -170,7 +170,7 @@ test('a request that a crashed server had taken is answered INTERRUPTED by the n
   await server.stop();
   // What a crash between taking and answering leaves: taken, the id gone, no answer.
   const db = new Database(join(dataDir, 'fraud-scorer.db'));
-  db.prepare('INSERT INTO operator_erasures (project_id, account_ref, requested_at, taken_at) VALUES (?, NULL, 1, 2)').run(projectId);
+  db.prepare('INSERT INTO operator_erasures (project_id, account_ref, requested_at, alive_at, taken_at) VALUES (?, NULL, 1, 1, 2)').run(projectId);
   db.close();
 
   server = await startServer({ dataDir });
@@ -242,16 +242,20 @@ test('a setting the server would refuse fails the command before it asks anythin
   t.is((await runCli(['accounts', 'erase', '--data-dir', dataDir, '--project', 'live', `nobody-${unique()}`], { PORT: 'none' })).code, 1);
   t.is(requestRows(dataDir), 0);
 
-  // A request older than any command waits (the command was killed): answered, not done.
+  // Requests whose command stopped saying it waits (it was killed, its terminal closed): not done;
+  // answered EXPIRED once older than any command waits, left alone until then.
   const db = new Database(join(dataDir, 'fraud-scorer.db'));
-  db.prepare('INSERT INTO operator_erasures (project_id, account_ref, requested_at) VALUES (?, ?, ?)').run(projectId, external, Date.now() - 10 * 60_000);
+  const insert = db.prepare('INSERT INTO operator_erasures (project_id, account_ref, requested_at, alive_at) VALUES (?, ?, ?, ?)');
+  const old = Number(insert.run(projectId, external, Date.now() - 10 * 60_000, Date.now() - 10 * 60_000).lastInsertRowid);
+  const young = Number(insert.run(projectId, external, Date.now() - 30_000, Date.now() - 30_000).lastInsertRowid);
   db.close();
   server = await startServer({ dataDir });
   t.teardown(() => server.stop());
   t.is((await api(server, 'GET', `/v1/accounts/${external}/links`, { key: live })).status, 200, 'not erased');
   const read = new Database(join(dataDir, 'fraud-scorer.db'), { readonly: true });
   t.teardown(() => read.close());
-  const row = read.prepare('SELECT account_ref, answer FROM operator_erasures').get() as { account_ref: string | null; answer: string };
-  t.is(row.account_ref, null);
-  t.like(JSON.parse(row.answer), { ok: false, code: 'EXPIRED' });
+  const row = (id: number) => read.prepare('SELECT account_ref, taken_at, answer FROM operator_erasures WHERE request_id = ?').get(id) as { account_ref: string | null; taken_at: number | null; answer: string | null };
+  t.is(row(old).account_ref, null);
+  t.like(JSON.parse(row(old).answer!), { ok: false, code: 'EXPIRED' });
+  t.like(row(young), { taken_at: null, answer: null }, 'a young request whose command is silent waits, untaken');
 });

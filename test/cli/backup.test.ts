@@ -148,7 +148,7 @@ test('backup --force never replaces a file of a data dir (server.lock, the start
   // The lock is still the one the server holds: a second server is refused.
   const second = await runCli(['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', server.dataDir]);
   t.is(second.code, 1);
-  t.regex(second.stderr, /is in use by another fraud-scorer server/);
+  t.regex(second.stderr, /is in use by another fraud-scorer process, a server/);
 });
 
 test('the data dir files backup keeps away from are the ones the server names', async (t) => {

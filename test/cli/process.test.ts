@@ -134,7 +134,7 @@ test('a second server on the same data dir exits 1 with one line; after the firs
   const first = await startServer({ dataDir });
   t.teardown(() => first.kill());
   const second = await failedStart(['--port', '0', '--data-dir', dataDir]);
-  assertOneLineRefusal(t, second, /^fraud-scorer serve: the data dir .* is in use by another fraud-scorer server \(it holds .*server\.lock\)$/);
+  assertOneLineRefusal(t, second, /^fraud-scorer serve: the data dir .* is in use by another fraud-scorer process, a server or a command running the server's parts \(it holds .*server\.lock\)$/);
   t.is((await api(first, 'GET', '/healthz')).status, 200);
   // SIGKILL: no clean stop. The lock is the kernel's, so it goes with the process.
   await first.kill();

@@ -8,7 +8,7 @@ test('a held lock is refused with DataDirLockedError until it is released', (t) 
   const dataDir = makeDataDir();
   const lock = acquireDataDirLock(dataDir);
   const refused = t.throws(() => acquireDataDirLock(dataDir), { instanceOf: DataDirLockedError });
-  t.regex(refused!.message, /in use by another fraud-scorer server/);
+  t.regex(refused!.message, /in use by another fraud-scorer process, a server/);
   lock.release();
   const again = acquireDataDirLock(dataDir);
   again.release();

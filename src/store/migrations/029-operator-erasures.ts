@@ -5,6 +5,8 @@
 // answers it 403 (interface, DELETE /v1/accounts/{id}).
 //   account_ref: the id as the operator gave it, personal data: NULL from the moment the server
 //                takes the request, before the erasure empties the WAL.
+//   alive_at:    the waiting command writes it every second: a server takes only a request whose
+//                command still waits (one killed, its terminal closed, is never done).
 //   answer:      JSON, { "ok": true, "body": <the DELETE's summary> } or
 //                { "ok": false, "code": …, "message": … }.
 export const kOperatorErasuresMigration = `
@@ -13,6 +15,7 @@ CREATE TABLE operator_erasures (
   project_id   TEXT NOT NULL,
   account_ref  TEXT,
   requested_at INTEGER NOT NULL,
+  alive_at     INTEGER NOT NULL,
   taken_at     INTEGER,
   answered_at  INTEGER,
   answer       TEXT
