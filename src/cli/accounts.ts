@@ -22,8 +22,9 @@ erase  erases the account ID (its acc_ id, or the external_account_id the projec
        went has the erasure in its audit trail, by actor "cli".
        A running server does it and answers within a second or so (an erasure waits for the
        account's events in flight and for webhook deliveries naming it). With no server on the
-       data dir, the command starts the server's parts in this process (no HTTP), does it and
-       stops them again; a server cannot start meanwhile.
+       data dir, the command starts the server's parts in this process (no HTTP, no async
+       scoring, no webhooks), does it and stops them again; a server cannot start meanwhile.
+       Stopped (Ctrl-C) before the erasure is taken, or killed, the command erases nothing.
        Prints what was erased (with --json: the DELETE's answer); an account erased before is
        answered as such. Exit 1: no such account in the project, or the erasure failed.
 
