@@ -61,7 +61,7 @@ test(refused, { method: 'GET', path: '/v1/scores/{event}?fields=a&fields=b', par
 test(refused, { method: 'GET', path: '/v1/accounts/{account}/links?since=2024-01-01', parameter: 'since' });
 test(refused, { method: 'GET', path: '/v1/accounts/{account}/links?signal_type=email&signal_type=ip_24h', parameter: 'signal_type' });
 test(refused, { method: 'DELETE', path: '/v1/accounts/{account}?across_project=true', parameter: 'across_project' });
-test(refused, { method: 'DELETE', path: '/v1/accounts/{account}?reason=gdpr', parameter: 'reason' });
+test(refused, { method: 'DELETE', path: '/v1/accounts/{account}?across_projects=false&reason=gdpr', parameter: 'reason' });
 test(refused, { method: 'DELETE', path: '/v1/accounts/{account}?across_projects=true', parameter: 'across_projects' });
 test(refused, { method: 'POST', path: '/v1/webhooks/deliveries/msg_unknown/redeliver?now=1', parameter: 'now' });
 
@@ -95,6 +95,7 @@ test(refused, { method: 'GET', path: '/v1/audit?bogus=1', parameter: 'bogus' });
 test(refused, { method: 'GET', path: '/v1/webhooks/deliveries?bogus=1', parameter: 'bogus' });
 
 // ---- A known parameter given twice: refused on every route that has one -------------------------
+test(refused, { method: 'DELETE', path: '/v1/accounts/{account}?across_projects=false&across_projects=false', parameter: 'across_projects' });
 test(refused, { method: 'GET', path: '/v1/cases?project_id={project}&limit=1&limit=2', parameter: 'limit' });
 test(refused, { method: 'GET', path: '/v1/cases/case_unknown?project_id={project}&project_id={project}', parameter: 'project_id' });
 test(refused, { method: 'GET', path: '/v1/rules/known_fraudster?history=true&history=true', parameter: 'history' });

@@ -14,12 +14,17 @@ export function createLinksHandler(accounts: AccountsService): Handler {
   };
 }
 
+const kEraseParameters: ReadonlySet<string> = new Set(['across_projects']);
+
 export function createEraseHandler(accounts: AccountsService): Handler {
   return async (context) => {
     const key = context.key!;
-    // Refused before anything is read or erased.
-    const refusal = refuseUnknownQuery(context.query);
-    if (refusal !== null) return failure(refusal.parameter === 'across_projects' ? kAcrossProjectsGone() : refusal);
+    // Refused before anything is read or erased. `across_projects=false` asks for what every
+    // DELETE does: clients of earlier builds that send it keep working.
+    const refusal = refuseUnknownQuery(context.query, kEraseParameters);
+    if (refusal !== null) return failure(refusal);
+    const across = new URLSearchParams(context.query).get('across_projects');
+    if (across !== null && across !== 'false') return failure(kAcrossProjectsGone());
     const erased = await accounts.erase(key, context.params.id!, false, key.keyId);
     return erased.ok ? data(erased.body) : failure(erased.error);
   };
@@ -30,6 +35,6 @@ export function createEraseHandler(accounts: AccountsService): Handler {
 // the operator erases it (docs/accounts.md, "The operator's erasure").
 const kAcrossProjectsGone = () => apiError(
   'VALIDATION_ERROR',
-  'across_projects is not accepted: an account that several live projects used is erased by the operator (fraud-scorer accounts erase).',
+  'across_projects=true is not accepted: an account that several live projects used is erased by the operator (fraud-scorer accounts erase).',
   'across_projects',
 );
