@@ -32,9 +32,11 @@
 /**
  * What may stand between two groups of a card number's digits, up to three of them: a space, a
  * no-break, figure, thin, narrow or ideographic space, a hyphen (ASCII, U+2010, non-breaking) or a
- * figure, en or em dash, a minus sign, a plus (a form-encoded space: card=4111+1111+…).
+ * figure, en or em dash, a horizontal bar, a minus sign, the fullwidth and small hyphen-minus and
+ * the katakana prolonged sound mark (Japanese input writes dashes so), a plus (a form-encoded
+ * space: card=4111+1111+…).
  */
-const kSeparatorClass = '[ +\\-\\u00a0\\u2007\\u2009\\u202f\\u3000\\u2010-\\u2014\\u2212]';
+const kSeparatorClass = '[ +\\-\\u00a0\\u2007\\u2009\\u202f\\u3000\\u2010-\\u2015\\u2212\\u30fc\\ufe63\\uff0d]';
 /** At least 13 digits, with at most three separators between two digits. Linear: separators and digits are disjoint. */
 const kCandidateRun = new RegExp(`[0-9](?:${kSeparatorClass}{0,3}[0-9]){12,}`, 'g');
 const kSeparator = new RegExp(`${kSeparatorClass}+`);
@@ -145,6 +147,16 @@ function digitValue(units: Uint8Array, code: number): string {
   return String(code - zero);
 }
 
+const kControlEscape = /(?<!\\)((?:\\\\)*)\\(?:u00[01][0-9a-fA-F]|[bfnrt])/g;
+const kUrlEscape = /%B(?=[0-9])|%[0-9A-Fa-f]{2}/g;
+
+/** A URL escape as the character it writes (a control character as a comma); a track's %B as a space. */
+function urlDecoded(escape: string): string {
+  if (escape === '%B' || escape === '%b') return ' ';
+  const code = Number.parseInt(escape.slice(1), 16);
+  return code >= 0x20 && code < 0x7f ? String.fromCharCode(code) : ',';
+}
+
 /**
  * What the scan reads for decoded text (JSON.stringify of a parsed body, or of one member): the
  * escapes of control characters as commas (in the decoded text a control character glues nothing
@@ -154,11 +166,10 @@ function digitValue(units: Uint8Array, code: number): string {
  * escape (\", \\, a lone surrogate's) stays; read escape by escape, so that \\ never starts one.
  */
 export function scanFormOf(json: string): string {
-  let text = json.includes('\\') ? json.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (escape: string, what: string) => {
-    if (what.length === 5) return Number.parseInt(what.slice(1), 16) < 0x20 ? ',' : escape;
-    return 'bfnrt'.includes(what) ? ',' : escape;
-  }) : json;
-  if (text.includes('%')) text = text.replace(/%B(?=[0-9])|%[0-9A-Fa-f]{2}/g, ' ');
+  // An escape starts after an even run of backslashes (\\\\n is a backslash, then n); no callback
+  // per escape: a body of a million backslashes costs one pass.
+  let text = json.includes('\\') ? json.replace(kControlEscape, '$1,') : json;
+  if (text.includes('%')) text = text.replace(kUrlEscape, urlDecoded);
   return mayHoldOtherDigits(text) ? asciiDigits(text) : text;
 }
 
@@ -182,7 +193,7 @@ export interface DigitRuns {
 export function scanDigitRuns(text: string): DigitRuns {
   let longDigits = false;
   if (text.length < kMinCardDigits) return { cardRun: null, longDigits };
-  const uuids: UuidRanges = { ranges: null };
+  const uuids: UuidRanges = { text, ranges: null, next: 0 };
   kCandidateRun.lastIndex = 0;
   for (let match = kCandidateRun.exec(text); match !== null; match = kCandidateRun.exec(text)) {
     const run = match[0];
@@ -195,7 +206,10 @@ export function scanDigitRuns(text: string): DigitRuns {
 
 /** The UUIDs of a text, found when a run first needs them. */
 interface UuidRanges {
+  readonly text: string;
   ranges: number[] | null;
+  /** The first range that may still overlap a run: runs come in order, so no range is looked at twice. */
+  next: number;
 }
 
 /** The card number that the candidate run at `start` holds (the run, or the integer a number in exponent form writes), or null. */
@@ -205,12 +219,12 @@ function cardNumberOfRun(text: string, run: string, start: number, uuids: UuidRa
   if (exponentDigits !== null) {
     return !isPhoneMemberValue(text, start, exponentDigits) && !isExemptDigits(exponentDigits, true) && isIssuedNumber(exponentDigits) && passesLuhn(exponentDigits) ? exponentDigits : null;
   }
-  if (isWholeDecimalNumber(text, start, end)) return !isPhoneMemberValue(text, start, run) && runHoldsCardNumber(run) ? run : null;
-  if (!isStandaloneRun(text, start, end)) return null;
-  uuids.ranges ??= findUuidRanges(text);
-  if (overlapsAny(uuids.ranges, start, end)) return null;
+  if (isWholeDecimalNumber(text, start, end)) return !isPhoneMemberValue(text, start, run) && runHoldsCardNumber(run, kWholeRun) ? run : null;
+  const ends = runEnds(text, start, end, run);
+  if (ends === null) return null;
+  if (overlapsUuid(uuids, start, end)) return null;
   if (isPhoneMemberValue(text, start, run)) return null;
-  return runHoldsCardNumber(run) ? run : null;
+  return runHoldsCardNumber(run, ends) ? run : null;
 }
 
 /**
@@ -277,20 +291,44 @@ function isWholeDecimalNumber(text: string, start: number, end: number): boolean
   return context === 0x3a || context === 0x5b || context === 0x2c || context === 0x20 || context === 0x0a || context === 0x0d || context === 0x09;
 }
 
-function isStandaloneRun(text: string, start: number, end: number): boolean {
+/** Which end groups of a run belong to something else (a word, a decimal number), and are left out. */
+interface RunEnds {
+  readonly dropFirst: boolean;
+  readonly dropLast: boolean;
+}
+
+const kWholeRun: RunEnds = { dropFirst: false, dropLast: false };
+
+/**
+ * The groups of the run at [start, end) that may hold a card: a group glued to a letter (or to a
+ * letter or digit written as an escape) is an identifier's, one next to a decimal point a decimal
+ * number's or an IP address's — those end groups are left out, the others stay ("paid 19.99 4111
+ * 1111 1111 1111"). null: the run is a phone number after '+' (E.164: at most 15 digits).
+ */
+function runEnds(text: string, start: number, end: number, run: string): RunEnds | null {
   const before = start > 0 ? text.charCodeAt(start - 1) : -1;
   const after = end < text.length ? text.charCodeAt(end) : -1;
-  if (before === 0x2b /* + */) return false;
-  if (isLetter(before) && !isJsonEscapeLetter(text, start - 1)) return false;
-  if (isLetter(after) || isEscapedLetter(text, end)) return false;
-  // Decimal numbers: "123.4567890123456" or "1234567890123.45".
-  if (before === 0x2e /* . */ && start > 1 && isDigit(text.charCodeAt(start - 2))) return false;
-  if (after === 0x2e && end + 1 < text.length && isDigit(text.charCodeAt(end + 1))) return false;
-  return true;
+  if (before === 0x2b /* + */ && run.replace(kSeparators, '').length <= kMaxPhoneDigits) return null;
+  const glued = isLetter(before) && !isJsonEscapeLetter(text, start - 1);
+  const decimalBefore = before === 0x2e /* . */ && start > 1 && isDigit(text.charCodeAt(start - 2));
+  const gluedAfter = isLetter(after) || isEscapedWordCharacter(text, end);
+  const decimalAfter = after === 0x2e && end + 1 < text.length && isDigit(text.charCodeAt(end + 1));
+  if (!glued && !decimalBefore && !gluedAfter && !decimalAfter) return kWholeRun;
+  return { dropFirst: glued || decimalBefore, dropLast: gluedAfter || decimalAfter };
 }
 
 const kMaxPhoneDigits = 15;
 const kPhoneKey = /phone|mobile|msisdn|^tel$|_tel$|^tel_/i;
+/** A member name as written in raw JSON, decoded ("ph\u006fne" is "phone", as the parse reads it). */
+function decodedKey(raw: string): string {
+  if (!raw.includes('\\')) return raw;
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return raw;
+  }
+}
+
 /** The words of a member name (mobile_wallet_pan, mobileWalletPan): runs of letters, split before a capital. */
 const kNameWords = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
 const kCardWords: ReadonlySet<string> = new Set(['card', 'pan']);
@@ -316,15 +354,20 @@ function isPhoneMemberValue(text: string, start: number, run: string): boolean {
   const keyEnd = at;
   const keyStart = text.lastIndexOf('"', keyEnd - 1);
   if (keyStart === -1 || keyEnd - keyStart > 64) return false;
-  const key = text.slice(keyStart + 1, keyEnd);
+  const key = decodedKey(text.slice(keyStart + 1, keyEnd));
   return kPhoneKey.test(key) && !namesCard(key);
 }
 
-/** "4111…\u00e9" in raw JSON: the escape writes a letter, which glues as the letter itself would. */
-function isEscapedLetter(text: string, at: number): boolean {
+/**
+ * "4111…\u00e9" or "4111…\u0031" in raw JSON: the escape writes a letter, which glues as the
+ * letter itself would, or a digit, which makes the number longer (the decoded text's scan reads it).
+ */
+function isEscapedWordCharacter(text: string, at: number): boolean {
   if (text.charCodeAt(at) !== kBackslash || text.charCodeAt(at + 1) !== 0x75 /* u */) return false;
   const hex = text.slice(at + 2, at + 6);
-  return /^[0-9a-fA-F]{4}$/.test(hex) && isLetter(Number.parseInt(hex, 16));
+  if (!/^[0-9a-fA-F]{4}$/.test(hex)) return false;
+  const code = Number.parseInt(hex, 16);
+  return isLetter(code) || isDigit(code);
 }
 
 /** "\n4111..." in raw JSON: the n belongs to an escape, so it separates like whitespace. */
@@ -349,11 +392,11 @@ function findUuidRanges(text: string): number[] {
   return ranges;
 }
 
-function overlapsAny(ranges: number[], start: number, end: number): boolean {
-  for (let i = 0; i < ranges.length; i += 2) {
-    if (start < ranges[i + 1]! && end > ranges[i]!) return true;
-  }
-  return false;
+/** Whether [start, end) overlaps a UUID; runs are asked in the order of the text (linear in all). */
+function overlapsUuid(uuids: UuidRanges, start: number, end: number): boolean {
+  const ranges = (uuids.ranges ??= findUuidRanges(uuids.text));
+  while (uuids.next < ranges.length && ranges[uuids.next + 1]! <= start) uuids.next += 2;
+  return uuids.next < ranges.length && ranges[uuids.next]! < end;
 }
 
 /**
@@ -364,10 +407,11 @@ function overlapsAny(ranges: number[], start: number, end: number): boolean {
  * sequence of fours is another number's (an IBAN or account number in print, a tracking number),
  * as are dates, phone numbers and postcodes, grouped otherwise.
  */
-function runHoldsCardNumber(run: string): boolean {
+function runHoldsCardNumber(run: string, ends: RunEnds): boolean {
   // 00 49 151 …: an international prefix, and a number E.164 allows after it, is no card's.
   if (run.charCodeAt(0) === 0x30 && run.charCodeAt(1) === 0x30 && run.replace(kSeparators, '').length - 2 <= kMaxPhoneDigits) return false;
-  const groups = run.split(kSeparator);
+  const all = run.split(kSeparator);
+  const groups = ends === kWholeRun ? all : all.slice(ends.dropFirst ? 1 : 0, ends.dropLast ? -1 : all.length);
   for (const group of groups) if (group.length >= kMinCardDigits && isCardDigits(group, true)) return true;
   if (groups.length === 1) return false;
   for (let first = 0; first < groups.length; ) {
@@ -378,14 +422,26 @@ function runHoldsCardNumber(run: string): boolean {
     let end = first + 1;
     while (end < groups.length && groups[end]!.length === 4) end++;
     const fours = groups.slice(first, end).join('');
-    if (fours.length >= 16 && isCardDigits(fours, false)) return true;
-    if (end < groups.length && fours.length + groups[end]!.length >= 16 && isCardDigits(fours + groups[end]!, false)) return true;
+    if (isCardInFours(fours)) return true;
+    if (end < groups.length && isCardInFours(fours + groups[end]!)) return true;
+    // A card, then its expiry as MMYY: 4111 1111 1111 1111 1228.
+    if (end - first === 5 && isMonth(groups[end - 1]!.slice(0, 2)) && isCardInFours(fours.slice(0, 16))) return true;
     if (end - first === 1 && end + 1 < groups.length && groups[end]!.length === 6 && (groups[end + 1]!.length === 4 || groups[end + 1]!.length === 5)) {
       if (isCardDigits(fours + groups[end]! + groups[end + 1]!, false)) return true;
     }
     first = end;
   }
   return false;
+}
+
+/** Digits written in fours that make a card: 16 or more, or an Amex's 15 (3782 8224 6310 005). */
+function isCardInFours(digits: string): boolean {
+  return (digits.length >= 16 || (digits.length === 15 && digits.charCodeAt(0) === 0x33 && (digits[1] === '4' || digits[1] === '7'))) && isCardDigits(digits, false);
+}
+
+function isMonth(two: string): boolean {
+  const month = Number(two);
+  return two.length === 2 && month >= 1 && month <= 12;
 }
 
 /** Digits a card scheme issues, passing Luhn, and not one of the numbers that look so (isExemptDigits). */
@@ -494,12 +550,15 @@ function isLetter(code: number): boolean {
  */
 export function locateCardNumber(value: unknown, run: string | null = null): string {
   const runValue = run !== null && /^[0-9]+$/.test(run) ? Number(run) : null;
-  // A string is scanned as its member, so that a phone member's exemption applies as in the body's scan.
-  return locate(value, (text, isNumber, number, member) => {
-    if (isNumber) return number === runValue || number === -(runValue ?? Number.NaN);
+  // A string is scanned as its member, so that a phone member's exemption applies as in the body's
+  // scan; strings first, as a number beyond 2^53 may round to the value of a card in a string.
+  const inString = locate(value, (text, isNumber, _number, member) => {
+    if (isNumber) return false;
     const json = member === null ? JSON.stringify(text) : JSON.stringify({ [member]: text });
     return containsCardNumber(json) || containsCardNumber(scanFormOf(json));
   });
+  if (inString !== '' || runValue === null) return inString;
+  return locate(value, (_text, isNumber, number) => isNumber && (number === runValue || number === -runValue));
 }
 
 /** Where a NUL character sits in a parsed body, as a dotted path; '' for the body itself. */

@@ -318,6 +318,10 @@ const kUnicodeCardBodies: Array<[string, string, string]> = [
   ['minus signs between its groups', '{"note":"４１１１−１１１１−１１１１−１１１１"}', 'extras.note'],
   // Named by the string that holds it, not by a phone member whose digits the scan passed over.
   ['a phone member before it that passes Luhn', '{"mobile":"378282246310005","note":"4111 1111 1111 1111"}', 'extras.note'],
+  ['a + before it, in a form-encoded text', '{"form":"note=my+card+is+4111111111111111&x=1"}', 'extras.form'],
+  ['fullwidth hyphens between fullwidth digits', '{"note":"４１１１－１１１１－１１１１－１１１１"}', 'extras.note'],
+  ['its expiry after it as MMYY', '{"note":"4111 1111 1111 1111 1228"}', 'extras.note'],
+  ['a decimal amount before it', '{"note":"paid 19.99 4111 1111 1111 1111"}', 'extras.note'],
 ];
 
 // Numbers as JSON can write them: in exponent form (the 'e' is no letter glued to the digits, the
@@ -359,7 +363,7 @@ test('numbers in exponent form that are no card number are accepted: a fraction,
 });
 
 test('escapes that make no card number are accepted', async (t) => {
-  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"note":"caf\\u00e9 \\u0031\\u0032\\u0033","n":12345678901234567890.5,"ref":"4111111111111111\\u00e9"}}');
+  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"note":"caf\\u00e9 \\u0031\\u0032\\u0033","n":12345678901234567890.5,"ref":"4111111111111111\\u00e9","ph\\u006fne":"378282246310005","longer":"378282246310005\\u0031","ids":"p?ids=5178%2C3470%2C1884%2C2203"}}');
   const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
   t.is(response.status, 200, response.text);
 });

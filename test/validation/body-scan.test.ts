@@ -110,3 +110,31 @@ test('a letter written as an escape glues as the letter does', detects, '{"ref":
 test('the field named is the one holding the card, not a phone member the scan passed over', (t) => {
   t.is(locateCardNumber({ user: { phone: '378282246310005' }, extras: { note: '4111 1111 1111 1111' } }), 'extras.note');
 });
+
+// A third probe's findings.
+test('detects a card right after a + when it is longer than a phone number', detects, '{"a":"+4111111111111111","b":"note=my+card+is+4111+1111+1111+1111"}', true);
+test('detects fullwidth digits with a fullwidth hyphen (as Japanese input writes them), in the scan form', (t) => {
+  t.true(containsCardNumber(scanFormOf(JSON.stringify({ a: '４１１１－１１１１－１１１１－１１１１' }))));
+  t.true(containsCardNumber(scanFormOf(JSON.stringify({ a: '４１１１ー１１１１ー１１１１ー１１１１' }))));
+});
+test('detects a card in fours followed by its expiry as MMYY', detects, '{"a":"4111 1111 1111 1111 1228"}', true);
+test('detects an Amex written in fours', detects, '{"a":"3782 8224 6310 005"}', true);
+test('detects a card after a decimal amount or an IP address', (t) => {
+  for (const text of ['paid 19.99 4111 1111 1111 1111', '4111111111111111 19.99 EUR', '10.0.0.7 4111111111111111', 'ab12 4111 1111 1111 1111']) {
+    t.true(containsCardNumber(JSON.stringify({ a: text })), text);
+  }
+});
+test('an escaped digit after a run makes the number longer: judged as decoded, not refused', (t) => {
+  const text = '{"a":"378282246310005\\u0031"}';
+  t.false(containsCardNumber(text));
+  t.false(containsCardNumber(scanFormOf(JSON.stringify(JSON.parse(text)))));
+});
+test('a phone member written with an escape in its name is a phone member', detects, '{"ph\\u006fne":"378282246310005"}', false);
+test('the field named holds the card, not a number that rounds to its value', (t) => {
+  t.is(locateCardNumber({ order_ref: 4111111111111111111, note: 'card 4111111111111111110' }, '4111111111111111110'), 'note');
+});
+test('URL escapes write their characters: an encoded list of ids is no card', (t) => {
+  for (const text of ['https://shop.example/p?ids=5178%2C3470%2C1884%2C2203', 'a=5178%7C3470%7C1884%7C2203', 'x=5178%0A3470%0A1884%0A2203']) {
+    t.false(containsCardNumber(scanFormOf(JSON.stringify({ u: text }))), text);
+  }
+});
