@@ -87,6 +87,9 @@ const kDayMs = 86_400_000;
  */
 export class StartupError extends Error {}
 
+/** The start failed because another process holds the data dir (a server, or a command running the server's parts). */
+export class DataDirInUseError extends StartupError {}
+
 export interface ServiceOptions {
   /** ACCESS_LOG on: one line per request. */
   readonly accessLog?: AccessLog | null;
@@ -131,7 +134,7 @@ export async function startService(config: Config, log: Logger, options: Service
   try {
     lock = acquireDataDirLock(config.dataDir);
   } catch (error) {
-    if (error instanceof DataDirLockedError) throw new StartupError(error.message);
+    if (error instanceof DataDirLockedError) throw new DataDirInUseError(error.message);
     throw error;
   }
   // Setting up (schema, first-start bootstrap, install secret) uses a connection of its own that

@@ -58,6 +58,8 @@ async function erase(args: string[]): Promise<number> {
       withdraw(connection.db, requestId);
       throw error;
     }
+    // The id given named nothing (or the erasure failed), and no server empties the WAL of it.
+    if (!answer.ok) await emptyWalUnlessServed(connection.db, dataDir);
     return report(answer, accountRef, project.project_id, values.json === true);
   } finally {
     connection.db.close();
@@ -105,9 +107,19 @@ async function waitForAnswer(connection: { db: Db }, requestId: number, config: 
         saidAt = Date.now();
         stillWaiting(db, requestId, saidAt);
       }
-      if (!taken && Date.now() - lockLookedAt >= kLockPollMs) {
+      if (Date.now() - lockLookedAt >= kLockPollMs) {
         lockLookedAt = Date.now();
         const free = tryDataDirLock(config.dataDir);
+        // Taken, and nothing holds the data dir: the server that took it stopped without answering.
+        if (taken && free !== null) {
+          // It may have answered and then stopped since the look above.
+          const late = collectOperatorAnswer(db, requestId);
+          if (late !== null) {
+            free.release();
+            return late;
+          }
+          throw new CliError(timedOut(true, free));
+        }
         if (free !== null) {
           free.release();
           db.close();
@@ -133,7 +145,7 @@ function timedOut(taken: boolean, free: { release(): void } | null): string {
   free?.release();
   const seconds = kOperatorErasureWaitMs / 1000;
   if (!taken) return `no server took the request within ${seconds} s, and the data dir was held all along (by a server that is stuck or busy — its log says —, a backup or another command): nothing was erased`;
-  if (free !== null) return `the server that took the request stopped before it answered; its next start answers it as interrupted. Run the command again (an account erased is answered as erased before)`;
+  if (free !== null) return 'the server that took the request stopped before it answered; its next start answers it as interrupted. Run the command again (an account erased is answered as erased before)';
   return `the server took the request and has not answered within ${seconds} s; it goes on: run the command again later (an account erased is answered as erased before)`;
 }
 
@@ -145,18 +157,43 @@ function timedOut(taken: boolean, free: { release(): void } | null): string {
  */
 async function eraseWithoutServer(config: Config, requestId: number): Promise<void> {
   // The whole server is loaded only for this: the other commands have no use for it.
-  const { startService, StartupError } = await import('../main.js');
+  const { DataDirInUseError, startService, StartupError } = await import('../main.js');
   let service;
   try {
     service = await startService(config, createLogger('warn'), { listen: false, operatorRequest: requestId });
   } catch (error) {
     // Taken meanwhile: whoever holds the data dir now answers.
-    if (error instanceof StartupError && tryDataDirLock(config.dataDir) === null) return;
+    if (error instanceof DataDirInUseError) return;
     withdrawNow(config.dataDir, requestId);
     process.stderr.write(`fraud-scorer accounts: the server's parts could not start, nothing was erased: ${error instanceof StartupError ? error.message : ((error as Error).stack ?? String(error))}\n`);
     process.exit(1);
   }
   await service.shutdown();
+}
+
+/**
+ * With no server on the data dir (the server's parts ran here, or a server stopped), the WAL may
+ * still hold the id the request named, while a reader of another process (a backup) holds it: the
+ * command empties it once the reader lets go, waiting as long as it waits for an answer.
+ */
+async function emptyWalUnlessServed(db: Db, dataDir: string): Promise<void> {
+  const deadline = Date.now() + kOperatorErasureWaitMs;
+  for (;;) {
+    const lock = tryDataDirLock(dataDir);
+    if (lock === null) return; // a server runs: it empties it (accounts/operator-erasures.ts)
+    lock.release();
+    try {
+      const [result] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+      if (result?.busy === 0) return;
+    } catch {
+      // busy: tried again
+    }
+    if (Date.now() > deadline) {
+      process.stderr.write('fraud-scorer accounts: a reader held the database all along; the id given may stay in its -wal file until the next server start or command\n');
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, kLockPollMs));
+  }
 }
 
 /** Withdraws the request unless a server took it, and leaves the id it named in no file (best effort). */

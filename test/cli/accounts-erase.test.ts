@@ -263,3 +263,23 @@ test('a setting the server would refuse fails the command before it asks anythin
   t.like(JSON.parse(row(old).answer!), { ok: false, code: 'EXPIRED' });
   t.like(row(young), { taken_at: null, answer: null }, 'a young request whose command is silent waits, untaken');
 });
+
+test('with no server running, a start of the server\'s parts that fails ends the command at once, with the start\'s reason, and leaves nothing to do', async (t) => {
+  const dataDir = makeDataDir();
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const server = await startServer({ dataDir });
+  const live = server.bootstrap.keys.live_secret.key;
+  const first = await send(server, live, `broken-${unique()}`);
+  await server.stop();
+  // State the start cannot load (what serve refuses with exit 1): a signal of a type no build knows.
+  rmSync(join(dataDir, 'start-snapshot'), { force: true });
+  const db = new Database(join(dataDir, 'fraud-scorer.db'));
+  db.pragma('ignore_check_constraints = ON');
+  db.prepare("INSERT INTO account_signals (first_seen_s, account_id, signal_type, signal_hash, tenant_id, environment, masked, last_seen) SELECT 1, account_id, 'retina', 'h', tenant_id, environment, 'm', 1 FROM accounts LIMIT 1").run();
+  db.close();
+
+  const failed = await erase(dataDir, '--project', 'live', first.account_public_id);
+  t.is(failed.code, 1, failed.stderr);
+  t.regex(failed.stderr, /the server's parts could not start, nothing was erased: .*signal/);
+  t.is(requestRows(dataDir), 0);
+});
