@@ -68,12 +68,18 @@ function create(args: string[]): number {
     } catch (error) {
       // Nobody saw the key (`keys create | head -c0`, a full disk): a working key that no one
       // holds is only a risk, so it goes at once.
+      const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       const at = Date.now();
-      db.transaction(() => {
-        revokeApiKey(db, info.key_id, at);
-        recordAudit(db, { projectId: info.project_id, actor: kCliActor, action: 'key.revoke', target: `key:${info.key_id}`, summary: { kind: info.kind, environment: info.environment, reason: 'not shown' }, at });
-      }).immediate();
-      throw new CliError(`the key could not be written out (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so it is revoked (${info.key_id}): run the command again with its output going where it is read`);
+      try {
+        db.transaction(() => {
+          revokeApiKey(db, info.key_id, at);
+          recordAudit(db, { projectId: info.project_id, actor: kCliActor, action: 'key.revoke', target: `key:${info.key_id}`, summary: { kind: info.kind, environment: info.environment, reason: 'not shown' }, at });
+        }).immediate();
+      } catch (revokeError) {
+        // A full disk refuses the revoke too: the key exists and works, and the operator must know which.
+        throw new CliError(`the key could not be written out (${why}), and revoking it failed too (${(revokeError as Error).message}): key ${info.key_id} was created and works; revoke it with fraud-scorer keys revoke --key-id ${info.key_id} once the disk has room`);
+      }
+      throw new CliError(`the key could not be written out (${why}), so it is revoked (${info.key_id}): run the command again with its output going where it is read`);
     }
     return 0;
   });

@@ -35,6 +35,6 @@ export function createEraseHandler(accounts: AccountsService): Handler {
 // the operator erases it (docs/accounts.md, "The operator's erasure").
 const kAcrossProjectsGone = () => apiError(
   'VALIDATION_ERROR',
-  'across_projects=true is not accepted: an account that several live projects used is erased by the operator (fraud-scorer accounts erase).',
+  'across_projects takes only false (what every DELETE does): an account that several live projects used is erased by the operator (fraud-scorer accounts erase).',
   'across_projects',
 );
