@@ -16,8 +16,9 @@
 // writes it. What is never taken for a card number:
 //   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters, of any script, or to '_' (hashes,
 //     tokens, identifiers); other characters (€, —, a no-break space, a control character) do not
-//     glue, nor do a URL escape (pan%3D4111…) or a magnetic track's %B (scanFormOf: spaces);
-//   - a run right after '+' (an E.164 phone number) or starting with 0 (national phone numbers; no
+//     glue, nor does a magnetic track's %B (scanFormOf: URL escapes read as what they write);
+//     only a group next to a decimal point is left out, not its whole run;
+//   - a run right after '+' of at most 15 digits (an E.164 phone number) or starting with 0 (national phone numbers; no
 //     card scheme issues numbers starting with 0), a run starting with 00 and at most 15 digits
 //     after it as a whole (an international number: the groups after the prefix are its country
 //     code and number), and a
@@ -161,8 +162,9 @@ function urlDecoded(escape: string): string {
  * What the scan reads for decoded text (JSON.stringify of a parsed body, or of one member): the
  * escapes of control characters as commas (in the decoded text a control character glues nothing
  * to a number and joins no two, where the escape's letter or hex digits would glue); URL escapes
- * as spaces (pan%3D4111…, card%204111%201111…: a query string kept in a field), and a magnetic
- * track's start sentinel (%B4111…^) too; digits of other scripts as ASCII digits. Every other
+ * as the characters they write (pan%3D4111…, card%204111%201111…: a query string kept in a
+ * field; a control character as a comma), a magnetic track's start sentinel (%B4111…^) as a
+ * space; digits of other scripts as ASCII digits. Every other
  * escape (\", \\, a lone surrogate's) stays; read escape by escape, so that \\ never starts one.
  */
 export function scanFormOf(json: string): string {
@@ -190,10 +192,10 @@ export interface DigitRuns {
 }
 
 /** findCardNumberRun, and whether the body may write an integer beyond 2^53: one pass for both. */
-export function scanDigitRuns(text: string): DigitRuns {
+export function scanDigitRuns(text: string, options: ScanOptions = kDecodedText): DigitRuns {
   let longDigits = false;
   if (text.length < kMinCardDigits) return { cardRun: null, longDigits };
-  const uuids: UuidRanges = { text, ranges: null, next: 0 };
+  const uuids: UuidRanges = { text, ranges: null, next: 0, leaveEscapes: options.leaveEscapes };
   kCandidateRun.lastIndex = 0;
   for (let match = kCandidateRun.exec(text); match !== null; match = kCandidateRun.exec(text)) {
     const run = match[0];
@@ -204,9 +206,21 @@ export function scanDigitRuns(text: string): DigitRuns {
   return { cardRun: null, longDigits };
 }
 
+export interface ScanOptions {
+  /**
+   * The raw text of a body whose decoded text is scanned too (parseJsonObjectBody): a run next to
+   * an escape (\u002e, \u0031, \n) is left to that scan, which reads what the escape writes.
+   */
+  readonly leaveEscapes: boolean;
+}
+
+const kDecodedText: ScanOptions = { leaveEscapes: false };
+
 /** The UUIDs of a text, found when a run first needs them. */
 interface UuidRanges {
   readonly text: string;
+  /** ScanOptions.leaveEscapes (carried here: one object per scan). */
+  readonly leaveEscapes: boolean;
   ranges: number[] | null;
   /** The first range that may still overlap a run: runs come in order, so no range is looked at twice. */
   next: number;
@@ -220,6 +234,7 @@ function cardNumberOfRun(text: string, run: string, start: number, uuids: UuidRa
     return !isPhoneMemberValue(text, start, exponentDigits) && !isExemptDigits(exponentDigits, true) && isIssuedNumber(exponentDigits) && passesLuhn(exponentDigits) ? exponentDigits : null;
   }
   if (isWholeDecimalNumber(text, start, end)) return !isPhoneMemberValue(text, start, run) && runHoldsCardNumber(run, kWholeRun) ? run : null;
+  if (uuids.leaveEscapes && nextToEscape(text, start, end)) return null;
   const ends = runEnds(text, start, end, run);
   if (ends === null) return null;
   if (overlapsUuid(uuids, start, end)) return null;
@@ -299,22 +314,30 @@ interface RunEnds {
 
 const kWholeRun: RunEnds = { dropFirst: false, dropLast: false };
 
+/** A backslash right after the run, or within the six characters before it (an escape's). */
+function nextToEscape(text: string, start: number, end: number): boolean {
+  if (text.charCodeAt(end) === kBackslash) return true;
+  for (let at = Math.max(0, start - 6); at < start; at++) if (text.charCodeAt(at) === kBackslash) return true;
+  return false;
+}
+
 /**
- * The groups of the run at [start, end) that may hold a card: a group glued to a letter (or to a
- * letter or digit written as an escape) is an identifier's, one next to a decimal point a decimal
- * number's or an IP address's — those end groups are left out, the others stay ("paid 19.99 4111
- * 1111 1111 1111"). null: the run is a phone number after '+' (E.164: at most 15 digits).
+ * The groups of the run at [start, end) that may hold a card. null: none — the run is glued to a
+ * letter (or to a letter or digit written as an escape), an identifier's (an IBAN's digits after
+ * its country code too), or a phone number after '+' (E.164: at most 15 digits). A group next to a
+ * decimal point is a decimal number's or an IP address's: it alone is left out, the others stay
+ * ("paid 19.99 4111 1111 1111 1111").
  */
 function runEnds(text: string, start: number, end: number, run: string): RunEnds | null {
   const before = start > 0 ? text.charCodeAt(start - 1) : -1;
   const after = end < text.length ? text.charCodeAt(end) : -1;
   if (before === 0x2b /* + */ && run.replace(kSeparators, '').length <= kMaxPhoneDigits) return null;
-  const glued = isLetter(before) && !isJsonEscapeLetter(text, start - 1);
+  if (isLetter(before) && !isJsonEscapeLetter(text, start - 1)) return null;
+  if (isLetter(after) || isEscapedWordCharacter(text, end)) return null;
   const decimalBefore = before === 0x2e /* . */ && start > 1 && isDigit(text.charCodeAt(start - 2));
-  const gluedAfter = isLetter(after) || isEscapedWordCharacter(text, end);
   const decimalAfter = after === 0x2e && end + 1 < text.length && isDigit(text.charCodeAt(end + 1));
-  if (!glued && !decimalBefore && !gluedAfter && !decimalAfter) return kWholeRun;
-  return { dropFirst: glued || decimalBefore, dropLast: gluedAfter || decimalAfter };
+  if (!decimalBefore && !decimalAfter) return kWholeRun;
+  return { dropFirst: decimalBefore, dropLast: decimalAfter };
 }
 
 const kMaxPhoneDigits = 15;
@@ -424,8 +447,6 @@ function runHoldsCardNumber(run: string, ends: RunEnds): boolean {
     const fours = groups.slice(first, end).join('');
     if (isCardInFours(fours)) return true;
     if (end < groups.length && isCardInFours(fours + groups[end]!)) return true;
-    // A card, then its expiry as MMYY: 4111 1111 1111 1111 1228.
-    if (end - first === 5 && isMonth(groups[end - 1]!.slice(0, 2)) && isCardInFours(fours.slice(0, 16))) return true;
     if (end - first === 1 && end + 1 < groups.length && groups[end]!.length === 6 && (groups[end + 1]!.length === 4 || groups[end + 1]!.length === 5)) {
       if (isCardDigits(fours + groups[end]! + groups[end + 1]!, false)) return true;
     }
@@ -437,11 +458,6 @@ function runHoldsCardNumber(run: string, ends: RunEnds): boolean {
 /** Digits written in fours that make a card: 16 or more, or an Amex's 15 (3782 8224 6310 005). */
 function isCardInFours(digits: string): boolean {
   return (digits.length >= 16 || (digits.length === 15 && digits.charCodeAt(0) === 0x33 && (digits[1] === '4' || digits[1] === '7'))) && isCardDigits(digits, false);
-}
-
-function isMonth(two: string): boolean {
-  const month = Number(two);
-  return two.length === 2 && month >= 1 && month <= 12;
 }
 
 /** Digits a card scheme issues, passing Luhn, and not one of the numbers that look so (isExemptDigits). */

@@ -50,7 +50,7 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   // Escapes can hide a card number from the scan of the text (\u0034 for 4, \u0001 glued before
   // it), and so can URL escapes (pan%3D4111…) and digits of other scripts (４１１１): a body that may
   // have any is scanned again as it decoded (scanFormOf).
-  const { cardRun: run, longDigits } = scanDigitRuns(text);
+  const { cardRun: run, longDigits } = scanDigitRuns(text, { leaveEscapes: true });
   if (run !== null || ((text.includes('\\') || text.includes('%') || mayHoldOtherDigits(text)) && containsCardNumber(scanFormOf(JSON.stringify(value, numbersLeftOut))))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
   }

@@ -320,7 +320,6 @@ const kUnicodeCardBodies: Array<[string, string, string]> = [
   ['a phone member before it that passes Luhn', '{"mobile":"378282246310005","note":"4111 1111 1111 1111"}', 'extras.note'],
   ['a + before it, in a form-encoded text', '{"form":"note=my+card+is+4111111111111111&x=1"}', 'extras.form'],
   ['fullwidth hyphens between fullwidth digits', '{"note":"４１１１－１１１１－１１１１－１１１１"}', 'extras.note'],
-  ['its expiry after it as MMYY', '{"note":"4111 1111 1111 1111 1228"}', 'extras.note'],
   ['a decimal amount before it', '{"note":"paid 19.99 4111 1111 1111 1111"}', 'extras.note'],
 ];
 
@@ -363,7 +362,7 @@ test('numbers in exponent form that are no card number are accepted: a fraction,
 });
 
 test('escapes that make no card number are accepted', async (t) => {
-  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"note":"caf\\u00e9 \\u0031\\u0032\\u0033","n":12345678901234567890.5,"ref":"4111111111111111\\u00e9","ph\\u006fne":"378282246310005","longer":"378282246310005\\u0031","ids":"p?ids=5178%2C3470%2C1884%2C2203"}}');
+  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"note":"caf\\u00e9 \\u0031\\u0032\\u0033","n":12345678901234567890.5,"ref":"4111111111111111\\u00e9","ph\\u006fne":"378282246310005","longer":"378282246310005\\u0031","ids":"p?ids=5178%2C3470%2C1884%2C2203","decimal":"4111111111111111\\u002e5"}}');
   const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
   t.is(response.status, 200, response.text);
 });
@@ -402,6 +401,8 @@ test('UUIDs, timestamps, IP addresses and phone numbers are never taken for card
         social_id: 100017262433033, ach_trace: '121000247173457', nrb: '17 1540 5136 2785 6882 0581 2378',
         usps: '9205 6252 8410 6220 0672 72', ticks: '637771268136592499', national_id: '440305196608063489',
         gtin14: '39383103493644', lloyds: 'GB77 LOYD 3021 6022 4284 58', wei: '4694527000000000000', sa_id: '6304218144087',
+        iban_de: 'DE46 4805 0161 5349 8550 07', iban_it: 'IBAN: IT73 X062 3015 6829 6780 4552 518', iban_at: 'AT17 6000 0629 7320 8728',
+        account_ru: '4081 7810 0480 7896 0679',
       },
     }),
   });
