@@ -6,14 +6,14 @@
 // integers above 2^53, which would hide a 19-digit card number).
 //
 // A card number is digits passing the Luhn check whose first digits and length are those of
-// issued cards (kIssuedNumbers), written in one run or in groups as cards are written (a whole
+// issued cards (card-schemes.ts), written in one run or in groups as cards are written (a whole
 // sequence of fours, perhaps with the group after it; 4-6-4 and 4-6-5), separated by up to three
 // spaces, no-break or thin spaces, hyphens, dashes, minus signs or '+'. Not by a line feed or a
 // tab: numbers on separate lines or in separate columns stay apart. The scheme and layout checks
 // matter as much as Luhn: one in ten of any digits passes it, and identifiers that carry a Luhn
 // check digit of their own (IMEIs, SIM ICCIDs, national ids, GTINs, payment references) pass it
 // always. Decoded text (escapes, URL escapes, digits of other scripts) is scanned as scanFormOf
-// writes it. What is never taken for a card number:
+// (decoded-text.ts) writes it. What is never taken for a card number:
 //   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters, of any script, or to '_' (hashes,
 //     tokens, identifiers); other characters (€, —, a no-break space, a control character) do not
 //     glue, nor does a magnetic track's %B (scanFormOf: URL escapes read as what they write);
@@ -29,6 +29,9 @@
 //   - an unseparated 13, 16 or 19 digit run starting with 1 (epoch milliseconds, microseconds,
 //     nanoseconds between 2001 and 2033), and an unseparated 14 or 17 digit run that reads as a
 //     compact date-time (YYYYMMDDhhmmss[fff]).
+
+import { isIssuedNumber, passesLuhn } from './card-schemes.js';
+import { scanFormOf } from './decoded-text.js';
 
 /**
  * What may stand between two groups of a card number's digits, up to three of them: a space, a
@@ -68,111 +71,6 @@ export function containsNul(text: string): boolean {
 /** True when the text holds something that reads as a payment card number (ASCII digits: see scanFormOf). */
 export function containsCardNumber(text: string): boolean {
   return findCardNumberRun(text) !== null;
-}
-
-const kDecimalDigit = /\p{Nd}/u;
-/** Every decimal digit of another script is at U+0660 or above (the ASCII scan reads none of them). */
-const kBeyondAsciiDigits = /[\u0660-\uffff]/g;
-/** Past this many characters beyond U+0660 (text in Japanese), the rest are read one by one. */
-const kBeyondAsciiFinds = 8;
-/** Which UTF-16 code units are digits of other scripts (1), or start a pair that may be one (2): made on first use (~10 ms). */
-let digitUnits: Uint8Array | null = null;
-
-function makeDigitUnits(): Uint8Array {
-  const units = new Uint8Array(0x10000);
-  for (let code = 0x660; code < 0x10000; code++) {
-    if (code >= 0xd800 && code <= 0xdbff) units[code] = 2;
-    else if (kDecimalDigit.test(String.fromCharCode(code))) units[code] = 1;
-  }
-  return units;
-}
-
-function isOtherDigitAt(units: Uint8Array, text: string, at: number): boolean {
-  const unit = units[text.charCodeAt(at)];
-  return unit === 1 || (unit === 2 && kDecimalDigit.test(String.fromCodePoint(text.codePointAt(at)!)));
-}
-
-/**
- * Whether the text holds a decimal digit of another script (４, ٤, 𝟒). Every body pays one
- * character-class search; a body with characters beyond U+0660 (€, curly quotes, CJK) has them
- * looked up in a table, found by the search while few, then one by one. (A Unicode property test
- * over the whole text cost a body with a name in Japanese 2 µs: bench/README.md, step 63.)
- */
-export function mayHoldOtherDigits(text: string): boolean {
-  kBeyondAsciiDigits.lastIndex = 0;
-  let found = kBeyondAsciiDigits.exec(text);
-  if (found === null) return false;
-  const units = (digitUnits ??= makeDigitUnits());
-  for (let finds = 0; found !== null && finds < kBeyondAsciiFinds; finds++, found = kBeyondAsciiDigits.exec(text)) {
-    if (isOtherDigitAt(units, text, found.index)) return true;
-  }
-  if (found === null) return false;
-  for (let at = found.index; at < text.length; at++) if (isOtherDigitAt(units, text, at)) return true;
-  return false;
-}
-
-/**
- * The text with every decimal digit of another script as its ASCII digit (４ and ٤ as 4).
- * Unicode encodes each script's digits 0 to 9 in a row: a digit's value is its distance from the
- * first digit of its row.
- */
-export function asciiDigits(text: string): string {
-  const units = (digitUnits ??= makeDigitUnits());
-  let folded = '';
-  let from = 0;
-  for (let at = 0; at < text.length; at++) {
-    const unit = units[text.charCodeAt(at)];
-    if (unit === 0) continue;
-    const code = text.codePointAt(at)!;
-    const width = code > 0xffff ? 2 : 1;
-    if (unit === 2 && !kDecimalDigit.test(String.fromCodePoint(code))) {
-      at += width - 1;
-      continue;
-    }
-    folded += text.slice(from, at) + digitValue(units, code);
-    at += width - 1;
-    from = at + 1;
-  }
-  return from === 0 ? text : folded + text.slice(from);
-}
-
-/** The value of a digit of another script: its distance from the first of its row, found in the table (rows of the Basic Multilingual Plane are apart). */
-function digitValue(units: Uint8Array, code: number): string {
-  // The rows of mathematical digits (U+1D7CE …) follow each other: compatibility maps them to ASCII.
-  if (code > 0xffff) {
-    const ascii = String.fromCodePoint(code).normalize('NFKC');
-    if (ascii.length === 1 && ascii >= '0' && ascii <= '9') return ascii;
-  }
-  let zero = code;
-  while (code - zero < 9 && (zero - 1 <= 0xffff ? units[zero - 1] === 1 : kDecimalDigit.test(String.fromCodePoint(zero - 1)))) zero--;
-  return String(code - zero);
-}
-
-const kControlEscape = /(?<!\\)((?:\\\\)*)\\(?:u00[01][0-9a-fA-F]|[bfnrt])/g;
-const kUrlEscape = /%B(?=[0-9])|%[0-9A-Fa-f]{2}/g;
-
-/** A URL escape as the character it writes (a control character as a comma); a track's %B as a space. */
-function urlDecoded(escape: string): string {
-  if (escape === '%B' || escape === '%b') return ' ';
-  const code = Number.parseInt(escape.slice(1), 16);
-  return code >= 0x20 && code < 0x7f ? String.fromCharCode(code) : ',';
-}
-
-/**
- * What the scan reads for decoded text (JSON.stringify of a parsed body, or of one member): the
- * escapes of control characters as commas (in the decoded text a control character glues nothing
- * to a number and joins no two, where the escape's letter or hex digits would glue); URL escapes
- * as the characters they write (pan%3D4111…, card%204111%201111…: a query string kept in a
- * field; a control character as a comma), a magnetic track's start sentinel (%B4111…^) as a
- * space; digits of other scripts as ASCII digits. Every other
- * escape (\", \\, a lone surrogate's) stays; read escape by escape, so that \\ never starts one.
- */
-export function scanFormOf(json: string): string {
-  // An escape starts after an even run of backslashes (\\\\n is a backslash, then n); no callback
-  // per escape: a body of a million backslashes costs one pass.
-  let text = json.includes('\\') ? json.replace(kControlEscape, '$1,') : json;
-  if (text.includes('%')) text = text.replace(kUrlEscape, urlDecoded);
-  return mayHoldOtherDigits(text) ? asciiDigits(text) : text;
 }
 
 /**
@@ -465,52 +363,6 @@ function isCardDigits(digits: string, unseparated: boolean): boolean {
   return digits.length <= kMaxCardDigits && !isExemptDigits(digits, unseparated) && isIssuedNumber(digits) && passesLuhn(digits);
 }
 
-const k16or19: readonly number[] = [16, 19];
-
-/**
- * The first digits and lengths of the numbers card schemes issue (ISO/IEC 7812 issuer ranges as
- * the schemes publish them): [lowest prefix, highest prefix, lengths]. Issued cards have 16 or 19
- * digits, but Amex (15) and Diners (14); 17 and 18 digits are issued rarely enough that taking them
- * would refuse far more other numbers (national ids, timestamps in ticks) than cards. Left out:
- * Visa's 13-digit numbers, no longer issued (13 digits starting with 4 are GTINs of Germany),
- * UATP's 15 starting with 1 (social network ids, ACH trace numbers), Maestro's 12 to 15, rare.
- * ICCIDs (89…), IMEIs of 15 digits, and most national ids and references start as no card does.
- */
-const kIssuedNumbers: ReadonlyArray<readonly [string, string, readonly number[]]> = [
-  ['2200', '2205', k16or19], // Mir, BORICA
-  ['2221', '2720', [16]], // Mastercard
-  ['300', '305', [14, 16, 19]], // Diners Club
-  ['3095', '3095', [14, 16, 19]],
-  ['34', '34', [15]], // American Express
-  ['3528', '3589', k16or19], // JCB, RuPay, LankaPay
-  ['36', '36', [14, 16, 19]], // Diners Club
-  ['37', '37', [15]], // American Express
-  ['38', '39', k16or19], // Diners Club
-  ['4', '4', k16or19], // Visa
-  ['50', '50', k16or19], // Maestro, Verve, RuPay, Dankort, GPN
-  ['51', '55', [16]], // Mastercard
-  ['56', '59', k16or19], // Maestro, GPN, UzCard
-  ['6', '6', k16or19], // Discover, UnionPay, RuPay, Troy, Maestro, InstaPayment, Verve
-  ['81', '82', k16or19], // UnionPay, RuPay
-  ['8600', '8600', k16or19], // UzCard
-  ['9704', '9704', k16or19], // Napas
-  ['9792', '9792', k16or19], // Troy
-  ['9860', '9860', k16or19], // Humo
-];
-
-/** Whether some scheme issues numbers of these first digits and this length. */
-function isIssuedNumber(digits: string): boolean {
-  const length = digits.length;
-  // Amounts in the smallest unit (wei) end in many zeros; no issuer numbers accounts so.
-  if (digits.endsWith('00000000')) return false;
-  for (const [low, high, lengths] of kIssuedNumbers) {
-    if (!lengths.includes(length)) continue;
-    const prefix = digits.slice(0, low.length);
-    if (prefix >= low && prefix <= high) return true;
-  }
-  return false;
-}
-
 function isExemptDigits(digits: string, unseparated: boolean): boolean {
   if (digits.charCodeAt(0) === 0x30 /* 0 */) return true;
   if (!unseparated) return false;
@@ -531,22 +383,6 @@ function isCompactDateTime(digits: string): boolean {
     year >= 1900 && year <= 2199 && month >= 1 && month <= 12 && day >= 1 && day <= 31 &&
     hour <= 23 && minute <= 59 && second <= 60
   );
-}
-
-/** The Luhn (mod 10) check digit test of ISO/IEC 7812. */
-export function passesLuhn(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let digit = digits.charCodeAt(i) - 0x30;
-    if (double) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
-    double = !double;
-  }
-  return sum % 10 === 0;
 }
 
 function isDigit(code: number): boolean {

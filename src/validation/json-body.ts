@@ -1,7 +1,8 @@
 // Turns a request body into a JSON object, or into the error the interface names for it.
 // Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, mayHoldOtherDigits, scanDigitRuns, scanFormOf } from './body-scan.js';
+import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, scanDigitRuns } from './body-scan.js';
+import { mayHoldOtherDigits, scanFormOf } from './decoded-text.js';
 
 export type JsonObject = Record<string, unknown>;
 export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };

@@ -1,6 +1,8 @@
 // The card-number and NUL scans as pure functions, case by case.
 import test from 'ava';
-import { containsCardNumber, containsNul, locateCardNumber, passesLuhn, scanFormOf } from '../../src/validation/body-scan.js';
+import { containsCardNumber, containsNul, locateCardNumber } from '../../src/validation/body-scan.js';
+import { passesLuhn } from '../../src/validation/card-schemes.js';
+import { scanFormOf } from '../../src/validation/decoded-text.js';
 
 const detects = test.macro((t, text: string, expected: boolean) => {
   t.is(containsCardNumber(text), expected);
