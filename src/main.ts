@@ -145,31 +145,34 @@ export async function startService(config: Config, log: Logger, options: Service
   } catch (error) {
     lock.release();
     if (error instanceof SqliteBuildError) throw new StartupError(error.message);
-    throw error;
+    throw busyAsInUse(error, config.dataDir);
   }
   let sealed: string | null;
+  let bootstrap: BootstrapResult | null;
+  let secret: Buffer;
+  let schema: number;
   try {
     // The seal of the start snapshot, claimed before anything is written — migrations included,
     // which then run with no guard trigger in place (scoring/start-snapshot.ts).
     sealed = claimSnapshot(setupDb);
     migrate(setupDb);
+    // Before the state loads from the tables: a link must be stored in both directions (accounts/link-halves.ts).
+    const mended = mendLinkHalves(setupDb);
+    if (mended.written + mended.removed > 0) {
+      log.warn('links stored in one direction only were mended: a bulk write had stopped between its parts', { rows_written: mended.written, rows_removed: mended.removed });
+    }
+    // Imported for a first start only: a preset's install loads the rules compiler, which serving
+    // does not need on this thread (a publish compiles in the compiler thread).
+    bootstrap = hasTenants(setupDb) ? null : (await import('./tenancy/provision.js')).bootstrapIfEmpty(setupDb, now());
+    if (bootstrap !== null) writeBootstrapKeys(config.dataDir, bootstrap);
+    secret = installSecret(setupDb);
+    schema = setupDb.pragma('user_version', { simple: true }) as number;
   } catch (error) {
     setupDb.close();
     lock.release();
     if (error instanceof SchemaTooNewError) throw new StartupError(`${config.dataDir}: ${error.message}`);
-    throw error;
+    throw busyAsInUse(error, config.dataDir);
   }
-  // Before the state loads from the tables: a link must be stored in both directions (accounts/link-halves.ts).
-  const mended = mendLinkHalves(setupDb);
-  if (mended.written + mended.removed > 0) {
-    log.warn('links stored in one direction only were mended: a bulk write had stopped between its parts', { rows_written: mended.written, rows_removed: mended.removed });
-  }
-  // Imported for a first start only: a preset's install loads the rules compiler, which serving
-  // does not need on this thread (a publish compiles in the compiler thread).
-  const bootstrap = hasTenants(setupDb) ? null : (await import('./tenancy/provision.js')).bootstrapIfEmpty(setupDb, now());
-  if (bootstrap !== null) writeBootstrapKeys(config.dataDir, bootstrap);
-  const secret = installSecret(setupDb);
-  const schema = setupDb.pragma('user_version', { simple: true }) as number;
   setupDb.close();
   const readDb = openDatabase(config.dataDir, { readonly: true });
   const checkpointer = new Checkpointer(config.dataDir);
@@ -500,6 +503,17 @@ export async function startService(config: Config, log: Logger, options: Service
     throw error;
   }
   return { port, bootstrap, shutdown };
+}
+
+/**
+ * The setup's writes found the database locked beyond the busy timeout (another process wrote it:
+ * a command line, the last writes of a server or command that was stopping): the data dir is in
+ * use, as when its lock is held, and nothing was started. Any other error is as it was.
+ */
+function busyAsInUse(error: unknown, dataDir: string): unknown {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY')) return error;
+  return new DataDirInUseError(`the database of ${dataDir} is busy: another process is writing it (${(error as Error).message}); try again`);
 }
 
 /** The bootstrap keys, readable only by the owner (mode 0600), written once. */
