@@ -52,7 +52,7 @@ import { kVersion } from './shared/version.js';
 import { OutcomeCounts } from './pool/outcome-tally.js';
 import { acquireDataDirLock, DataDirLockedError, type DataDirLock } from './store/data-dir-lock.js';
 import { Metrics } from './shared/metrics.js';
-import { closeCleanly, DataDirError, openDatabase, secureDataDir, SqliteBuildError, type Db } from './store/database.js';
+import { closeCleanly, DataDirError, isBusyError, openDatabase, secureDataDir, SqliteBuildError, type Db } from './store/database.js';
 import { AccountGate } from './accounts/account-gate.js';
 import { FaultLatch } from './shared/fault-latch.js';
 import { migrate, SchemaTooNewError } from './store/migrate.js';
@@ -511,8 +511,7 @@ export async function startService(config: Config, log: Logger, options: Service
  * use, as when its lock is held, and nothing was started. Any other error is as it was.
  */
 function busyAsInUse(error: unknown, dataDir: string): unknown {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY')) return error;
+  if (!isBusyError(error)) return error;
   return new DataDirInUseError(`the database of ${dataDir} is busy: another process is writing it (${(error as Error).message}); try again`);
 }
 

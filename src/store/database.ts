@@ -56,6 +56,12 @@ export function databasePath(dataDir: string): string {
 }
 
 /** --data-dir cannot be used: it names something that is not a directory, or it cannot be made or secured. */
+/** SQLite found the database locked (SQLITE_BUSY and its extended codes): another connection holds it. */
+export function isBusyError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+}
+
 export class DataDirError extends Error {}
 
 /**

@@ -2,7 +2,7 @@
 // writer.ts for the rules). Started by Writer; not imported by anything else.
 import { parentPort, workerData } from 'node:worker_threads';
 import { kStandaloneCommands, kWriteCommands } from '../write-commands.js';
-import { openDatabase, type Db } from './database.js';
+import { isBusyError, openDatabase, type Db } from './database.js';
 import { pauseBeforeRetry } from './lock-wait.js';
 import { transactionEnded } from './transaction-undo.js';
 import { kCommitsCell, kLockWaitsCell, type CommandCall, type CommandOutcome, type WriterSetup } from './writer.js';
@@ -28,11 +28,6 @@ function failure(id: number, error: unknown): CommandOutcome {
   return { id, ok: false, message: (error as Error).message ?? String(error), code };
 }
 
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
-}
-
 /** BEGIN IMMEDIATE, waiting for another connection's write lock up to the busy timeout. */
 function beginImmediate(): void {
   let deadline = 0;
@@ -41,7 +36,7 @@ function beginImmediate(): void {
       db.exec('BEGIN IMMEDIATE');
       return;
     } catch (error) {
-      if (!isBusy(error)) throw error;
+      if (!isBusyError(error)) throw error;
       const now = performance.now();
       if (deadline === 0) {
         deadline = now + setup.busyTimeoutMs;
