@@ -31,7 +31,7 @@
 //     compact date-time (YYYYMMDDhhmmss[fff]).
 
 import { isIssuedNumber, passesLuhn } from './card-schemes.js';
-import { scanFormOf } from './decoded-text.js';
+import { needsScanForm, scanFormOf } from './decoded-text.js';
 
 /**
  * What may stand between two groups of a card number's digits, up to three of them: a space, a
@@ -407,7 +407,7 @@ export function locateCardNumber(value: unknown, run: string | null = null): str
   const inString = locate(value, (text, isNumber, _number, member) => {
     if (isNumber) return false;
     const json = member === null ? JSON.stringify(text) : JSON.stringify({ [member]: text });
-    return containsCardNumber(json) || containsCardNumber(scanFormOf(json));
+    return containsCardNumber(json) || (needsScanForm(json) && containsCardNumber(scanFormOf(json)));
   });
   if (inString !== '' || runValue === null) return inString;
   return locate(value, (_text, isNumber, number) => isNumber && (number === runValue || number === -runValue));

@@ -91,6 +91,14 @@ function urlDecoded(escape: string): string {
 }
 
 /**
+ * Whether the body's decoded text may read otherwise than its raw text for the card scan: it has
+ * escapes, URL escapes or digits of another script (scanFormOf changes nothing else).
+ */
+export function needsScanForm(text: string): boolean {
+  return text.includes('\\') || text.includes('%') || mayHoldOtherDigits(text);
+}
+
+/**
  * What the scan reads for decoded text (JSON.stringify of a parsed body, or of one member): the
  * escapes of control characters as commas (in the decoded text a control character glues nothing
  * to a number and joins no two, where the escape's letter or hex digits would glue); URL escapes

@@ -2,7 +2,7 @@
 // Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
 import { apiError, type ApiError } from '../shared/errors.js';
 import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, scanDigitRuns } from './body-scan.js';
-import { mayHoldOtherDigits, scanFormOf } from './decoded-text.js';
+import { needsScanForm, scanFormOf } from './decoded-text.js';
 
 export type JsonObject = Record<string, unknown>;
 export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };
@@ -52,7 +52,7 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   // it), and so can URL escapes (pan%3D4111…) and digits of other scripts (４１１１): a body that may
   // have any is scanned again as it decoded (scanFormOf).
   const { cardRun: run, longDigits } = scanDigitRuns(text, { leaveEscapes: true });
-  if (run !== null || ((text.includes('\\') || text.includes('%') || mayHoldOtherDigits(text)) && containsCardNumber(scanFormOf(JSON.stringify(value, numbersLeftOut))))) {
+  if (run !== null || (needsScanForm(text) && containsCardNumber(scanFormOf(JSON.stringify(value, numbersLeftOut))))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
   }
   const inexact = longDigits ? locateInexactInteger(text, value) : '';
