@@ -5,6 +5,9 @@ import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger
 import { needsScanForm, scanFormOf } from './decoded-text.js';
 
 export type JsonObject = Record<string, unknown>;
+
+/** The raw body is scanned with its decoded text after it (needsScanForm): runs next to escapes are left to that. */
+const kRawBody = { leaveEscapes: true } as const;
 export type ParsedBody = { ok: true; value: JsonObject; text: string } | { ok: false; error: ApiError };
 
 const kDecoder = new TextDecoder('utf-8', { fatal: true });
@@ -51,7 +54,7 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   // Escapes can hide a card number from the scan of the text (\u0034 for 4, \u0001 glued before
   // it), and so can URL escapes (pan%3D4111…) and digits of other scripts (４１１１): a body that may
   // have any is scanned again as it decoded (scanFormOf).
-  const { cardRun: run, longDigits } = scanDigitRuns(text, { leaveEscapes: true });
+  const { cardRun: run, longDigits } = scanDigitRuns(text, kRawBody);
   if (run !== null || (needsScanForm(text) && containsCardNumber(scanFormOf(JSON.stringify(value, numbersLeftOut))))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
   }
