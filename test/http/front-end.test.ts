@@ -295,6 +295,7 @@ const kEscapedCardBodies: Array<[string, string, string]> = [
   // anything. (Between groups, only a no-break space separates them, as a space does.)
   ['a control character before it', '{"note":"\\u00015555555555554444"}', 'extras.note'],
   ['no-break spaces between its groups', '{"note":"4111\\u00a01111\\u00a01111\\u00a01111"}', 'extras.note'],
+  ['zero-width spaces between its groups', '{"note":"4111\\u200b1111\\u200b1111\\u200b1111"}', 'extras.note'],
   ['a no-break space after it', '{"note":"4111 1111 1111 1111\\u00a0"}', 'extras.note'],
   ['an international prefix before it, with more digits than a phone number has', '{"note":"00 4111 1111 1111 1111"}', 'extras.note'],
   ['an escaped euro sign before it', '{"note":"\\u20ac4111111111111111"}', 'extras.note'],
@@ -307,6 +308,8 @@ const kUnicodeCardBodies: Array<[string, string, string]> = [
   ['an em dash before it', '{"note":"x —4111111111111111"}', 'extras.note'],
   ['narrow no-break spaces between its groups', '{"note":"4111\u202f1111\u202f1111\u202f1111"}', 'extras.note'],
   ['spaced dashes and thin spaces between its groups', '{"note":"4111 - 1111\u20091111 \u2013 1111"}', 'extras.note'],
+  // As a copy from a web page or a word processor carries them.
+  ['hair spaces, a zero-width space and a soft hyphen between its groups', '{"note":"4111\u200a1111\u200b1111\u00ad1111"}', 'extras.note'],
   // Digits of other scripts are digits (an IME in fullwidth mode, Arabic-Indic digits).
   ['fullwidth digits', '{"note":"カード番号 ４１１１ １１１１ １１１１ １１１１"}', 'extras.note'],
   ['Arabic-Indic digits', '{"note":"٤١١١١١١١١١١١١١١١"}', 'extras.note'],

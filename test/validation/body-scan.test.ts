@@ -75,8 +75,8 @@ test('ignores an order id with dashes', detects, '{"order":"ORD-2024-4662933167"
 test('ignores an amount in wei', detects, '{"wei":"12345679000000000"}', false);
 test('detects a Diners 4-6-4 layout', detects, '{"a":"3622 720627 1667"}', true);
 test('ignores groups not laid out as a card (4-5-4-3)', detects, '{"a":"4111 11111 1111 111"}', false);
-test('detects a card separated by double spaces, spaced dashes, thin and ideographic spaces, en dashes', (t) => {
-  for (const separator of ['  ', ' - ', '\u2009', '\u3000', '\u2013', '\u2011', '\u2010']) {
+test('detects a card separated by double spaces, spaced dashes, en, thin, hair and ideographic spaces, en dashes, soft hyphens and zero-width characters', (t) => {
+  for (const separator of ['  ', ' - ', '\u2009', '\u3000', '\u2013', '\u2011', '\u2010', '\u2002', '\u200a', '\u00ad', '\u200b', '\u2060', '\ufeff', ' \u200b']) {
     const text = JSON.stringify({ a: ['4111', '1111', '1111', '1111'].join(JSON.parse(`"${separator}"`)) });
     t.true(containsCardNumber(text), JSON.stringify(separator));
   }
