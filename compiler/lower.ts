@@ -472,8 +472,16 @@ function lowerHas(ctx: ExprContext, sel: ASTNode, node: ASTNode): Lowered {
     base = lowered(guarded(ctx, [base], ([b]) => _`${ctx.rt('field')}(${b}, ${f})`), kDyn, true);
   }
   const last = rest[rest.length - 1] as string;
-  // has() on a value without fields (a string, a list) is a type error: the rule is degraded.
-  return lowered(guarded(ctx, [base], ([b]) => _`${ctx.rt('hasField')}(${b}, ${last})`), kBool, true);
+  // A member of an absent or null parent is absent: has() is false (the parent's absence is not
+  // passed on, as a selection passes it on). has() on a value without fields (a string, a list)
+  // is a type error, and an error in the chain stays one: the rule is degraded.
+  const t = base.simple ? base.code : _`${ctx.frame.temp()}`;
+  const head = base.simple ? _`` : _`${t} = ${base.code}, `;
+  return lowered(
+    _`(${head}typeof ${t} === "symbol" ? (${t} === ${N.absent} ? false : ${t}) : ${ctx.rt('hasField')}(${t}, ${last}))`,
+    kBool,
+    true,
+  );
 }
 
 /**

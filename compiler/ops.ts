@@ -16,7 +16,7 @@ import {
 } from './ir.js';
 import { RE2JS } from 're2js';
 import type { Estimate, SizeBound } from './size.js';
-import { elementOf, elementsOf, kScalarSize, maxSize } from './size.js';
+import { elementsOf, kScalarSize, maxSize } from './size.js';
 import { kListIdPattern, kMaxRegexPatternLength } from './limits.js';
 import * as runtime from './runtime/index.js';
 import { characterLength } from '../src/shared/text.js';
@@ -39,6 +39,8 @@ export interface BinaryCostArgs {
   readonly right: SizeBound;
   /** The checked type of the result ('string', 'list', 'dyn', ...). */
   readonly kind: string;
+  /** The checked type of the right operand. */
+  readonly rightKind: string;
   /** The right side is a list of literals (`in` becomes a Set lookup). */
   readonly rightIsLiteralList: boolean;
 }
@@ -51,11 +53,17 @@ function compareCost({ left, right }: BinaryCostArgs): Estimate {
   return { cost: 1 + runtime.traversal(Math.min(left.deep, right.deep)), size: kScalarSize };
 }
 
-/** `x in list` compares x with every element (runtime inOp); a literal list or a map is one lookup. */
-function inCost({ left, right, rightIsLiteralList }: BinaryCostArgs): Estimate {
-  if (rightIsLiteralList) return kScalarEstimate;
-  const per = 1 + runtime.traversal(Math.min(left.deep, elementOf(right).deep));
-  return { cost: 1 + elementsOf(right) * per, size: kScalarSize };
+/**
+ * `x in c` (runtime inOp): a list of literals is one Set lookup, a map one lookup of x; any other
+ * list compares x with every element, a unit each and a pass over the smaller of the two at most.
+ * The elements share the list's size, so those passes together read at most the whole list once
+ * (or x once per element).
+ */
+function inCost({ left, right, rightKind, rightIsLiteralList }: BinaryCostArgs): Estimate {
+  if (rightIsLiteralList || rightKind === 'map') return kScalarEstimate;
+  // A list, or a value of no declared type (dyn), which may also be a map: the list's cost bounds both.
+  const n = elementsOf(right);
+  return { cost: 1 + n + runtime.traversal(Math.min(n * left.deep, right.deep)), size: kScalarSize };
 }
 
 /** `+`: strings and lists are copied (runtime strcat, concat); numbers and times cost one. */

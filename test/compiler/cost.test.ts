@@ -38,6 +38,11 @@ const kRealistic = [
   'extras.scores.all(k, extras.scores[k] > 0.5)',
   "size(extras.tags + extras.more_tags) > 10",
   "user.email.split('@')[1] in ['mailinator.com', 'yopmail.com']",
+  // A value of the event in a list or map of the event: one pass over the list, or one lookup.
+  'payment.bin in extras.bins',
+  'context.ip in extras.allowed_ips',
+  'context.country in extras.blocked_countries',
+  "extras.k in extras && 'campaign' in extras",
   "context.user_agent.lowerAscii().matches('(headless|phantomjs|selenium|python-requests|curl/|wget/)') && extras.tags.exists(t, t == 'bot')",
 ];
 
@@ -97,6 +102,9 @@ const kAtTheBounds: readonly [string, Record<string, unknown>][] = [
   ["extras.tags.exists(t, t.contains('promo'))", { tags: ['a'.repeat(kMaxBodyBytes / 2), ...Array.from({ length: 1000 }, () => 'b')] }],
   ["extras.s.lowerAscii().matches('(headless|curl/)')", { s: 'A'.repeat(kMaxBodyBytes - 100) }],
   ["'vip' in extras.tags", { tags: Array.from({ length: kMaxBodyBytes / 4 }, (_, i) => i) }],
+  ['extras.bin in extras.bins', { bin: '4'.repeat(kMaxBodyBytes / 4), bins: Array.from({ length: 1000 }, () => '4'.repeat(kMaxBodyBytes / 4000 - 3)) }],
+  ['extras.bin in extras.card_bins', { bin: '411111', card_bins: Array.from({ length: kMaxBodyBytes / 10 }, () => '411112') }],
+  ['extras.l in extras.ls', { l: Array.from({ length: 1000 }, () => 1), ls: Array.from({ length: 100 }, () => Array.from({ length: 1000 }, () => 1)).concat([[2]]) }],
   ['size(extras.a + extras.b) > 10', { a: Array.from({ length: 200_000 }, () => 1), b: Array.from({ length: 200_000 }, () => 2) }],
   ["extras.tags.map(t, t + '!').exists(x, x == 'b!')", { tags: Array.from({ length: 100_000 }, () => 'abc') }],
   ['extras.scores.all(k, extras.scores[k] > 0.5)', { scores: Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, 1])) }],
