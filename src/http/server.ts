@@ -69,6 +69,19 @@ export interface HttpServerOptions {
   readonly accessLog?: AccessLog | null;
 }
 
+/**
+ * The last X-Forwarded-For line: a proxy may add a line of its own rather than join the client's
+ * (HAProxy's `option forwardfor`), and getHeader reads the first, the client's to invent.
+ */
+function lastForwardedFor(req: HttpRequest): string {
+  if (req.getHeader('x-forwarded-for') === '') return '';
+  let last = '';
+  req.forEach((name, value) => {
+    if (name === 'x-forwarded-for') last = value;
+  });
+  return last;
+}
+
 /** Headers a request sent more than once would be read ambiguously (#countHeaders). */
 interface HeaderCounts {
   readonly contentLengths: number;
@@ -302,7 +315,7 @@ export class HttpServer {
     const authorizations = authorization === '' ? 0 : (counted ?? this.#countHeaders(req)).authorizations;
     const contentType = route.body === 'none' ? '' : req.getHeader('content-type');
     const origin = route.cors ? req.getHeader('origin') : '';
-    const forwardedFor = this.#options.trustProxy ? req.getHeader('x-forwarded-for') : '';
+    const forwardedFor = this.#options.trustProxy ? lastForwardedFor(req) : '';
     const query = req.getQuery() ?? '';
     const addressOf = (): string => this.#callerAddress(exchange, forwardedFor);
 

@@ -4,6 +4,7 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { api, runCli, startServer, waitFor, type TestServer } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
+import { exchangeRaw, parseResponses } from '../_helpers/raw-http.js';
 
 async function createKey(server: TestServer): Promise<string> {
   const result = await runCli(['keys', 'create', '--data-dir', server.dataDir, '--project', 'live', '--kind', 'secret', '--json']);
@@ -157,6 +158,27 @@ test.serial('with TRUST_PROXY on, the caller is the last X-Forwarded-For hop', a
         (await from('198.51.100.1, 198.51.100.2')).status,
       ];
       return () => t.deepEqual(statuses, [401, 401, 429, 401], 'the third failure from 198.51.100.1 is refused; 198.51.100.2 is another caller');
+    });
+  } finally {
+    await server.stop();
+  }
+});
+
+test.serial('with TRUST_PROXY on, a proxy that adds its own X-Forwarded-For line names the caller: the last hop of the last line', async (t) => {
+  const server = await startServer({ env: { RATE_LIMIT_FAILED_KEY_LOOKUPS: '2', RATE_LIMIT_WINDOW_SECONDS: String(kLookupWindowSeconds), TRUST_PROXY: 'on' } });
+  try {
+    // HAProxy's `option forwardfor` adds a line rather than joining the client's; fetch would join them.
+    const from = async (lines: readonly string[]): Promise<number> => {
+      const head = ['GET /v1/rules HTTP/1.1', 'Host: 127.0.0.1', 'Authorization: Bearer ak_live_BBBBBBBBBBBBBBBBBBBBBB', ...lines.map((line) => `X-Forwarded-For: ${line}`)];
+      const { bytes } = await exchangeRaw(server.port, `${head.join('\r\n')}\r\n\r\n`, 1);
+      return parseResponses(bytes)[0]!.status;
+    };
+    await inOneLookupWindow(async () => {
+      const statuses: number[] = [];
+      // The client invents a new first line each time; the proxy's line names it as 198.51.100.3.
+      for (let i = 1; i <= 3; i++) statuses.push(await from([`203.0.113.${i}`, '198.51.100.3']));
+      statuses.push(await from(['198.51.100.3', '198.51.100.4']));
+      return () => t.deepEqual(statuses, [401, 401, 429, 401], 'the third failure from 198.51.100.3 is refused, whatever line came first; 198.51.100.4 is another caller');
     });
   } finally {
     await server.stop();
