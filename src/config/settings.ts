@@ -207,8 +207,21 @@ export function loadConfig(flags: SettingFlags, env: NodeJS.ProcessEnv): Config 
       throw new ConfigError(`FAULT_INJECTION / --fault-injection: unknown fault ${JSON.stringify(fault)}; known: ${kFaults.join(', ')}`);
     }
   }
+  const headerProblem = maxHeaderBytesProblem(env.UWS_HTTP_MAX_HEADERS_SIZE);
+  if (headerProblem !== null) throw new ConfigError(`UWS_HTTP_MAX_HEADERS_SIZE: ${headerProblem}`);
   if (resolved.workers === 0) resolved.workers = Math.max(1, availableParallelism() - 1);
   return Object.freeze(resolved) as Config;
+}
+
+/** The request headers' limit uWebSockets.js reads from the environment itself (src/http/uws-limits.ts), whose C parser takes junk as 0: every request 431. */
+const kMaxHeaderBytesRange = [1024, 1_048_576] as const;
+
+function maxHeaderBytesProblem(raw: string | undefined): string | null {
+  if (raw === undefined || raw === '') return null;
+  if (!/^\d+$/.test(raw.trim())) return `expected a number of bytes, got ${JSON.stringify(raw)}`;
+  const bytes = Number(raw.trim());
+  const [low, high] = kMaxHeaderBytesRange;
+  return bytes < low || bytes > high ? `must be between ${low} and ${high} bytes` : null;
 }
 
 function convert(raw: string, setting: SettingDefinition, source: string): unknown {

@@ -71,6 +71,11 @@ test('unknown commands, actions and flags are usage errors (exit 2)', async (t) 
   t.is(badSetting.code, 2);
   t.regex(badSetting.stderr, /--port/);
   t.is((await runCli(['serve'], { RATE_LIMIT_PER_ROUTE: '0' })).code, 2);
+  for (const value of ['abc', '0', '2000000']) {
+    const badHeaders = await runCli(['serve'], { UWS_HTTP_MAX_HEADERS_SIZE: value });
+    t.is(badHeaders.code, 2, `UWS_HTTP_MAX_HEADERS_SIZE=${value}`);
+    t.regex(badHeaders.stderr, /UWS_HTTP_MAX_HEADERS_SIZE/);
+  }
   for (const value of ['9', '3600001', '250ms']) {
     const badFlush = await runCli(['serve'], { DERIVED_FLUSH_MS: value });
     t.is(badFlush.code, 2, `DERIVED_FLUSH_MS=${value}`);

@@ -26,4 +26,10 @@ test('a word where an integer goes is refused', refused({}, { PORT: 'eighty' }, 
 test('a boolean that is not on or off is refused', refused({ 'access-log': 'maybe' }, {}, '--access-log: expected on or off, got "maybe"'));
 test('a string outside its choices is refused', refused({}, { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL / --log-level: must be one of debug, info, warn, error'));
 test('an empty flag is refused, not taken as unset', refused({ 'data-dir': '' }, { DATA_DIR: '/srv/data' }, '--data-dir: empty value; give a value, or leave the flag out to use DATA_DIR or the default'));
+test('a header limit for uWebSockets.js that is not a number is refused', refused({}, { UWS_HTTP_MAX_HEADERS_SIZE: 'abc' }, 'UWS_HTTP_MAX_HEADERS_SIZE: expected a number of bytes, got "abc"'));
+test('a header limit for uWebSockets.js out of range is refused', refused({}, { UWS_HTTP_MAX_HEADERS_SIZE: '0' }, 'UWS_HTTP_MAX_HEADERS_SIZE: must be between 1024 and 1048576 bytes'));
+test('an empty header limit counts as unset; one in range passes', (t) => {
+  t.notThrows(() => loadConfig({}, { UWS_HTTP_MAX_HEADERS_SIZE: '' }));
+  t.notThrows(() => loadConfig({}, { UWS_HTTP_MAX_HEADERS_SIZE: '32768' }));
+});
 test('an unknown fault is refused', refused({}, { FAULT_INJECTION: 'gremlins' }, 'FAULT_INJECTION / --fault-injection: unknown fault "gremlins"; known: rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang, derived_rows_fail, case_folds_fail, port_taken_after_check, erasure_read_fails'));

@@ -3,7 +3,7 @@
 // uWebSockets.js gives before our code runs are pinned here and listed in docs/operations.md.
 import test from 'ava';
 import { randomUUID } from 'node:crypto';
-import { api, serverForFile, storedEventCount } from '../_helpers/server.js';
+import { api, serverForFile, startServer, storedEventCount } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
 import { exchangeRaw, parseResponses } from '../_helpers/raw-http.js';
 
@@ -122,6 +122,18 @@ test('an absolute-form target: 505', answeredByTheLibrary, () => raw('GET http:/
 test('an asterisk-form target: 505', answeredByTheLibrary, () => raw('OPTIONS * HTTP/1.1', []), 505);
 test('the HTTP/2 preface: 505', answeredByTheLibrary, () => 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 505);
 test('headers over 16 KiB: 431', answeredByTheLibrary, () => raw('GET /healthz HTTP/1.1', [`X-Padding: ${'a'.repeat(17_000)}`]), 431);
+
+test('UWS_HTTP_MAX_HEADERS_SIZE set empty counts as unset: 16 KiB, not every request 431', async (t) => {
+  const server = await startServer({ env: { UWS_HTTP_MAX_HEADERS_SIZE: '' } });
+  try {
+    const fits = parseResponses((await exchangeRaw(server.port, raw('GET /healthz HTTP/1.1', [`X-Padding: ${'a'.repeat(15_000)}`]), 1)).bytes);
+    t.is(fits[0]?.status, 200);
+    const over = parseResponses((await exchangeRaw(server.port, raw('GET /healthz HTTP/1.1', [`X-Padding: ${'a'.repeat(17_000)}`]))).bytes);
+    t.is(over[0]?.status, 431);
+  } finally {
+    await server.stop();
+  }
+});
 
 test('headers of 5 KiB and of nearly 16 KiB (cookies, forwarded headers) reach our code: the envelope and x-request-id', async (t) => {
   for (const padding of [5_000, 15_500]) {
