@@ -4,7 +4,7 @@
 // commits), foreign keys on, and a busy timeout for the moments the command line writes too.
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export type Db = Database.Database;
 
@@ -72,7 +72,7 @@ export class DataDirError extends Error {}
 export function secureDataDir(dataDir: string): void {
   process.umask(0o077);
   try {
-    if (!existsSync(dataDir)) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    if (!existsSync(dataDir)) makeDirectories(dataDir, 0o700);
     // Never the mode of a file named by mistake.
     else if (!statSync(dataDir).isDirectory()) throw new DataDirError(`the data dir ${dataDir} is not a directory; give a directory (it is made if it does not exist)`);
     chmodSync(dataDir, 0o700);
@@ -84,6 +84,19 @@ export function secureDataDir(dataDir: string): void {
     // A path the process may not write (EACCES, EPERM), or one under a file (ENOTDIR): one line.
     throw new DataDirError(`the data dir ${dataDir} could not be made or secured: ${(error as Error).message}`);
   }
+}
+
+/**
+ * mkdirSync(path, { recursive: true }) without its loop: Node's retries forever an mkdir that
+ * answers ENOENT under a parent that exists (/proc/x, /sys/x). Each missing level is made alone.
+ */
+function makeDirectories(path: string, mode: number): void {
+  const missing: string[] = [];
+  for (let at = resolve(path); !existsSync(at); at = dirname(at)) {
+    missing.push(at);
+    if (dirname(at) === at) break;
+  }
+  for (const dir of missing.reverse()) mkdirSync(dir, { mode });
 }
 
 /**

@@ -129,6 +129,12 @@ test('a data dir that cannot be made (under a file): exit 1 at once, one line, n
   t.is(readFileSync(file, 'utf8'), 'mine');
 });
 
+test('a data dir where the kernel makes nothing (under /proc): exit 1 at once, one line', async (t) => {
+  // Node's recursive mkdir loops forever there (it answers ENOENT under a parent that exists).
+  const refused = await failedStart(['--port', '0', '--data-dir', `/proc/fraud-scorer-${process.pid}/data`]);
+  assertOneLineRefusal(t, refused, /^fraud-scorer serve: the data dir \/proc\/fraud-scorer-\d+\/data could not be made or secured: ENOENT: no such file or directory, mkdir .*$/);
+});
+
 test('a second server on the same data dir exits 1 with one line; after the first is killed, a new one starts', async (t) => {
   const dataDir = makeDataDir();
   const first = await startServer({ dataDir });
