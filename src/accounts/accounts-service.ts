@@ -478,12 +478,23 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   // The trail names the account by its acc_ id (or, known only from queued events, by the keyed
   // hash the erasures table keeps): never by the external id, which may itself be personal. Every
   // project that used the account has the record in its own trail: an erasure across projects
-  // changed their data too, and says which project asked (`by_project`).
+  // changed their data too, and says which project asked (`by_project`). Each names only its own
+  // lists; every list the erasure took items from, whichever project of the tenant's side holds
+  // it, has a record of its own in that project's trail (its owners see who changed it, and when).
+  const erasedAccount = accountId ?? `pending:${request.externalIdHash}`;
+  const byProject = (project: string): Record<string, string> => (project === projectId ? {} : { by_project: projectId });
   for (const usedByProject of [projectId, ...[...usedBy].filter((other) => other !== projectId).sort()]) {
+    const ownLists = lists.lists.filter((list) => list.projectId === usedByProject).map((list) => `${list.projectId}/${list.listId}`);
     recordAudit(db, {
-      projectId: usedByProject, actor: request.actor, action: 'account.erase',
-      target: `account:${accountId ?? `pending:${request.externalIdHash}`}`,
-      summary: { ...summary.erased, across_projects: usedBy.size > 1, lists: lists.lists, ...(usedByProject === projectId ? {} : { by_project: projectId }) },
+      projectId: usedByProject, actor: request.actor, action: 'account.erase', target: `account:${erasedAccount}`,
+      summary: { ...summary.erased, across_projects: usedBy.size > 1, lists: ownLists, ...byProject(usedByProject) },
+      at: now,
+    });
+  }
+  for (const list of lists.lists) {
+    recordAudit(db, {
+      projectId: list.projectId, actor: request.actor, action: 'list.items_erase', target: `list:${list.listId}`,
+      summary: { removed: list.removed, account: erasedAccount, ...byProject(list.projectId) },
       at: now,
     });
   }

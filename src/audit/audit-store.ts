@@ -9,7 +9,7 @@ import type { Db } from '../store/database.js';
 /** Every action the trail records (docs/audit.md lists what each summary holds). */
 export const kAuditActions = [
   'rule.create', 'rule.replace', 'policy.replace', 'ruleset.publish', 'ruleset.restore',
-  'list.create', 'list.delete', 'list.items_add', 'list.items_remove', 'list.items_expire',
+  'list.create', 'list.delete', 'list.items_add', 'list.items_remove', 'list.items_expire', 'list.items_erase',
   'case.change', 'event.label', 'event.unlabel', 'account.erase',
   'key.create', 'key.revoke',
   'webhook.set', 'webhook.rotate_secret', 'webhook.remove', 'webhook.redeliver',

@@ -91,10 +91,16 @@ export class ErasableValues {
 export interface ListErasure {
   /** Items removed, in all lists together. */
   readonly removed: number;
-  /** The lists they were in, as project_id/list_id. */
-  readonly lists: string[];
+  /** The lists (not deleted) items were removed from, with how many each: lists of other projects of the tenant's side too. */
+  readonly lists: readonly ErasedFromList[];
   /** The lists clock afterwards. */
   readonly seq: number;
+}
+
+export interface ErasedFromList {
+  readonly projectId: string;
+  readonly listId: string;
+  readonly removed: number;
 }
 
 /** Inside the erasure's transaction: removes the account's values from the environment's lists. */
@@ -106,7 +112,7 @@ export function eraseListValues(db: Db, tenantId: string, environment: string, v
   ).all(tenantId, environment) as Array<{ lid: number; project_id: string; list_id: string; kind: ListKind; deleted_at: number | null }>;
   const removeItem = db.prepare('DELETE FROM list_items WHERE lid = ? AND value = ?');
   let removed = 0;
-  const touched: string[] = [];
+  const touched: ErasedFromList[] = [];
   const reload = new Set<number>();
   for (const list of lists) {
     let fromList = 0;
@@ -114,7 +120,7 @@ export function eraseListValues(db: Db, tenantId: string, environment: string, v
     if (fromList === 0) continue;
     removed += fromList;
     if (list.deleted_at !== null) continue;
-    touched.push(`${list.project_id}/${list.list_id}`);
+    touched.push({ projectId: list.project_id, listId: list.list_id, removed: fromList });
     reload.add(list.lid);
     db.prepare('UPDATE lists SET item_count = item_count - ?, updated_at = ? WHERE lid = ?').run(fromList, now, list.lid);
   }

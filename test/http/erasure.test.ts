@@ -4,6 +4,7 @@
 // src/shared/fault-latch.ts): an event held after scoring and before storing is "in flight"; the
 // background scorer held at start keeps async events "queued". No test sleeps or times anything.
 import test from 'ava';
+import { newProject } from '../_helpers/rules.js';
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -335,6 +336,37 @@ test('lists and labels holding the erased account\'s values: its items go, range
   } finally {
     await server.stop();
   }
+});
+
+test('an erasure that takes items from another project\'s lists is in that project\'s trail; each trail names only its own lists', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const other = await newProject(server, 'none');
+  const email = `erased-${randomUUID().slice(0, 8)}@example.org`;
+  for (const [listKey, listId] of [[key, 'own_emails'], [other.key, 'their_emails']] as const) {
+    t.is((await api(server, 'POST', '/v1/lists', { key: listKey, body: { list_id: listId, kind: 'email' } })).status, 201);
+    t.is((await api(server, 'POST', `/v1/lists/${listId}/items`, { key: listKey, body: { items: [{ value: email }, { value: 'stays@example.org' }] } })).status, 200);
+  }
+  const external = `cross-list-${randomUUID().slice(0, 8)}`;
+  const scored = await post(server, key, { external_account_id: external, user: { email } });
+  const erased = await api(server, 'DELETE', `/v1/accounts/${external}`, { key });
+  t.is(erased.status, 200, erased.text);
+  t.like(erased.body.data.erased, { list_items: 2 });
+
+  const trail = async (auditKey: string) => (await api(server, 'GET', '/v1/audit', { key: auditKey })).body.data.records as Array<{ action: string; target: string; actor: string; summary: Record<string, unknown> }>;
+  const theirs = (await trail(other.key)).filter((record) => record.action === 'list.items_erase');
+  t.is(theirs.length, 1, 'the other project sees who took an item off its list');
+  t.like(theirs[0], { target: 'list:their_emails', actor: server.bootstrap.keys.live_secret.key_id });
+  t.deepEqual(theirs[0]!.summary, { removed: 1, account: scored.account_public_id, by_project: server.bootstrap.live_project_id });
+  t.is((await api(server, 'GET', '/v1/lists/their_emails', { key: other.key })).body.data.item_count, 1);
+
+  const ours = await trail(key);
+  const erasure = ours.find((record) => record.action === 'account.erase');
+  t.deepEqual(erasure?.summary.lists, [`${server.bootstrap.live_project_id}/own_emails`], 'no list of another project is named');
+  const ownList = ours.filter((record) => record.action === 'list.items_erase');
+  t.is(ownList.length, 1);
+  t.deepEqual(ownList[0]!.summary, { removed: 1, account: scored.account_public_id });
 });
 
 test('the sightings of the devices the erased account\'s events named are erased, in its environment only', async (t) => {
