@@ -86,9 +86,9 @@ export class BacktestTally {
     for (const from of kDecisions) for (const to of kDecisions) this.#transitions.set(`${from}>${to}`, { events: 0, samples: [] });
   }
 
-  notReplayable(reason: 'no_recorded_signals' | 'erased' | 'signals_not_recorded', group?: SignalGroup): void {
+  notReplayable(reason: 'no_recorded_signals' | 'erased' | 'signals_not_recorded', groups: readonly SignalGroup[] = []): void {
     this.#notReplayable[reason]++;
-    if (group !== undefined) this.#missingGroups[group]++;
+    for (const group of groups) this.#missingGroups[group]++;
   }
 
   replayed(event: ReplayedEvent): void {

@@ -161,7 +161,7 @@ export function runBacktest(db: Db, job: BacktestJob, progress: ProgressCells, h
   function judge(row: EventRow): void {
     const replay = replayInput(payloadText(row.payload), row.signals, row.scored_at!, reads);
     if (!replay.ok) {
-      tally.notReplayable(replay.reason, replay.reason === 'signals_not_recorded' ? replay.group : undefined);
+      tally.notReplayable(replay.reason, replay.reason === 'signals_not_recorded' ? replay.groups : []);
       return;
     }
     const listView = lists.forEvent(job.projectId, snapshotAt, userCountry(replay.input.event));

@@ -35,16 +35,16 @@ export type ReplayInput =
   /** Its account was erased: the payload keeps only amounts and ids (accounts/erasure.ts). */
   | { readonly ok: false; readonly reason: 'erased' }
   /** The candidate reads a group the scoring version did not, so it was never computed for the event. */
-  | { readonly ok: false; readonly reason: 'signals_not_recorded'; readonly group: SignalGroup };
+  | { readonly ok: false; readonly reason: 'signals_not_recorded'; readonly groups: readonly SignalGroup[] };
 
 export function replayInput(payload: string, recorded: string | null, scoredAt: number, reads: SignalGroups): ReplayInput {
   if (recorded === null) return { ok: false, reason: 'no_recorded_signals' };
   const event = JSON.parse(payload) as EventInput & { erased?: unknown };
   if (event.erased === true) return { ok: false, reason: 'erased' };
   const stateful = decodeRecordedSignals(recorded);
-  for (const group of kSignalGroups) {
-    if (reads[group] && stateful[group] === undefined) return { ok: false, reason: 'signals_not_recorded', group };
-  }
+  // Every group missing, not the first: the report counts each (docs/backtests.md).
+  const missing = kSignalGroups.filter((group) => reads[group] && stateful[group] === undefined);
+  if (missing.length > 0) return { ok: false, reason: 'signals_not_recorded', groups: missing };
   // As prepare-event.ts computes them for the rules.
   const phone = analyzeEventPhone(event);
   const email = analyzeEmail(typeof event.user?.email === 'string' ? normalizeEmail(event.user.email) : null);

@@ -239,6 +239,11 @@ test('events that cannot be judged exactly are counted apart: no recorded signal
     decisions: { stored: { allow: 0, review: 0, block: 0 } },
   });
   t.like(drafts.report.rules.find((rule: { rule_id: string }) => rule.rule_id === 'busy_ip'), { candidate_status: 'active', candidate: { hits: 0 } });
+
+  // Two groups the scoring version did not read, in one rule: each counted, not only the first.
+  await createRule(server, project.key, ruleBody('linked_and_busy', { kind: 'scoring', score_delta: 5, expression: 'links.email >= 1 || account.events >= 3' }));
+  const both = await backtest(project.key, window(startedAt));
+  t.like(both.report, { not_replayable: { signals_not_recorded: 6, missing_signals: { velocity: 6, links: 6, account: 6 } } });
 });
 
 test('a stored result that cannot be read fails the backtest, naming the event', async (t) => {
