@@ -38,7 +38,12 @@
   }
 
   function text(value, maxLength) {
-    return typeof value === 'string' ? value.slice(0, maxLength) : '';
+    if (typeof value !== 'string') return '';
+    var cut = value.slice(0, maxLength);
+    // A cut between the two halves of a character beyond U+FFFF (an emoji) would send half of it,
+    // a lone surrogate the server refuses: the half goes too.
+    var last = cut.charCodeAt(cut.length - 1);
+    return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
   }
 
   function whole(value, min, max) {

@@ -224,4 +224,22 @@ if (!existsSync(kChromium) && !kBrowserRequired) {
     t.deepEqual(links.map((link) => [link.signal_type, link.account_public_id]), [['fp', second.account_public_id]]);
     t.not(first.account_public_id, second.account_public_id);
   });
+
+  test.serial('a browser text cut at its limit inside a character beyond U+FFFF is sent whole-charactered, and accepted', async (t) => {
+    const page = await state.context!.newPage();
+    // user_agent is cut at 1,024 UTF-16 units: an emoji across the cut would leave half of it, a
+    // lone surrogate the server refuses.
+    await page.addInitScript(() => {
+      // Runs in the page: its Navigator, which Node's types do not declare.
+      const { Navigator } = globalThis as unknown as { Navigator: { prototype: object } };
+      Object.defineProperty(Navigator.prototype, 'userAgent', { get: () => `${'a'.repeat(1023)}\u{1F600}` });
+    });
+    const posted = page.waitForRequest((request) => request.url().endsWith('/v1/fp/collect') && request.method() === 'POST', { timeout: kWaitMs });
+    await page.goto(`${state.shopOrigin}/tag.html`);
+    const outcome = await outcomeOf(page);
+    t.is(outcome.error, undefined, JSON.stringify(outcome.error));
+    t.regex(outcome.result?.fp_id ?? '', kFpIdPattern);
+    t.is(((await posted).postDataJSON() as { components: { user_agent: string } }).components.user_agent, 'a'.repeat(1023));
+    await page.close();
+  });
 }
