@@ -154,6 +154,10 @@ export function parseCaseChange(body: Record<string, unknown>): Checked<CaseChan
   if ('updated_at' in body) {
     const at = typeof body.updated_at === 'string' ? parseRfc3339(body.updated_at) : null;
     if (at === null) return invalid('updated_at', "updated_at must be the case's updated_at as you read it, an RFC 3339 date-time.");
+    // The API writes milliseconds: a value finer than that (…43.6991Z) is another instant, not the case's.
+    if (parseRfc3339(body.updated_at as string, 'up') !== at) {
+      return invalid('updated_at', "updated_at has digits below the millisecond, which no case's updated_at has; give it as you read it.");
+    }
     change.ifUpdatedAt = at;
   }
   if (Object.keys(body).every((name) => name === 'updated_at')) return invalid('body', 'Nothing to change: give status, resolution, assignee or note.');

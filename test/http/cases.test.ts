@@ -491,6 +491,13 @@ test('a PATCH with the updated_at it read changes the case only if nothing chang
     t.is(stale.body.errors[0]?.parameter, 'updated_at');
     t.true(stale.body.errors[0]?.message.includes(afterFirst.updated_at), stale.body.errors[0]?.message);
   }
+  // The instant read, with a digit below the millisecond: another instant, refused as well.
+  const finer = await api(server, 'PATCH', path, { key, body: { note: 'Finer.', updated_at: afterFirst.updated_at.replace('Z', '1Z') } });
+  t.is(finer.status, 400, finer.text);
+  t.like(finer.body.errors[0], { code: 'VALIDATION_ERROR', parameter: 'updated_at' });
+  // Its digits below the millisecond all zero: the same instant, in another form.
+  const zeros = await api(server, 'PATCH', path, { key, body: { assignee: 'ana@fraud-team', updated_at: afterFirst.updated_at.replace('Z', '000Z') } });
+  t.is(zeros.status, 200, zeros.text);
   t.deepEqual((await api(server, 'GET', path, { key })).body.data, afterFirst);
   t.is((await api(server, 'GET', `/v1/events/${event.event_id}`, { key })).body.data.label, null);
   t.is((await api(server, 'GET', auditPath, { key })).body.data.records.length, auditAfterFirst);
