@@ -42,6 +42,7 @@ type Body = RouteDefinition['body'];
 interface Extras {
   readonly liveOnly?: boolean;
   readonly cors?: boolean;
+  readonly ignoresQuery?: boolean;
   readonly alsoScope?: Scope;
   readonly admit?: Admission;
 }
@@ -53,6 +54,8 @@ function row(
   return {
     method, pattern, auth, scope, body, bodyLimit, rateLimit, handler,
     liveOnly: extras.liveOnly ?? false, cors: extras.cors ?? false, alsoScope: extras.alsoScope ?? null, admit: extras.admit ?? null,
+    // The keyless routes read no query (health probes, the agent's cache busters).
+    ignoresQuery: extras.ignoresQuery ?? auth === 'none',
   };
 }
 
@@ -74,7 +77,7 @@ export function buildRouteTable(h: RouteHandlers): RouteDefinition[] {
     row('GET',    '/v1/events/:event_id',    'key',  'cases:read',     'none', kMiB,                  'route', h.readEvent),
     row('PUT',    '/v1/events/:event_id/label', 'key', 'cases:write',  'json', kMiB,                  'route', h.labelEvent),
     row('DELETE', '/v1/events/:event_id/label', 'key', 'cases:write',  'none', kMiB,                  'route', h.unlabelEvent),
-    row('POST',   '/v1/fp/collect',          'key',  'fp:write',       'json', kFingerprintBodyLimit, 'fp',    h.fpCollect, { cors: true }),
+    row('POST',   '/v1/fp/collect',          'key',  'fp:write',       'json', kFingerprintBodyLimit, 'fp',    h.fpCollect, { cors: true, ignoresQuery: true }),
     // cors so that pages may load it with integrity= and crossorigin="anonymous" (subresource integrity).
     row('GET',    '/v1/fp/agent.js',         'none', null,             'none', kMiB,                  'none',  h.fpAgent, { cors: true }),
     // Rules API (DESIGN §3, docs/rules-api.md). The static /v1/rules/publish and /v1/rules/backtests

@@ -37,6 +37,7 @@ import type { AuthenticatedKey, KeyRegistry } from '../auth/key-registry.js';
 import { apiError, isApiError, type ApiError } from '../shared/errors.js';
 import { LogBudget, type AccessLog, type Logger } from '../shared/log.js';
 import type { Metrics } from '../shared/metrics.js';
+import { malformedQueryEscape } from '../shared/query.js';
 import { parseJsonObjectBody, type JsonObject } from '../validation/json-body.js';
 import { failureBody, isWellFormedRequestId, serializedSuccessBody, statusLine, successBody } from './envelope.js';
 import { framingProblem, isJsonMediaType } from './framing.js';
@@ -346,6 +347,11 @@ export class HttpServer {
         return;
       }
     }
+    const badEscape = route.ignoresQuery || query === '' ? null : malformedQueryEscape(query);
+    if (badEscape !== null) {
+      this.#sendError(exchange, badEscape, kNoHeaders);
+      return;
+    }
 
     const start = (body: JsonObject | null, bodyText: string): void => {
       const context: RequestContext = {
@@ -380,7 +386,6 @@ export class HttpServer {
     this.#readBody(exchange, route, key, contentLength, start);
   }
 
-  /** Counts the framing headers (getHeader sees only the first of each). */
   /** The headers getHeader reads only the first of, counted: the framing ones and Authorization. */
   #countHeaders(req: HttpRequest): HeaderCounts {
     const counts = { contentLengths: 0, transferEncodings: [] as string[], authorizations: 0 };

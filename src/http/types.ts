@@ -75,6 +75,8 @@ export interface RouteDefinition {
   readonly rateLimit: RateLimitClass;
   /** Cross-origin callable from web pages: answers preflight, adds Access-Control-* headers. */
   readonly cors: boolean;
+  /** The route reads no query (a browser's cache busters): its escapes are not checked either. */
+  readonly ignoresQuery: boolean;
   readonly admit: Admission | null;
   readonly handler: Handler;
 }

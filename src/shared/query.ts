@@ -16,6 +16,33 @@ export function unknownOrRepeatedParameter(params: URLSearchParams, allowed: Rea
   return null;
 }
 
+/**
+ * A VALIDATION_ERROR naming the parameter whose name or value holds a malformed percent escape (a
+ * lone `%`, `%ZZ`) or escapes that write no UTF-8 (`%C3` alone); else null. URLSearchParams keeps
+ * the first as written and reads the second as U+FFFD: a filter would match nothing, an id find
+ * nothing, where the request is wrong.
+ */
+export function malformedQueryEscape(query: string): ApiError | null {
+  if (!query.includes('%')) return null;
+  for (const pair of query.split('&')) {
+    if (!pair.includes('%') || decodes(pair)) continue;
+    const equals = pair.indexOf('=');
+    const rawName = (equals === -1 ? pair : pair.slice(0, equals)).replaceAll('+', ' ');
+    const name = decodes(rawName) ? decodeURIComponent(rawName) : 'query';
+    return apiError('VALIDATION_ERROR', `${name} holds a malformed percent escape; write % as %25 and other characters as the %XX escapes of their UTF-8 bytes.`, name);
+  }
+  return null;
+}
+
+function decodes(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const kNoParameters: ReadonlySet<string> = new Set();
 
 /**

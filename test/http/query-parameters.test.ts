@@ -105,6 +105,21 @@ test(refused, { method: 'GET', path: '/v1/lists/no_such_list?limit=1&limit=2', p
 test(refused, { method: 'GET', path: '/v1/audit?limit=1&limit=2', parameter: 'limit' });
 test(refused, { method: 'GET', path: '/v1/webhooks/deliveries?limit=1&limit=2', parameter: 'limit' });
 
+// ---- A malformed percent escape: refused naming its parameter, not read as other text -------------
+test(refused, { method: 'GET', path: '/v1/cases?project_id={project}&assignee=%ZZ', parameter: 'assignee' });
+test(refused, { method: 'GET', path: '/v1/cases?project_id={project}&account=%C3', parameter: 'account' });
+test(refused, { method: 'GET', path: '/v1/audit?actor=key_%', parameter: 'actor' });
+test(refused, { method: 'GET', path: '/v1/webhooks/deliveries?st%ZZatus=failed', parameter: 'query' });
+test(refused, { method: 'POST', path: '/v1/events?x=%E2%82', body: minimalEvent(), parameter: 'x' });
+test(refused, { method: 'DELETE', path: '/v1/accounts/{account}?across_projects=%FF', parameter: 'across_projects' });
+
+test('well-formed escapes, in UTF-8, are read as what they write', async (t) => {
+  const assignee = 'zoë@fraud-team';
+  const response = await api(file.server, 'GET', `/v1/cases?project_id=${file.server.bootstrap.live_project_id}&assignee=${encodeURIComponent(assignee)}`, { key: file.key });
+  t.is(response.status, 200, response.text);
+  t.deepEqual(response.body.data.cases, []);
+});
+
 // ---- What a refusal leaves -----------------------------------------------------------------------
 test('POST /v1/events?async=true stores nothing; a bare "?" is no parameter', async (t) => {
   const body = minimalEvent();
@@ -141,13 +156,13 @@ test('a refused PUT /v1/events/{event_id}/label records no label', async (t) => 
 
 // ---- The routes that ignore the query (documented) -----------------------------------------------
 test('GET /v1/fp/agent.js, /healthz and /metrics ignore the query (cache busters, probes)', async (t) => {
-  for (const path of ['/v1/fp/agent.js?v=3', '/v1/fp/agent.js?v=3&v=4', '/healthz?probe=lb', '/metrics?name[]=up']) {
+  for (const path of ['/v1/fp/agent.js?v=3', '/v1/fp/agent.js?v=3&v=4', '/healthz?probe=lb', '/metrics?name[]=up', '/healthz?x=%ZZ']) {
     t.is((await api(file.server, 'GET', path)).status, 200, path);
   }
 });
 
 test('POST /v1/fp/collect ignores the query: the page that calls it may not control the URL', async (t) => {
-  const response = await api(file.server, 'POST', '/v1/fp/collect?_=1700000000000', {
+  const response = await api(file.server, 'POST', '/v1/fp/collect?_=1700000000000&ref=%ZZ', {
     key: file.server.bootstrap.keys.live_publishable.key,
     body: { components: components() },
     headers: { origin: 'https://shop.example' },
