@@ -2,7 +2,7 @@
 // parameters (`/v1/scores/:event_id`) are tried segment by segment. Built once at start.
 //
 // A known path with another method is reported as such, so the server can answer 405 with an
-// Allow header instead of 404.
+// Allow header instead of 404. A static path wins over a pattern that would match it.
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
@@ -58,17 +58,10 @@ export class Router<R extends Routable> {
   }
 
   match(method: string, path: string): RouteMatch<R> {
+    // A static path is its routes' alone: GET /v1/rules/publish is 405 (Allow: POST), not the rule
+    // "publish", an id no rule may take (rules-request.ts, kReservedRuleIds).
     const byMethod = this.#static.get(path);
-    if (byMethod !== undefined) {
-      const found = pick(byMethod, method, kNoParams);
-      if (found.kind === 'found') return found;
-      // A static path does not hide a pattern that takes this method: GET /v1/rules/publish is the
-      // rule "publish" when only POST /v1/rules/publish is static.
-      const byPattern = this.#matchPatterns(method, path);
-      if (byPattern.kind === 'found') return byPattern;
-      return byPattern.kind === 'method_not_allowed' ? mergeNotAllowed(found, byPattern) : found;
-    }
-    return this.#matchPatterns(method, path);
+    return byMethod !== undefined ? pick(byMethod, method, kNoParams) : this.#matchPatterns(method, path);
   }
 
   #matchPatterns(method: string, path: string): RouteMatch<R> {

@@ -79,6 +79,16 @@ test('a known path with the wrong method answers 405 with Allow, in the envelope
   t.is(head.headers.get('allow'), 'POST');
 });
 
+test('the fixed paths below /v1/rules take only their own methods: 405, not a rule of that reserved id', async (t) => {
+  const rule = { rule_id: 'backtests', kind: 'scoring', status: 'active', expression: 'true', score_delta: 1 };
+  for (const [method, path, allow] of [['PUT', '/v1/rules/backtests', 'POST'], ['GET', '/v1/rules/backtests', 'POST'], ['GET', '/v1/rules/publish', 'POST'], ['PUT', '/v1/rules/publish', 'POST']] as const) {
+    const response = await api(server, method, path, { key, body: method === 'PUT' ? rule : undefined });
+    t.is(response.status, 405, `${method} ${path}: ${response.text}`);
+    t.is(response.headers.get('allow'), allow);
+    t.is(response.body.errors[0]?.code, 'NOT_FOUND');
+  }
+});
+
 test('HEAD answers as GET would, without the body', async (t) => {
   for (const [path, withKey] of [['/healthz', false], ['/metrics', false], ['/v1/fp/agent.js', false], [`/v1/scores/${minimalEvent().event_id}`, true], ['/v1/rules', true]] as const) {
     const get = await fetch(`${server.url}${path}`, { headers: withKey ? { authorization: `Bearer ${key}` } : {} });
