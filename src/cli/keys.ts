@@ -16,6 +16,7 @@ create  prints the new key once (with --json: one JSON object with key, key_id, 
         keys hold only fp:write, and --origins restricts the web pages that may use them.
         A running server accepts the key at once. A key that cannot be written out (the reader
         went away, a full disk) is revoked at once, and the command fails (exit 1).
+        --label: up to 200 characters, no control character or line break.
 list    shows keys without the key itself (only its SHA-256 hash is stored), with when each was
         created and last used. A running server records use in memory and writes it every
         minute and when it stops, so "last used" may lag by up to a minute ("never": not yet).
@@ -25,6 +26,8 @@ revoke  stops a key; a running server refuses it within a second.
 ${kDataDirHelp}`;
 
 export const keysCommand = actionCommand('keys', 'create, list and revoke API keys', kHelp, { create, list, revoke });
+
+const kMaxLabelLength = 200;
 
 function create(args: string[]): number {
   const { values } = parse(args, {
@@ -41,6 +44,10 @@ function create(args: string[]): number {
   if (kind !== 'secret' && kind !== 'publishable') throw new UsageError('--kind must be secret or publishable');
   const scopes = resolveScopes(kind as KeyKind, values.scopes === undefined ? null : splitList(values.scopes));
   if (typeof scopes === 'string') throw new UsageError(`--scopes: ${scopes}`);
+  // A label is shown by `keys list`, one key per line: a control character would forge lines there.
+  if (values.label !== undefined && (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(values.label) || [...values.label].length > kMaxLabelLength)) {
+    throw new UsageError(`--label: at most ${kMaxLabelLength} characters, none of them a control character or line break`);
+  }
   const origins = values.origins === undefined ? null : splitList(values.origins);
   if (origins !== null) {
     if (kind !== 'publishable') throw new UsageError('--origins applies to publishable keys only');
@@ -131,7 +138,7 @@ function revoke(args: string[]): number {
 function describeKey(key: ApiKeyInfo): string {
   const state = key.revoked_at === null ? 'active' : `revoked ${formatTime(key.revoked_at)}`;
   const lastUsed = key.last_used_at === null ? 'never' : formatTime(key.last_used_at);
-  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  created ${formatTime(key.created_at)}  last used ${lastUsed}  scopes=${key.scopes.join(',')}${originsText(key)}${key.label ? `  "${key.label}"` : ''}`;
+  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  created ${formatTime(key.created_at)}  last used ${lastUsed}  scopes=${key.scopes.join(',')}${originsText(key)}${key.label ? `  ${JSON.stringify(key.label)}` : ''}`;
 }
 
 /** A publishable key's pages, for an operator auditing who may use it: listed, or "any". */

@@ -410,6 +410,20 @@ test('an empty value of any flag of any command is refused with status 2, changi
   t.is((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout, keysBefore, 'no key made or revoked');
 });
 
+test('a key label with a control character or line break, or too long, is refused (it would forge lines of keys list); list shows labels quoted', async (t) => {
+  const dataDir = await servedDataDir();
+  const keysBefore = (await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout;
+  const create = (label: string) => runCli(['keys', 'create', '--data-dir', dataDir, '--project', 'live', '--kind', 'secret', '--label', label]);
+  for (const label of ['ci\nkey_forged  secret  live', 'bell\u0007', 'csi\u009b31m', 'sep\u2028', 'x'.repeat(201)]) {
+    const refused = await create(label);
+    t.is(refused.code, 2, JSON.stringify(label));
+    t.regex(refused.stderr, /--label: at most 200 characters, none of them a control character or line break/);
+  }
+  t.is((await runCli(['keys', 'list', '--data-dir', dataDir, '--json'])).stdout, keysBefore, 'no key made');
+  t.is((await create('ops "blue" — Zoë')).code, 0);
+  t.regex((await runCli(['keys', 'list', '--data-dir', dataDir])).stdout, /  "ops \\"blue\\" — Zoë"\n/);
+});
+
 test('serve --help shows boolean defaults as the words the settings take (off, on)', async (t) => {
   const help = (await runCli(['serve', '--help'])).stdout;
   for (const flag of ['access-log', 'trust-proxy']) t.regex(help, new RegExp(`--${flag} +[A-Z_]+ +default off `), flag);
