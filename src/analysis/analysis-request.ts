@@ -1,7 +1,7 @@
 // Request checks of the backtest and rule statistics routes (docs/backtests.md). Pure: bodies,
 // query strings and path parameters in, values or the VALIDATION_ERROR naming the parameter out.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { parseRfc3339 } from '../shared/query.js';
+import { parseRfc3339, unknownOrRepeatedParameter } from '../shared/query.js';
 
 export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ApiError };
 
@@ -99,10 +99,8 @@ const kStatsParameters = new Set(['from', 'to']);
 /** GET /v1/rules/{rule_id}/stats?from=YYYY-MM-DD&to=YYYY-MM-DD (UTC days, both included). */
 export function parseStatsQuery(query: string, now: number): Checked<StatsQuery> {
   const params = new URLSearchParams(query);
-  for (const name of new Set(params.keys())) {
-    if (!kStatsParameters.has(name)) return invalid(name, `${name} is not a query parameter of this route (from, to).`);
-    if (params.getAll(name).length > 1) return invalid(name, `${name} is given more than once.`);
-  }
+  const refused = unknownOrRepeatedParameter(params, kStatsParameters);
+  if (refused !== null) return { ok: false, error: refused };
   const days: Record<'from' | 'to', number | null> = { from: null, to: null };
   for (const name of ['from', 'to'] as const) {
     const raw = params.get(name);

@@ -5,6 +5,7 @@
 // `version`, the policy bounds, and the mapping of compiler problems and diagnostics to errors.
 import type { RuleDiagnostic, RuleProblem } from '../../compiler/index.js';
 import { apiError, type ApiError } from '../shared/errors.js';
+import { unknownOrRepeatedParameter } from '../shared/query.js';
 
 export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ApiError };
 
@@ -159,11 +160,8 @@ export function parsePolicy(body: Readonly<Record<string, unknown>>): Checked<Po
 
 function queryParameters(query: string, allowed: ReadonlySet<string>): Checked<URLSearchParams> {
   const params = new URLSearchParams(query);
-  for (const name of new Set(params.keys())) {
-    if (!allowed.has(name)) return invalid(name, `${name} is not a query parameter of this route.`);
-    if (params.getAll(name).length > 1) return invalid(name, `${name} is given more than once.`);
-  }
-  return { ok: true, value: params };
+  const refused = unknownOrRepeatedParameter(params, allowed);
+  return refused === null ? { ok: true, value: params } : { ok: false, error: refused };
 }
 
 const kNoParameters = new Set<string>();
