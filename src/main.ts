@@ -3,7 +3,7 @@
 // Nothing else constructs services; tests start the real thing through the command line.
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hasFault, kFaults, type Config } from './config/settings.js';
+import { hasFault, kFaults, settingWarnings, type Config } from './config/settings.js';
 import { KeyRegistry } from './auth/key-registry.js';
 import { mendLinkHalves } from './accounts/link-halves.js';
 import { DerivedFlusher, kBacklogPartRows } from './accounts/derived-flush.js';
@@ -322,6 +322,7 @@ export async function startService(config: Config, log: Logger, options: Service
   void purgeAuditTrail();
   log.info('store ready', { accounts: loaded.counts.accounts, account_signals: loaded.counts.signals, account_links: loaded.counts.links, events_replayed: loaded.counts.replayed, accounts_load_ms: Math.round(loaded.counts.ms), tables_read_ahead_ms: Math.round(loaded.counts.readAheadMs), links_from_start_thread: loaded.counts.linksFromStartThread, velocity_events_rebuilt: logLoads.velocityEventsRebuilt, velocity_rebuild_ms: Math.round(logLoads.velocityMs), event_ids: logLoads.eventIds.size, event_ids_load_ms: Math.round(logLoads.eventIdsMs), event_ids_from_log: logLoads.eventIdsFromLog, from_snapshot: logLoads.fromSnapshot, pending_async_events: pending, pid: process.pid });
   if (config.faultInjection !== 'none') log.warn('fault injection is on: this server is for tests only', { faults: config.faultInjection });
+  for (const warning of settingWarnings(config)) log.warn('settings contradict each other', { detail: warning });
 
   const metrics = new Metrics();
   metrics.gauge('fraud_scorer_writer_queue_depth', 'Writes waiting for the next group commit.', () => writer.queueDepth);

@@ -213,6 +213,21 @@ export function loadConfig(flags: SettingFlags, env: NodeJS.ProcessEnv): Config 
   return Object.freeze(resolved) as Config;
 }
 
+/**
+ * Settings each in range that contradict each other: the server runs (the outcome is defined), but
+ * one of them has no effect, which the operator should hear of at the start (main.ts logs them).
+ */
+export function settingWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (config.overloadEventsInFlight > config.maxEventsInFlight) {
+    warnings.push(`OVERLOAD_EVENTS_IN_FLIGHT (${config.overloadEventsInFlight}) is above MAX_EVENTS_IN_FLIGHT (${config.maxEventsInFlight}): never reached, so overload is refused only at ${config.maxEventsInFlight}`);
+  }
+  if (config.webhookRetryBaseMs > config.webhookRetryMaxDelayMs) {
+    warnings.push(`WEBHOOK_RETRY_BASE_MS (${config.webhookRetryBaseMs}) is above WEBHOOK_RETRY_MAX_DELAY_MS (${config.webhookRetryMaxDelayMs}): every webhook retry, the first too, waits half of it to all of it (no doubling)`);
+  }
+  return warnings;
+}
+
 /** The request headers' limit uWebSockets.js reads from the environment itself (src/http/uws-limits.ts), whose C parser takes junk as 0: every request 431. */
 const kMaxHeaderBytesRange = [1024, 1_048_576] as const;
 

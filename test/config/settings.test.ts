@@ -1,7 +1,7 @@
 // Settings resolve flag, then environment, then default, and a value out of its range or choices
 // is refused naming both ways to set it (DESIGN §5). Pure: loadConfig reads only what it is given.
 import test from 'ava';
-import { ConfigError, kSettings, loadConfig } from '../../src/config/settings.js';
+import { ConfigError, kSettings, loadConfig, settingWarnings } from '../../src/config/settings.js';
 
 const refused = (flags: Record<string, string>, env: NodeJS.ProcessEnv, message: string) => (t: import('ava').ExecutionContext) => {
   const error = t.throws(() => loadConfig(flags, env), { instanceOf: ConfigError });
@@ -33,3 +33,12 @@ test('an empty header limit counts as unset; one in range passes', (t) => {
   t.notThrows(() => loadConfig({}, { UWS_HTTP_MAX_HEADERS_SIZE: '32768' }));
 });
 test('an unknown fault is refused', refused({}, { FAULT_INJECTION: 'gremlins' }, 'FAULT_INJECTION / --fault-injection: unknown fault "gremlins"; known: rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang, derived_rows_fail, case_folds_fail, port_taken_after_check, erasure_read_fails'));
+
+test('settings that contradict each other are named for the start to log; the defaults are silent', (t) => {
+  t.deepEqual(settingWarnings(loadConfig({}, {})), []);
+  const warnings = settingWarnings(loadConfig({}, { OVERLOAD_EVENTS_IN_FLIGHT: '600', MAX_EVENTS_IN_FLIGHT: '512', WEBHOOK_RETRY_BASE_MS: '100000', WEBHOOK_RETRY_MAX_DELAY_MS: '1000' }));
+  t.is(warnings.length, 2);
+  t.regex(warnings[0]!, /^OVERLOAD_EVENTS_IN_FLIGHT \(600\) is above MAX_EVENTS_IN_FLIGHT \(512\)/);
+  t.regex(warnings[1]!, /^WEBHOOK_RETRY_BASE_MS \(100000\) is above WEBHOOK_RETRY_MAX_DELAY_MS \(1000\)/);
+  t.deepEqual(settingWarnings(loadConfig({}, { OVERLOAD_EVENTS_IN_FLIGHT: '512', MAX_EVENTS_IN_FLIGHT: '512' })), [], 'equal is no contradiction');
+});

@@ -115,6 +115,19 @@ test('a rate limiter that is not ready is 503 RATE_LIMIT_UNAVAILABLE and stores 
   }
 });
 
+test('settings that contradict each other are logged as a warning at the start, which goes on', async (t) => {
+  const server = await startServer({ env: { OVERLOAD_EVENTS_IN_FLIGHT: '600', MAX_EVENTS_IN_FLIGHT: '512' } });
+  try {
+    t.is((await api(server, 'GET', '/healthz')).status, 200);
+    const line = server.output().split('\n').find((text) => text.includes('settings contradict each other'));
+    t.truthy(line, server.output());
+    t.like(JSON.parse(line!), { level: 'warn' });
+    t.regex(line!, /OVERLOAD_EVENTS_IN_FLIGHT \(600\) is above MAX_EVENTS_IN_FLIGHT \(512\)/);
+  } finally {
+    await server.stop();
+  }
+});
+
 test('an unknown fault is refused at start', async (t) => {
   const result = await runCli(['serve', '--port', '0'], { FAULT_INJECTION: 'disk_on_fire' });
   t.is(result.code, 2);
