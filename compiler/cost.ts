@@ -127,7 +127,7 @@ function estimateNode(node: ASTNode, scope: Scope, depth: number): Estimate {
       const def = kBinaryOps[node.op];
       const own = def === undefined
         ? { cost: kCallCost, size: kScalarSize }
-        : ownWork(def.cost({ left: l.size, right: r.size, kind: checkedKind(node), rightKind: checkedKind(rn), rightIsLiteralList: literalList(rn) }));
+        : ownWork(def.cost({ left: l.size, right: r.size, kind: checkedKind(node), leftKind: checkedKind(ln), rightKind: checkedKind(rn), rightIsLiteralList: literalList(rn) }));
       return { cost: l.cost + r.cost + own.cost, size: own.size };
     }
   }

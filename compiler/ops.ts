@@ -39,7 +39,8 @@ export interface BinaryCostArgs {
   readonly right: SizeBound;
   /** The checked type of the result ('string', 'list', 'dyn', ...). */
   readonly kind: string;
-  /** The checked type of the right operand. */
+  /** The checked types of the operands. */
+  readonly leftKind: string;
   readonly rightKind: string;
   /** The right side is a list of literals (`in` becomes a Set lookup). */
   readonly rightIsLiteralList: boolean;
@@ -48,9 +49,30 @@ export interface BinaryCostArgs {
 const kScalarEstimate: Estimate = { cost: 1, size: kScalarSize };
 const scalarCost = (): Estimate => kScalarEstimate;
 
-/** Comparing two values walks the smaller (runtime eq). */
+/** Ordering two values reads the shorter (runtime order: strings, numbers, times). */
 function compareCost({ left, right }: BinaryCostArgs): Estimate {
   return { cost: 1 + runtime.traversal(Math.min(left.deep, right.deep)), size: kScalarSize };
+}
+
+/** Whether a value of this checked kind may hold lists or maps, which eq walks. */
+function mayNest(kind: string): boolean {
+  return kind === 'dyn' || kind === 'list' || kind === 'map';
+}
+
+/**
+ * What runtime eq spends walking two values of which the smaller holds at most `elements`
+ * elements: for each list or map it enters in both, a unit and a pass over its length. There are
+ * no more of those than elements, so a unit per element and a pass over them all bound it (a
+ * value nested 27 deep spends a unit per level: a pass alone, a tenth per element, undercounted).
+ */
+function walkCost(elements: number): number {
+  return elements + runtime.traversal(elements);
+}
+
+/** `==`, `!=`: scalars compare at once; lists and maps are walked (runtime eq). */
+function equalityCost(args: BinaryCostArgs): Estimate {
+  if (!mayNest(args.leftKind) || !mayNest(args.rightKind)) return compareCost(args);
+  return { cost: 1 + walkCost(Math.min(args.left.deep, args.right.deep)), size: kScalarSize };
 }
 
 /**
@@ -59,11 +81,12 @@ function compareCost({ left, right }: BinaryCostArgs): Estimate {
  * The elements share the list's size, so those passes together read at most the whole list once
  * (or x once per element).
  */
-function inCost({ left, right, rightKind, rightIsLiteralList }: BinaryCostArgs): Estimate {
+function inCost({ left, right, leftKind, rightKind, rightIsLiteralList }: BinaryCostArgs): Estimate {
   if (rightIsLiteralList || rightKind === 'map') return kScalarEstimate;
   // A list, or a value of no declared type (dyn), which may also be a map: the list's cost bounds both.
   const n = elementsOf(right);
-  return { cost: 1 + n + runtime.traversal(Math.min(n * left.deep, right.deep)), size: kScalarSize };
+  const compared = Math.min(n * left.deep, right.deep);
+  return { cost: 1 + n + (mayNest(leftKind) ? walkCost(compared) : runtime.traversal(compared)), size: kScalarSize };
 }
 
 /** `+`: strings and lists are copied (runtime strcat, concat); numbers and times cost one. */
@@ -225,8 +248,8 @@ function arithmetic(op: string): BinaryOpDef['lower'] {
 }
 
 export const kBinaryOps: Readonly<Record<string, BinaryOpDef>> = {
-  '==': { name: 'EQ', wire: '==', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, false), cost: compareCost },
-  '!=': { name: 'NE', wire: '!=', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, true), cost: compareCost },
+  '==': { name: 'EQ', wire: '==', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, false), cost: equalityCost },
+  '!=': { name: 'NE', wire: '!=', lower: (ctx, _n, l, r) => lowerEquality(ctx, l, r, true), cost: equalityCost },
   '<': { name: 'LT', wire: '<', lower: ordering('<', runtime.OP_LT), cost: compareCost },
   '<=': { name: 'LE', wire: '<=', lower: ordering('<=', runtime.OP_LE), cost: compareCost },
   '>': { name: 'GT', wire: '>', lower: ordering('>', runtime.OP_GT), cost: compareCost },

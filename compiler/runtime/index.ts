@@ -55,7 +55,9 @@ export const budget: { left: number } = { left: kEventBudget };
  * with the same function, so what a rule spends never exceeds its estimate.
  */
 export function traversal(n: number): number {
-  return 1 + ((n / 10) | 0);
+  // Math.floor, not `| 0`: an estimate's sizes pass 2^31 (a list of a million megabyte values), where
+  // an int32 would wrap to a negative cost and let any rule through.
+  return 1 + Math.floor(n / 10);
 }
 
 /** Spends `n` units; false when the budget is gone (the caller answers kEvalError). */

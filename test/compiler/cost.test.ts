@@ -78,6 +78,13 @@ test(refused, 'extras.l.exists(x, extras.l.exists(y, x == y))');
 test(refused, 'extras.ids.exists(i, i in extras.blocked)');
 test(refused, "extras.l.exists(x, extras.s.split(',').size() > 3)");
 test(refused, "extras.l.all(x, (extras.s + extras.s).contains('q'))");
+// Sizes past 2^31 (a list of a million megabyte values): the estimate must not wrap to a negative cost.
+test(refused, 'extras.a in extras.l.map(y, extras.b)');
+test(refused, 'extras.l.map(y, extras.b) == extras.l.map(y, extras.b)');
+test(refused, "extras.s.matches('a+b') || extras.a in extras.l.map(y, extras.l)");
+// Lists nested deep cost a unit per level when compared: a value of the event compared many times.
+test(refused, `extras.a in [${Array.from({ length: 95 }, () => 'extras.b').join(', ')}]`);
+
 
 test('bands count with the expression; the most expensive one is named', (t) => {
   const heavy = "extras.tags.exists(t, t.matches('^promo_[0-9]+$'))"; // about 4.2 million
@@ -97,6 +104,9 @@ test('bands count with the expression; the most expensive one is named', (t) => 
 });
 
 // What a rule spends at run time never exceeds its estimate, on inputs at the bounds.
+/** [[[…[]…]]], `depth` lists deep. */
+const nested = (depth: number): unknown[] => (depth === 0 ? [] : [nested(depth - 1)]);
+
 const kAtTheBounds: readonly [string, Record<string, unknown>][] = [
   ["extras.tags.exists(t, t == 'vip')", { tags: Array.from({ length: kMaxBodyBytes / 4 }, () => 'x') }],
   ["extras.tags.exists(t, t.contains('promo'))", { tags: ['a'.repeat(kMaxBodyBytes / 2), ...Array.from({ length: 1000 }, () => 'b')] }],
@@ -104,6 +114,10 @@ const kAtTheBounds: readonly [string, Record<string, unknown>][] = [
   ["'vip' in extras.tags", { tags: Array.from({ length: kMaxBodyBytes / 4 }, (_, i) => i) }],
   ['extras.bin in extras.bins', { bin: '4'.repeat(kMaxBodyBytes / 4), bins: Array.from({ length: 1000 }, () => '4'.repeat(kMaxBodyBytes / 4000 - 3)) }],
   ['extras.bin in extras.card_bins', { bin: '411111', card_bins: Array.from({ length: kMaxBodyBytes / 10 }, () => '411112') }],
+  // A list nested 27 deep, 8,000 times, compared: eq spends a unit per level entered.
+  ['extras.a in [extras.b]', { a: [...Array.from({ length: 8000 }, () => nested(27)), 1], b: [...Array.from({ length: 8000 }, () => nested(27)), 2] }],
+  ['extras.a == extras.b', { a: [...Array.from({ length: 8000 }, () => nested(27)), 1], b: [...Array.from({ length: 8000 }, () => nested(27)), 2] }],
+  ['extras.a != extras.a', { a: Array.from({ length: 8000 }, () => nested(27)) }],
   ['extras.l in extras.ls', { l: Array.from({ length: 1000 }, () => 1), ls: Array.from({ length: 100 }, () => Array.from({ length: 1000 }, () => 1)).concat([[2]]) }],
   ['size(extras.a + extras.b) > 10', { a: Array.from({ length: 200_000 }, () => 1), b: Array.from({ length: 200_000 }, () => 2) }],
   ["extras.tags.map(t, t + '!').exists(x, x == 'b!')", { tags: Array.from({ length: 100_000 }, () => 'abc') }],
