@@ -75,7 +75,7 @@ export interface HttpServerOptions {
  * (HAProxy's `option forwardfor`), and getHeader reads the first, the client's to invent.
  */
 function lastForwardedFor(req: HttpRequest): string {
-  if (req.getHeader('x-forwarded-for') === '') return '';
+  // Every line looked at: getHeader's '' may be an empty first line the client sent.
   let last = '';
   req.forEach((name, value) => {
     if (name === 'x-forwarded-for') last = value;
