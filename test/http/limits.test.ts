@@ -178,9 +178,11 @@ test.serial('with TRUST_PROXY on, a proxy that adds its own X-Forwarded-For line
       // The client invents a new first line each time; the proxy's line names it as 198.51.100.3.
       for (let i = 1; i <= 3; i++) statuses.push(await from([`203.0.113.${i}`, '198.51.100.3']));
       statuses.push(await from(['198.51.100.3', '198.51.100.4']));
-      // An empty first line is the client's too: the proxy's line still names the caller.
-      for (let i = 0; i < 3; i++) statuses.push(await from(['', '198.51.100.5']));
-      return () => t.deepEqual(statuses, [401, 401, 429, 401, 401, 401, 429], 'the third failure from 198.51.100.3 is refused, whatever line came first; 198.51.100.4 is another caller; so is 198.51.100.5 after an empty line');
+      // An empty first line is the client's too: the proxy's line still names the caller, whose
+      // third failure (in a line of its own) is refused.
+      for (let i = 0; i < 2; i++) statuses.push(await from(['', '198.51.100.5']));
+      statuses.push(await from(['198.51.100.5']));
+      return () => t.deepEqual(statuses, [401, 401, 429, 401, 401, 401, 429], 'the third failure from 198.51.100.3 is refused, whatever line came first; 198.51.100.4 is another caller; 198.51.100.5 is counted after an empty line');
     });
   } finally {
     await server.stop();
