@@ -75,6 +75,8 @@ export function secureDataDir(dataDir: string): void {
     if (!existsSync(dataDir)) makeDirectories(dataDir, 0o700);
     // Never the mode of a file named by mistake.
     else if (!statSync(dataDir).isDirectory()) throw new DataDirError(`the data dir ${dataDir} is not a directory; give a directory (it is made if it does not exist)`);
+    // Nor of a folder named by mistake (DATA_DIR=/etc as root would make every file in it 0600).
+    else if (isOtherFolder(dataDir)) throw new DataDirError(`the data dir ${dataDir} holds other files and no ${kDatabaseFileName}; give a new or empty folder, or a data dir of fraud-scorer (every file in one is made private)`);
     chmodSync(dataDir, 0o700);
     for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
       if (entry.isFile()) chmodSync(join(dataDir, entry.name), 0o600);
@@ -84,6 +86,15 @@ export function secureDataDir(dataDir: string): void {
     // A path the process may not write (EACCES, EPERM), or one under a file (ENOTDIR): one line.
     throw new DataDirError(`the data dir ${dataDir} could not be made or secured: ${(error as Error).message}`);
   }
+}
+
+/** What a data dir holds before its database exists, or beside it; lost+found: a file system of its own. */
+const kDataDirNames = /^(fraud-scorer\.db(-wal|-shm|-journal)?|server\.lock|bootstrap-keys\.json|start-snapshot(\.tmp)?|lost\+found)$/;
+
+/** A folder without a database that holds anything a data dir would not: not one of ours to tighten. */
+function isOtherFolder(dataDir: string): boolean {
+  const names = readdirSync(dataDir);
+  return !names.includes(kDatabaseFileName) && names.some((name) => !kDataDirNames.test(name));
 }
 
 /**

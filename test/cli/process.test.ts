@@ -4,7 +4,7 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { chmodSync, closeSync, existsSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
@@ -127,6 +127,27 @@ test('a data dir that cannot be made (under a file): exit 1 at once, one line, n
   const refused = await failedStart(['--port', '0', '--data-dir', join(file, 'data')]);
   assertOneLineRefusal(t, refused, /^fraud-scorer serve: the data dir .*a-file\/data could not be made or secured: ENOTDIR: not a directory, mkdir .*$/);
   t.is(readFileSync(file, 'utf8'), 'mine');
+});
+
+test('a folder that holds other files and no database is not taken for a data dir: exit 1, one line, nothing in it changed', async (t) => {
+  const folder = makeDataDir();
+  const notes = join(folder, 'notes.txt');
+  writeFileSync(notes, 'mine');
+  chmodSync(folder, 0o755);
+  chmodSync(notes, 0o644);
+  const refused = await failedStart(['--port', '0', '--data-dir', folder]);
+  assertOneLineRefusal(t, refused, /^fraud-scorer serve: the data dir .* holds other files and no fraud-scorer\.db; give a new or empty folder, or a data dir of fraud-scorer \(every file in one is made private\)$/);
+  t.is(statSync(notes).mode & 0o777, 0o644, 'the file keeps its mode');
+  t.is(statSync(folder).mode & 0o777, 0o755, 'the folder keeps its mode');
+  t.false(existsSync(join(folder, 'fraud-scorer.db')));
+});
+
+test('a folder holding only lost+found (a file system of its own) is a new data dir', async (t) => {
+  const folder = makeDataDir();
+  mkdirSync(join(folder, 'lost+found'));
+  const server = await startServer({ dataDir: folder });
+  t.teardown(() => server.stop());
+  t.is((await api(server, 'GET', '/healthz')).status, 200);
 });
 
 test('a data dir where the kernel makes nothing (under /proc): exit 1 at once, one line', async (t) => {
