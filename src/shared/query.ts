@@ -10,6 +10,7 @@ export const kMaxPageSize = 100;
 /** A VALIDATION_ERROR for a parameter this route does not know, or one given twice; else null. */
 export function unknownOrRepeatedParameter(params: URLSearchParams, allowed: ReadonlySet<string>): ApiError | null {
   for (const name of new Set(params.keys())) {
+    if (name === '') return apiError('VALIDATION_ERROR', 'A query parameter without a name (?=…) is not one; name it.', 'query');
     if (!allowed.has(name)) return apiError('VALIDATION_ERROR', `${name} is not a known query parameter.`, name);
     if (params.getAll(name).length > 1) return apiError('VALIDATION_ERROR', `${name} is given more than once.`, name);
   }
@@ -28,7 +29,7 @@ export function malformedQueryEscape(query: string): ApiError | null {
     if (!pair.includes('%') || decodes(pair)) continue;
     const equals = pair.indexOf('=');
     const rawName = (equals === -1 ? pair : pair.slice(0, equals)).replaceAll('+', ' ');
-    const name = decodes(rawName) ? decodeURIComponent(rawName) : 'query';
+    const name = decodes(rawName) && rawName !== '' ? decodeURIComponent(rawName) : 'query';
     return apiError('VALIDATION_ERROR', `${name} holds a malformed percent escape; write % as %25 and other characters as the %XX escapes of their UTF-8 bytes.`, name);
   }
   return null;

@@ -110,6 +110,8 @@ test(refused, { method: 'GET', path: '/v1/cases?project_id={project}&assignee=%Z
 test(refused, { method: 'GET', path: '/v1/cases?project_id={project}&account=%C3', parameter: 'account' });
 test(refused, { method: 'GET', path: '/v1/audit?actor=key_%', parameter: 'actor' });
 test(refused, { method: 'GET', path: '/v1/webhooks/deliveries?st%ZZatus=failed', parameter: 'query' });
+test(refused, { method: 'GET', path: '/v1/audit?=%ZZ', parameter: 'query' });
+test(refused, { method: 'GET', path: '/v1/audit?=1', parameter: 'query' });
 test(refused, { method: 'POST', path: '/v1/events?x=%E2%82', body: minimalEvent(), parameter: 'x' });
 test(refused, { method: 'DELETE', path: '/v1/accounts/{account}?across_projects=%FF', parameter: 'across_projects' });
 
