@@ -437,6 +437,9 @@ function lowerCall(ctx: ExprContext, node: ASTNode): Lowered {
   return def.lower({ ctx, node, operands, nodes, resultTy: checkedTy(node) });
 }
 
+/** Declared types whose values have no fields to select. */
+const kFieldless: ReadonlySet<string> = new Set(['bool', 'int', 'double', 'string', 'timestamp', 'duration']);
+
 /** has(a.b.c): false when the last member is absent or null. */
 function lowerHas(ctx: ExprContext, sel: ASTNode, node: ASTNode): Lowered {
   const fields: string[] = [];
@@ -462,6 +465,8 @@ function lowerHas(ctx: ExprContext, sel: ASTNode, node: ASTNode): Lowered {
         true,
       );
     }
+    // A declared scalar has no fields: has(user.email.x) is refused as user.email.x is (the type checker).
+    if (kFieldless.has(value.ty.k)) throw new CompileError(`has(): ${(n.args as string)}.${first} is of type ${value.ty.k} and has no fields`, sel);
     base = value;
     rest = fields.slice(1);
   } else {

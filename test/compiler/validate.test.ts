@@ -40,6 +40,8 @@ test(problem, { expression: 12 }, 'expression', /must be a string/);
 test(problem, { expression: '' }, 'expression', /must not be empty/);
 test(problem, { expression: 'payment.amount_cents >' }, 'expression', /^line 1, column 23: /);
 test(problem, { expression: 'payment.amount_cents' }, 'expression', /must be bool/);
+test(problem, { expression: '!has(user.email.domain)' }, 'expression', /has\(\): user\.email is of type string and has no fields/);
+test(problem, { expression: 'has(velocity.card_1h.x)' }, 'expression', /has\(\): velocity\.card_1h is of type int and has no fields/);
 test(problem, { score_delta: 2.5 }, 'score_delta', /integer/);
 test(problem, { score_delta: '10' }, 'score_delta', /integer/);
 test(problem, { score_delta: 2_000_000 }, 'score_delta', /between/);
