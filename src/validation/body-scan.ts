@@ -35,15 +35,16 @@ import { needsScanForm, scanFormOf } from './decoded-text.js';
 
 /**
  * What may stand between two groups of a card number's digits, up to three of them: a space, any
- * of Unicode's other spaces (no-break, en and em, figure, thin, hair, narrow, ideographic), the
+ * of Unicode's other spaces (no-break, Ogham, en and em, figure, thin, hair, narrow, ideographic), the
  * invisible ones a copy from a web page or a word processor carries (soft hyphen, zero-width space
- * and joiners, word joiner, byte order mark), a hyphen (ASCII, U+2010, non-breaking) or a figure,
+ * and joiners, the direction marks of right-to-left text, word joiner and the invisible operators,
+ * byte order mark), a hyphen (ASCII, U+2010, non-breaking) or a figure,
  * en or em dash, a horizontal bar, a minus sign, the fullwidth and small hyphen-minus and the
  * katakana prolonged sound mark (Japanese input writes dashes so), a plus (a form-encoded space:
  * card=4111+1111+…).
  */
 const kSeparatorClass =
-  '[ +\\-\\u00a0\\u00ad\\u2000-\\u200d\\u2010-\\u2015\\u202f\\u205f\\u2060\\u2212\\u3000\\u30fc\\ufe63\\ufeff\\uff0d]';
+  '[ +\\-\\u00a0\\u00ad\\u061c\\u1680\\u180e\\u2000-\\u2015\\u202f\\u205f\\u2060-\\u2064\\u2212\\u3000\\u30fc\\ufe63\\ufeff\\uff0d]';
 /** At least 13 digits, with at most three separators between two digits. Linear: separators and digits are disjoint. */
 const kCandidateRun = new RegExp(`[0-9](?:${kSeparatorClass}{0,3}[0-9]){12,}`, 'g');
 const kSeparator = new RegExp(`${kSeparatorClass}+`);

@@ -76,7 +76,7 @@ test('ignores an amount in wei', detects, '{"wei":"12345679000000000"}', false);
 test('detects a Diners 4-6-4 layout', detects, '{"a":"3622 720627 1667"}', true);
 test('ignores groups not laid out as a card (4-5-4-3)', detects, '{"a":"4111 11111 1111 111"}', false);
 test('detects a card separated by double spaces, spaced dashes, en, thin, hair and ideographic spaces, en dashes, soft hyphens and zero-width characters', (t) => {
-  for (const separator of ['  ', ' - ', '\u2009', '\u3000', '\u2013', '\u2011', '\u2010', '\u2002', '\u200a', '\u00ad', '\u200b', '\u2060', '\ufeff', ' \u200b']) {
+  for (const separator of ['  ', ' - ', '\u2009', '\u3000', '\u2013', '\u2011', '\u2010', '\u2002', '\u200a', '\u00ad', '\u200b', '\u2060', '\ufeff', ' \u200b', '\u200e', '\u200f', '\u061c', '\u1680', '\u180e', '\u2063']) {
     const text = JSON.stringify({ a: ['4111', '1111', '1111', '1111'].join(JSON.parse(`"${separator}"`)) });
     t.true(containsCardNumber(text), JSON.stringify(separator));
   }
