@@ -81,13 +81,26 @@ function digitValue(units: Uint8Array, code: number): string {
 }
 
 const kControlEscape = /(?<!\\)((?:\\\\)*)\\(?:u00[01][0-9a-fA-F]|[bfnrt])/g;
-const kUrlEscape = /%B(?=[0-9])|%[0-9A-Fa-f]{2}/g;
+// A track's start sentinel (%B then a digit) is never read as the escape of a byte, in a run or not.
+const kUrlEscape = /%B(?=[0-9])|(?:%(?!B[0-9])[0-9A-Fa-f]{2})+/g;
+const kOneUrlEscape = /%[0-9A-Fa-f]{2}/g;
+const kControlCharacters = /[\u0000-\u001f\u007f-\u009f]/g;
 
-/** A URL escape as the character it writes (a control character as a comma); a track's %B as a space. */
-function urlDecoded(escape: string): string {
-  if (escape === '%B' || escape === '%b') return ' ';
-  const code = Number.parseInt(escape.slice(1), 16);
-  return code >= 0x20 && code < 0x7f ? String.fromCharCode(code) : ',';
+/**
+ * URL escapes as the characters they write, a run of them as UTF-8 (%E2%80%8B a zero-width space,
+ * %C2%A0 a no-break space), a control character as a comma; bytes that are no UTF-8, each as
+ * itself if ASCII, else as a comma. A track's %B as a space.
+ */
+function urlDecoded(escapes: string): string {
+  if (escapes === '%B') return ' ';
+  try {
+    return decodeURIComponent(escapes).replace(kControlCharacters, ',');
+  } catch {
+    return escapes.replace(kOneUrlEscape, (escape) => {
+      const code = Number.parseInt(escape.slice(1), 16);
+      return code >= 0x20 && code < 0x7f ? String.fromCharCode(code) : ',';
+    });
+  }
 }
 
 /**

@@ -108,6 +108,16 @@ test('detects a URL-encoded card and a magnetic track 1 in the scan form', (t) =
     t.true(containsCardNumber(scanFormOf(text)), text);
   }
 });
+test('URL escapes of UTF-8 separators separate a card\'s groups; escapes of letters glue as letters do', (t) => {
+  for (const text of ['{"u":"pan%3D4111%E2%80%8B1111%E2%80%8B1111%E2%80%8B1111"}', '{"u":"card%3A%C2%A04111%C2%A01111%C2%A01111%C2%A01111"}']) {
+    t.true(containsCardNumber(scanFormOf(text)), text);
+  }
+  t.false(containsCardNumber(scanFormOf('{"u":"ref%3Dcaf%C3%A94111111111111111"}')), 'an é glues');
+  // Bytes that are no UTF-8 (a Latin-1 page's escapes) read as before: a comma each, which does not glue.
+  t.true(containsCardNumber(scanFormOf('{"u":"%E94111111111111111"}')));
+  // A track's %B right after another escape is still the sentinel.
+  t.true(containsCardNumber(scanFormOf('{"u":"swipe%3D%B4111111111111111^DOE"}')));
+});
 test('a letter written as an escape glues as the letter does', detects, '{"ref":"4111111111111111\\u00e9"}', false);
 test('the field named is the one holding the card, not a phone member the scan passed over', (t) => {
   t.is(locateCardNumber({ user: { phone: '378282246310005' }, extras: { note: '4111 1111 1111 1111' } }), 'extras.note');
