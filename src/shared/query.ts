@@ -11,7 +11,7 @@ export const kMaxPageSize = 100;
 export function unknownOrRepeatedParameter(params: URLSearchParams, allowed: ReadonlySet<string>): ApiError | null {
   for (const name of new Set(params.keys())) {
     if (name === '') return apiError('VALIDATION_ERROR', 'A query parameter without a name (?=…) is not one; name it.', 'query');
-    if (!allowed.has(name)) return apiError('VALIDATION_ERROR', `${name} is not a known query parameter.`, name);
+    if (!allowed.has(name)) return apiError('VALIDATION_ERROR', `${name} is not a query parameter of this route.`, name);
     if (params.getAll(name).length > 1) return apiError('VALIDATION_ERROR', `${name} is given more than once.`, name);
   }
   return null;
