@@ -238,6 +238,8 @@ export async function startService(config: Config, log: Logger, options: Service
   derived.start();
   const gate = new AccountGate();
   const latch = new FaultLatch(hasFault(config, 'hold_points') ? config.dataDir : null);
+  // Tests stop a start here, loaded but not listening, to signal it (test/cli/serve-signals.test.ts).
+  if (hasFault(config, 'start_held')) await new FaultLatch(config.dataDir).hold('start');
   const scorer = new Scorer({ pool, writer, accounts: hotAccounts, unfoldedCases, hashes: new KeyedHashCache(secret, hasher), log, velocity, gate, latch, now, onWebhookQueued: (projectId) => deliverer.poke(projectId) });
   // Each environment's async events have their own queue and bound; sandbox yields while live events wait.
   const liveScorer = new AsyncScorer(config.asyncQueueLimit, log, new PendingEvents(readDb), config.asyncRetryDelayMs);

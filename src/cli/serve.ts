@@ -50,6 +50,16 @@ closes the database. Started by npm start, the server also stops when npm goes a
         missing: missingFlags, start_with: ['node', ...kServerNodeFlags, ...process.argv.slice(1)].map(shellWord).join(' '),
       });
     }
+    // A stop asked for during the start (it takes seconds, 25 s or more for a large store after a
+    // crash) is kept and done once the start is: without a handler the signal would end the
+    // process at once, leaving the WAL and no start snapshot behind.
+    let stopAskedAt: string | null = null;
+    const askedDuringStart = (signal: NodeJS.Signals): void => {
+      if (stopAskedAt !== null) return;
+      stopAskedAt = signal;
+      log.info('stop asked for during the start: the server stops once started', { signal });
+    };
+    for (const signal of kStopSignals) process.on(signal, askedDuringStart);
     let service;
     try {
       service = await startService(config, log, { accessLog: config.accessLog ? createAccessLog() : null });
@@ -70,11 +80,12 @@ closes the database. Started by npm start, the server also stops when npm goes a
     // The handlers go in before the line that says the server listens: a supervisor (or a test)
     // may send SIGTERM as soon as it reads it, and a signal with no handler ends the process
     // without the clean stop.
+    let stop: (signal: string) => void = () => {};
     const stopped = new Promise<void>((resolve) => {
       let draining = false;
       // A second signal while draining changes nothing: the drain is bounded, and a hard stop is
       // what SIGKILL is for.
-      const stop = (signal: string): void => {
+      stop = (signal: string): void => {
         if (draining) {
           log.info('already draining', { signal });
           return;
@@ -99,12 +110,16 @@ closes the database. Started by npm start, the server also stops when npm goes a
       process.on('SIGHUP', () => stop('SIGHUP'));
       stopWhenNpmGoes(() => stop('npm exited'));
     });
-    print(`fraud-scorer listening on ${serverUrl(config.host, service.port)} (data in ${config.dataDir})`);
+    for (const signal of kStopSignals) process.off(signal, askedDuringStart);
+    if (stopAskedAt !== null) stop(stopAskedAt);
+    else print(`fraud-scorer listening on ${serverUrl(config.host, service.port)} (data in ${config.dataDir})`);
     await stopped;
     log.info('stopped');
     return 0;
   },
 };
+
+const kStopSignals = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 /**
  * Under `npm start` the server is npm's child: the start script execs node, so the SIGTERM or

@@ -155,7 +155,7 @@ export class ConfigError extends Error {}
  * erasure_read_fails: an erasure fails while it reads its account's stored events, as it would if a
  * module could not be loaded (accounts/accounts-service.ts): it must change nothing.
  */
-export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang', 'derived_rows_fail', 'case_folds_fail', 'port_taken_after_check', 'erasure_read_fails'] as const;
+export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang', 'derived_rows_fail', 'case_folds_fail', 'port_taken_after_check', 'erasure_read_fails', 'start_held'] as const;
 export type Fault = (typeof kFaults)[number];
 
 function faultList(value: string): string[] {

@@ -32,7 +32,7 @@ test('an empty header limit counts as unset; one in range passes', (t) => {
   t.notThrows(() => loadConfig({}, { UWS_HTTP_MAX_HEADERS_SIZE: '' }));
   t.notThrows(() => loadConfig({}, { UWS_HTTP_MAX_HEADERS_SIZE: '32768' }));
 });
-test('an unknown fault is refused', refused({}, { FAULT_INJECTION: 'gremlins' }, 'FAULT_INJECTION / --fault-injection: unknown fault "gremlins"; known: rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang, derived_rows_fail, case_folds_fail, port_taken_after_check, erasure_read_fails'));
+test('an unknown fault is refused', refused({}, { FAULT_INJECTION: 'gremlins' }, 'FAULT_INJECTION / --fault-injection: unknown fault "gremlins"; known: rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang, derived_rows_fail, case_folds_fail, port_taken_after_check, erasure_read_fails, start_held'));
 
 test('settings that contradict each other are named for the start to log; the defaults are silent', (t) => {
   t.deepEqual(settingWarnings(loadConfig({}, {})), []);
