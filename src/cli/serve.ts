@@ -4,7 +4,7 @@ import { createAccessLog, createLogger, type LogLevel } from '../shared/log.js';
 import { kLockFileName } from '../store/data-dir-lock.js';
 import { join } from 'node:path';
 import { parse, print, UsageError, type Command } from './args.js';
-import { kServerNodeFlags, missingServerNodeFlags } from './node-flags.js';
+import { missingServerNodeFlags } from './node-flags.js';
 
 const kSettingOptions = Object.fromEntries(
   Object.values(kSettings).map((setting) => [setting.flag, { type: 'string' as const }]),
@@ -46,8 +46,8 @@ closes the database. Started by npm start, the server also stops when npm goes a
     const missingFlags = missingServerNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
     if (missingFlags.length > 0) {
       log.warn('node was started without flags the server is tuned for; the tail latency suffers (docs/operations.md, "Node flags")', {
-        // This very command with the flags: the data dir and port it was given included.
-        missing: missingFlags, start_with: ['node', ...kServerNodeFlags, ...process.argv.slice(1)].map(shellWord).join(' '),
+        // This very command with the flags added: the node flags, data dir and port it was given kept.
+        missing: missingFlags, start_with: ['node', ...process.execArgv, ...missingFlags, ...process.argv.slice(1)].map(shellWord).join(' '),
       });
     }
     // A stop asked for during the start (it takes seconds, 25 s or more for a large store after a

@@ -47,3 +47,14 @@ test('a server started without the flags warns once, naming them; with them it d
     await tuned.stop();
   }
 });
+
+test("the command the warning suggests keeps the node flags given, the server's own among them, and adds only the missing", async (t) => {
+  const server = await startServer({ nodeArgs: ['--max-old-space-size=3000', '--v8-pool-size=2'] });
+  try {
+    const warning = JSON.parse(server.output().split('\n').find((line) => line.includes('started without flags'))!) as { missing: string[]; start_with: string };
+    t.deepEqual(warning.missing, ['--no-allocation-site-pretenuring']);
+    t.is(warning.start_with, ['node', '--max-old-space-size=3000', '--v8-pool-size=2', '--no-allocation-site-pretenuring', ...server.child.spawnargs.slice(3)].map(shellWord).join(' '));
+  } finally {
+    await server.stop();
+  }
+});
