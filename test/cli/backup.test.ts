@@ -3,7 +3,7 @@
 import test from 'ava';
 import Database from 'better-sqlite3';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { components, createKeyWithCli } from '../_helpers/fingerprint.js';
@@ -177,6 +177,22 @@ test('a backup of a stopped data dir leaves it one file, as the stop did; then -
   copyFileSync(copy, join(other, 'fraud-scorer.db'));
   const back = await runCli(['backup', '--data-dir', other, '--to', join(dataDir, 'fraud-scorer.db'), '--force']);
   t.is(back.code, 0, back.stderr);
+});
+
+test('backup makes its data dir private as every command does: a loosened folder and database tightened, its lock 0600', async (t) => {
+  const server = await startServer({ keepDataDir: true });
+  await server.stop();
+  const { dataDir } = server;
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  // As a careless restore leaves it: the folder 0755, the database 0644.
+  chmodSync(dataDir, 0o755);
+  chmodSync(join(dataDir, 'fraud-scorer.db'), 0o644);
+  const copy = join(makeDataDir(), 'copy.db');
+  const result = await runCli(['backup', '--data-dir', dataDir, '--to', copy]);
+  t.is(result.code, 0, result.stderr);
+  t.is(statSync(dataDir).mode & 0o777, 0o700);
+  for (const name of readdirSync(dataDir)) t.is(statSync(join(dataDir, name)).mode & 0o777, 0o600, name);
+  t.is(statSync(copy).mode & 0o777, 0o600);
 });
 
 test('backup --to the database it copies says it is refused, not "pass --force"', async (t) => {
