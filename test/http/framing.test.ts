@@ -57,6 +57,7 @@ test('an answer that leaves its connection open says Keep-Alive: timeout=5 (unde
 test('two equal Content-Length headers: 400 on Content-Length', refusedFraming, (body) => ({ headers: [`Content-Length: ${Buffer.byteLength(body)}`, `Content-Length: ${Buffer.byteLength(body)}`], body }), 'Content-Length');
 test('Transfer-Encoding gzip, chunked: 400 on Transfer-Encoding', refusedFraming, (body) => ({ headers: ['Transfer-Encoding: gzip, chunked'], body: `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n` }), 'Transfer-Encoding');
 test('Transfer-Encoding chunked, gzip: 400 on Transfer-Encoding', refusedFraming, (body) => ({ headers: ['Transfer-Encoding: chunked, gzip'], body: `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n` }), 'Transfer-Encoding');
+test('Transfer-Encoding identity, chunked: 400 on Transfer-Encoding', refusedFraming, (body) => ({ headers: ['Transfer-Encoding: identity, chunked'], body: `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n` }), 'Transfer-Encoding');
 test('two Transfer-Encoding: chunked headers: 400 on Transfer-Encoding', refusedFraming, (body) => ({ headers: ['Transfer-Encoding: chunked', 'Transfer-Encoding: chunked'], body: `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n` }), 'Transfer-Encoding');
 
 test('two Authorization headers: 401 AUTH_ERROR on authorization (a proxy may read the other one), on a POST and on a GET; nothing stored', async (t) => {
@@ -113,6 +114,8 @@ test('Content-Length with Transfer-Encoding: 400', answeredByTheLibrary, () => r
 test('Content-Length as a list: 400', answeredByTheLibrary, () => raw(kPostLine, [auth(), 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(kEvent)}, ${Buffer.byteLength(kEvent)}`], kEvent), 400);
 test('Content-Length with a sign: 400', answeredByTheLibrary, () => raw(kPostLine, [auth(), 'Content-Type: application/json', `Content-Length: +${Buffer.byteLength(kEvent)}`], kEvent), 400);
 test('Content-Length in hex: 400', answeredByTheLibrary, () => raw(kPostLine, [auth(), 'Content-Type: application/json', 'Content-Length: 0x2a'], kEvent), 400);
+test('Transfer-Encoding identity: 400', answeredByTheLibrary, () => raw(kPostLine, [auth(), 'Content-Type: application/json', 'Transfer-Encoding: identity'], kEvent), 400);
+test('Transfer-Encoding gzip: 400', answeredByTheLibrary, () => raw(kPostLine, [auth(), 'Content-Type: application/json', 'Transfer-Encoding: gzip'], kEvent), 400);
 test('a chunk size that is not hex: 400', answeredByTheLibrary, () => raw(kPostLine, [auth(), 'Content-Type: application/json', 'Transfer-Encoding: chunked'], `zz\r\n${kEvent}\r\n0\r\n\r\n`), 400);
 test('a negative chunk size: 400', answeredByTheLibrary, () => raw(kPostLine, [auth(), 'Content-Type: application/json', 'Transfer-Encoding: chunked'], '-5\r\nhello\r\n0\r\n\r\n'), 400);
 test('a chunk size beyond 64 bits: 400', answeredByTheLibrary, () => raw(kPostLine, [auth(), 'Content-Type: application/json', 'Transfer-Encoding: chunked'], 'ffffffffffffffffff\r\nhello\r\n0\r\n\r\n'), 400);
