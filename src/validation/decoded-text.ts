@@ -81,22 +81,23 @@ function digitValue(units: Uint8Array, code: number): string {
 }
 
 const kControlEscape = /(?<!\\)((?:\\\\)*)\\(?:u00[01][0-9a-fA-F]|[bfnrt])/g;
-// A track's start sentinel (%B then a digit) is never read as the escape of a byte, in a run or not.
-const kUrlEscape = /%B(?=[0-9])|(?:%(?!B[0-9])[0-9A-Fa-f]{2})+/g;
-const kOneUrlEscape = /%[0-9A-Fa-f]{2}/g;
+const kUrlEscapes = /(?:%[0-9A-Fa-f]{2})+/g;
+/** One escape of a run that is no UTF-8: a track's start sentinel (%B then a digit), or a byte. */
+const kOneUrlEscape = /%B(?=[0-9])|%[0-9A-Fa-f]{2}/g;
 const kControlCharacters = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
- * URL escapes as the characters they write, a run of them as UTF-8 (%E2%80%8B a zero-width space,
- * %C2%A0 a no-break space), a control character as a comma; bytes that are no UTF-8, each as
- * itself if ASCII, else as a comma. A track's %B as a space.
+ * A run of URL escapes as the UTF-8 it writes (%E2%80%8B a zero-width space, %C2%A0 a no-break
+ * space, %D0%B4 the letter д), a control character as a comma. A run that is no UTF-8 escape by
+ * escape: a track's start sentinel %B (%B4111…: 0xB4 begins no character) as a space, an ASCII
+ * byte as itself, any other as a comma.
  */
 function urlDecoded(escapes: string): string {
-  if (escapes === '%B') return ' ';
   try {
     return decodeURIComponent(escapes).replace(kControlCharacters, ',');
   } catch {
     return escapes.replace(kOneUrlEscape, (escape) => {
+      if (escape === '%B') return ' ';
       const code = Number.parseInt(escape.slice(1), 16);
       return code >= 0x20 && code < 0x7f ? String.fromCharCode(code) : ',';
     });
@@ -124,6 +125,6 @@ export function scanFormOf(json: string): string {
   // An escape starts after an even run of backslashes (\\\\n is a backslash, then n); no callback
   // per escape: a body of a million backslashes costs one pass.
   let text = json.includes('\\') ? json.replace(kControlEscape, '$1,') : json;
-  if (text.includes('%')) text = text.replace(kUrlEscape, urlDecoded);
+  if (text.includes('%')) text = text.replace(kUrlEscapes, urlDecoded);
   return mayHoldOtherDigits(text) ? asciiDigits(text) : text;
 }

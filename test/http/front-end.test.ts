@@ -399,6 +399,8 @@ test('UUIDs, timestamps, IP addresses and phone numbers are never taken for card
         uuid_upper: 'F47AC10B-58CC-4372-A567-0E02B2C3D479', hash: 'a7f3b2c9e1d4411111111111111111118f9e2b7c3d4a1f6e0b5c8d2a9e7f4b1c3',
         // Glued to letters of any script; a decimal that is not whole.
         glued_unicode: 'ß4111111111111111', glued_cyrillic: 'код4111111111111111', not_whole: 4111111111111111.5, in_text_decimal: '4111111111111111.0',
+        // The same letters URL-encoded (д is %D0%B4: its %B4 is no track's sentinel).
+        glued_encoded: 'ref=%D0%BA%D0%BE%D0%B4111111111111111', glued_encoded_cjk: '%E4%BB%B6411111111111111',
         // Numbers on separate lines or in separate columns are not one number (joined, the
         // address's ZIP and phone, and the TSV's two numbers, would pass Luhn).
         address: '1 Market St\nSan Francisco, CA 94105\n415-555-0006', dates: '2026-11-22\n2026-11-23', tsv: 'order\tamount\n20102168\t98756',

@@ -117,6 +117,11 @@ test('URL escapes of UTF-8 separators separate a card\'s groups; escapes of lett
   t.true(containsCardNumber(scanFormOf('{"u":"%E94111111111111111"}')));
   // A track's %B right after another escape is still the sentinel.
   t.true(containsCardNumber(scanFormOf('{"u":"swipe%3D%B4111111111111111^DOE"}')));
+  t.true(containsCardNumber(scanFormOf('{"u":"%C2%A0%B4111111111111111^DOE"}')));
+  // But %B0–%B9 inside a letter's UTF-8 are that letter (д is %D0%B4, 件 %E4%BB%B6): glued, as the letter is.
+  t.false(containsCardNumber(scanFormOf('{"u":"%D0%B4111111111111111"}')), 'д then 15 digits');
+  t.false(containsCardNumber(scanFormOf('{"u":"ref=%D0%BA%D0%BE%D0%B4111111111111111"}')), 'код then 15 digits');
+  t.false(containsCardNumber(scanFormOf('{"u":"%E4%BB%B6411111111111111"}')), '件 then 15 digits');
 });
 test('a letter written as an escape glues as the letter does', detects, '{"ref":"4111111111111111\\u00e9"}', false);
 test('the field named is the one holding the card, not a phone member the scan passed over', (t) => {
