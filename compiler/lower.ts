@@ -471,6 +471,8 @@ function lowerHas(ctx: ExprContext, sel: ASTNode, node: ASTNode): Lowered {
     rest = fields.slice(1);
   } else {
     base = lower(ctx, n);
+    // event_type, now, an iteration variable over numbers: no fields either.
+    if (kFieldless.has(base.ty.k)) throw new CompileError(`has(): ${(n.args as string)} is of type ${base.ty.k} and has no fields`, sel);
     rest = fields;
   }
   for (const f of rest.slice(0, -1)) {

@@ -42,6 +42,9 @@ test(problem, { expression: 'payment.amount_cents >' }, 'expression', /^line 1, 
 test(problem, { expression: 'payment.amount_cents' }, 'expression', /must be bool/);
 test(problem, { expression: '!has(user.email.domain)' }, 'expression', /has\(\): user\.email is of type string and has no fields/);
 test(problem, { expression: 'has(velocity.card_1h.x)' }, 'expression', /has\(\): velocity\.card_1h is of type int and has no fields/);
+test(problem, { expression: 'has(event_type.x)' }, 'expression', /has\(\): event_type is of type string and has no fields/);
+test(problem, { expression: '!has(now.x)' }, 'expression', /has\(\): now is of type timestamp and has no fields/);
+test(problem, { expression: '!has(external_account_id.x)' }, 'expression', /has\(\): external_account_id is of type string and has no fields/);
 test(problem, { score_delta: 2.5 }, 'score_delta', /integer/);
 test(problem, { score_delta: '10' }, 'score_delta', /integer/);
 test(problem, { score_delta: 2_000_000 }, 'score_delta', /between/);
