@@ -77,6 +77,7 @@ export function secureDataDir(dataDir: string): void {
     else if (!statSync(dataDir).isDirectory()) throw new DataDirError(`the data dir ${dataDir} is not a directory; give a directory (it is made if it does not exist)`);
     // Nor of a folder named by mistake (DATA_DIR=/etc as root would make every file in it 0600).
     else if (isOtherFolder(dataDir)) throw new DataDirError(`the data dir ${dataDir} holds other files and no ${kDatabaseFileName}; give a new or empty folder, or a data dir of fraud-scorer (every file in one is made private)`);
+    else if (existsSync(databasePath(dataDir)) && !statSync(databasePath(dataDir)).isFile()) throw new DataDirError(`${databasePath(dataDir)} is not a file; the data dir holds the database as a file of that name`);
     chmodSync(dataDir, 0o700);
     for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
       if (entry.isFile()) chmodSync(join(dataDir, entry.name), 0o600);
@@ -88,13 +89,16 @@ export function secureDataDir(dataDir: string): void {
   }
 }
 
-/** What a data dir holds before its database exists, or beside it; lost+found: a file system of its own. */
-const kDataDirNames = /^(fraud-scorer\.db(-wal|-shm|-journal)?|server\.lock|bootstrap-keys\.json|start-snapshot(\.tmp)?|lost\+found)$/;
+/**
+ * What a data dir may hold without its database (lost+found: a file system of its own). Not a
+ * -wal, -shm or journal: SQLite would drop one that outlived its database, and with it commits.
+ */
+const kDataDirNamesWithoutDatabase = /^(server\.lock|bootstrap-keys\.json|start-snapshot(\.tmp)?|lost\+found)$/;
 
 /** A folder without a database that holds anything a data dir would not: not one of ours to tighten. */
 function isOtherFolder(dataDir: string): boolean {
   const names = readdirSync(dataDir);
-  return !names.includes(kDatabaseFileName) && names.some((name) => !kDataDirNames.test(name));
+  return !names.includes(kDatabaseFileName) && names.some((name) => !kDataDirNamesWithoutDatabase.test(name));
 }
 
 /**

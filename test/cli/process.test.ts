@@ -142,6 +142,18 @@ test('a folder that holds other files and no database is not taken for a data di
   t.false(existsSync(join(folder, 'fraud-scorer.db')));
 });
 
+test('a WAL without its database is not a data dir to start over in: refused, the WAL kept; a database that is a folder: refused', async (t) => {
+  const folder = makeDataDir();
+  writeFileSync(join(folder, 'fraud-scorer.db-wal'), 'commits');
+  const refused = await failedStart(['--port', '0', '--data-dir', folder]);
+  assertOneLineRefusal(t, refused, /^fraud-scorer serve: the data dir .* holds other files and no fraud-scorer\.db;/);
+  t.is(readFileSync(join(folder, 'fraud-scorer.db-wal'), 'utf8'), 'commits');
+  const other = makeDataDir();
+  mkdirSync(join(other, 'fraud-scorer.db'));
+  const notAFile = await failedStart(['--port', '0', '--data-dir', other]);
+  assertOneLineRefusal(t, notAFile, /^fraud-scorer serve: .*fraud-scorer\.db is not a file; the data dir holds the database as a file of that name$/);
+});
+
 test('a folder holding only lost+found (a file system of its own) is a new data dir', async (t) => {
   const folder = makeDataDir();
   mkdirSync(join(folder, 'lost+found'));
