@@ -2,6 +2,8 @@
 // characters as commas, URL escapes as what they write, digits of other scripts as ASCII digits.
 // Pure.
 
+import { isUtf8 } from 'node:buffer';
+
 const kDecimalDigit = /\p{Nd}/u;
 /** Every decimal digit of another script is at U+0660 or above (the ASCII scan reads none of them). */
 const kBeyondAsciiDigits = /[\u0660-\uffff]/g;
@@ -93,15 +95,32 @@ const kControlCharacters = /[\u0000-\u001f\u007f-\u009f]/g;
  * byte as itself, any other as a comma.
  */
 function urlDecoded(escapes: string): string {
-  try {
-    return decodeURIComponent(escapes).replace(kControlCharacters, ',');
-  } catch {
-    return escapes.replace(kOneUrlEscape, (escape) => {
-      if (escape === '%B') return ' ';
-      const code = Number.parseInt(escape.slice(1), 16);
-      return code >= 0x20 && code < 0x7f ? String.fromCharCode(code) : ',';
-    });
+  // One escape, or ASCII only (%20, %3D: most of them), byte by byte; a run with bytes beyond ASCII
+  // checked for UTF-8, not tried (a body of many runs that are not would throw, a stack each).
+  if (escapes.length === 3) return isSentinel(escapes) ? ` ${escapes[2]}` : byteDecoded(escapes);
+  if (!isAsciiEscapes(escapes)) {
+    const bytes = Buffer.from(escapes.replaceAll('%', ''), 'hex');
+    if (isUtf8(bytes)) return bytes.toString('utf8').replace(kControlCharacters, ',');
   }
+  return escapes.replace(kOneUrlEscape, byteDecoded);
+}
+
+/** %B then a digit: a magnetic track's start (%B4111…), the digit the card's first. */
+function isSentinel(escape: string): boolean {
+  const digit = escape.charCodeAt(2);
+  return escape.charCodeAt(1) === 0x42 && digit >= 0x30 && digit <= 0x39;
+}
+
+function isAsciiEscapes(escapes: string): boolean {
+  // Each escape's first hex digit: 0-7 for a byte below 0x80.
+  for (let at = 1; at < escapes.length; at += 3) if (escapes.charCodeAt(at) > 0x37) return false;
+  return true;
+}
+
+function byteDecoded(escape: string): string {
+  if (escape === '%B') return ' ';
+  const code = Number.parseInt(escape.slice(1), 16);
+  return code >= 0x20 && code < 0x7f ? String.fromCharCode(code) : ',';
 }
 
 /**
