@@ -2,6 +2,7 @@
 // and opening the data dir the way every command does.
 import { existsSync, writeSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { characterLength } from '../shared/text.js';
 import { tryDataDirLock } from '../store/data-dir-lock.js';
 import { databasePath, DataDirError, openDatabase, secureDataDir, type Db } from '../store/database.js';
 import { migrate, schemaStatus, type SchemaStatus } from '../store/migrate.js';
@@ -126,6 +127,24 @@ export function withDataDir<T>(values: { 'data-dir'?: string | undefined }, work
 export function required(value: string | undefined, flag: string): string {
   if (value === undefined || value === '') throw new UsageError(`--${flag} is required`);
   return value;
+}
+
+const kMaxNameLength = 200;
+
+/**
+ * Text an operator names a thing with (a key's label, a project's or a tenant's name). The lists
+ * show one thing per line, so a control character or line break would forge lines there.
+ */
+export function checkedName(value: string, flag: string): string {
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(value) || characterLength(value) > kMaxNameLength) {
+    throw new UsageError(`--${flag}: at most ${kMaxNameLength} characters, none of them a control character or line break`);
+  }
+  return value;
+}
+
+/** Such a name in a list's line: quoted, any character a line cannot show escaped (names stored by earlier builds). */
+export function quotedName(name: string): string {
+  return JSON.stringify(name);
 }
 
 export function print(line: string): void {

@@ -2,7 +2,7 @@ import { resolveScopes, type KeyKind } from '../auth/api-keys.js';
 import { recordKeyCreated } from '../tenancy/tenancy-audit.js';
 import { createApiKey, findApiKey, listApiKeys, resolveProjectRef, revokeApiKey, type ApiKeyInfo } from '../tenancy/tenancy-store.js';
 import { kCliActor, recordAudit } from '../audit/audit-store.js';
-import { actionCommand, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, printOrThrow, required, UsageError, CliError } from './args.js';
+import { actionCommand, checkedName, withDataDir, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, printOrThrow, quotedName, required, UsageError, CliError } from './args.js';
 
 const kHelp = `Usage:
   fraud-scorer keys create --project live|sandbox|<prj_id> --kind secret|publishable
@@ -27,8 +27,6 @@ ${kDataDirHelp}`;
 
 export const keysCommand = actionCommand('keys', 'create, list and revoke API keys', kHelp, { create, list, revoke });
 
-const kMaxLabelLength = 200;
-
 function create(args: string[]): number {
   const { values } = parse(args, {
     ...kDataDirOption,
@@ -44,10 +42,7 @@ function create(args: string[]): number {
   if (kind !== 'secret' && kind !== 'publishable') throw new UsageError('--kind must be secret or publishable');
   const scopes = resolveScopes(kind as KeyKind, values.scopes === undefined ? null : splitList(values.scopes));
   if (typeof scopes === 'string') throw new UsageError(`--scopes: ${scopes}`);
-  // A label is shown by `keys list`, one key per line: a control character would forge lines there.
-  if (values.label !== undefined && (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(values.label) || [...values.label].length > kMaxLabelLength)) {
-    throw new UsageError(`--label: at most ${kMaxLabelLength} characters, none of them a control character or line break`);
-  }
+  const label = values.label === undefined ? '' : checkedName(values.label, 'label');
   const origins = values.origins === undefined ? null : splitList(values.origins);
   if (origins !== null) {
     if (kind !== 'publishable') throw new UsageError('--origins applies to publishable keys only');
@@ -63,7 +58,7 @@ function create(args: string[]): number {
     if (project === null) throw new UsageError(`no such project: ${values.project}`);
     const now = Date.now();
     const { key, info } = db.transaction(() => {
-      const created = createApiKey(db, { projectId: project.project_id, kind: kind as KeyKind, scopes, label: values.label ?? '', allowedOrigins: origins }, now);
+      const created = createApiKey(db, { projectId: project.project_id, kind: kind as KeyKind, scopes, label, allowedOrigins: origins }, now);
       recordKeyCreated(db, created.info, now);
       return created;
     }).immediate();
@@ -138,7 +133,7 @@ function revoke(args: string[]): number {
 function describeKey(key: ApiKeyInfo): string {
   const state = key.revoked_at === null ? 'active' : `revoked ${formatTime(key.revoked_at)}`;
   const lastUsed = key.last_used_at === null ? 'never' : formatTime(key.last_used_at);
-  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  created ${formatTime(key.created_at)}  last used ${lastUsed}  scopes=${key.scopes.join(',')}${originsText(key)}${key.label ? `  ${JSON.stringify(key.label)}` : ''}`;
+  return `${key.key_id}  ${key.kind.padEnd(11)} ${key.environment.padEnd(7)} ${key.project_id}  ${state}  created ${formatTime(key.created_at)}  last used ${lastUsed}  scopes=${key.scopes.join(',')}${originsText(key)}${key.label ? `  ${quotedName(key.label)}` : ''}`;
 }
 
 /** A publishable key's pages, for an operator auditing who may use it: listed, or "any". */

@@ -2,7 +2,7 @@ import { listPresets } from '../../compiler/index.js';
 import { provisionProject, provisionTenant, kDefaultPreset, kNoPreset } from '../tenancy/provision.js';
 import { recordProjectCreated, recordTenantCreated } from '../tenancy/tenancy-audit.js';
 import { findTenant, listProjects, listTenants } from '../tenancy/tenancy-store.js';
-import { actionCommand, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, required, UsageError, withDataDir } from './args.js';
+import { actionCommand, checkedName, formatTime, kDataDirHelp, kDataDirOption, parse, print, printJson, quotedName, required, UsageError, withDataDir } from './args.js';
 
 const kProjectsHelp = `Usage:
   fraud-scorer projects create --name NAME [--tenant ten_...] [--preset ${kDefaultPreset}] [--data-dir D] [--json]
@@ -11,6 +11,7 @@ const kProjectsHelp = `Usage:
 create  adds a live project to a tenant (default: the first tenant) and installs the preset's
         rules and policy as its first published ruleset. Presets: ${[...listPresets().map((preset) => preset.name), kNoPreset].join(', ')}
         (${kNoPreset}: no rules; the project scores nothing until rules are published).
+        --name: up to 200 characters, no control character or line break.
 list    shows every project with its tenant and environment.
 ${kDataDirHelp}`;
 
@@ -19,6 +20,7 @@ const kTenantsHelp = `Usage:
   fraud-scorer tenants list   [--data-dir D] [--json]
 
 create  adds a tenant with one live project and its sandbox project.
+        --name: up to 200 characters, no control character or line break.
 list    shows every tenant.
 ${kDataDirHelp}`;
 
@@ -26,7 +28,7 @@ export const projectsCommand = actionCommand('projects', 'create and list projec
   create(args) {
     const { values } = parse(args, { ...kDataDirOption, name: { type: 'string' }, tenant: { type: 'string' }, preset: { type: 'string' }, json: { type: 'boolean' } });
     if (values.help) return (print(kProjectsHelp), 0);
-    const name = required(values.name, 'name');
+    const name = checkedName(required(values.name, 'name'), 'name');
     const preset = values.preset ?? kDefaultPreset;
     const known = [...listPresets().map((entry) => entry.name), kNoPreset];
     if (!known.includes(preset)) throw new UsageError(`--preset: unknown preset ${JSON.stringify(preset)}; known: ${known.join(', ')}`);
@@ -40,7 +42,7 @@ export const projectsCommand = actionCommand('projects', 'create and list projec
         return made;
       }).immediate();
       if (values.json) printJson(project);
-      else print(`${project.project_id}  live  tenant ${project.tenant_id}  "${project.name}"`);
+      else print(`${project.project_id}  live  tenant ${project.tenant_id}  ${quotedName(project.name)}`);
       return 0;
     });
   },
@@ -51,7 +53,7 @@ export const projectsCommand = actionCommand('projects', 'create and list projec
       if (values.tenant !== undefined && !findTenant(db, values.tenant)) throw new UsageError(`no such tenant: ${values.tenant}`);
       const projects = listProjects(db, values.tenant);
       if (values.json) printJson(projects);
-      else for (const p of projects) print(`${p.project_id}  ${p.environment.padEnd(7)} tenant ${p.tenant_id}  preset ${p.preset}  created ${formatTime(p.created_at)}  "${p.name}"`);
+      else for (const p of projects) print(`${p.project_id}  ${p.environment.padEnd(7)} tenant ${p.tenant_id}  preset ${p.preset}  created ${formatTime(p.created_at)}  ${quotedName(p.name)}`);
       return 0;
     });
   },
@@ -61,7 +63,7 @@ export const tenantsCommand = actionCommand('tenants', 'create and list tenants'
   create(args) {
     const { values } = parse(args, { ...kDataDirOption, name: { type: 'string' }, json: { type: 'boolean' } });
     if (values.help) return (print(kTenantsHelp), 0);
-    const name = required(values.name, 'name');
+    const name = checkedName(required(values.name, 'name'), 'name');
     return withDataDir(values, (db) => {
       const now = Date.now();
       const created = db.transaction(() => {
@@ -80,7 +82,7 @@ export const tenantsCommand = actionCommand('tenants', 'create and list tenants'
     return withDataDir(values, (db) => {
       const tenants = listTenants(db);
       if (values.json) printJson(tenants);
-      else for (const t of tenants) print(`${t.tenant_id}  created ${formatTime(t.created_at)}  "${t.name}"`);
+      else for (const t of tenants) print(`${t.tenant_id}  created ${formatTime(t.created_at)}  ${quotedName(t.name)}`);
       return 0;
     });
   },

@@ -424,6 +424,22 @@ test('a key label with a control character or line break, or too long, is refuse
   t.regex((await runCli(['keys', 'list', '--data-dir', dataDir])).stdout, /  "ops \\"blue\\" — Zoë"\n/);
 });
 
+test('a project or tenant name with a control character or line break, or too long, is refused as a key label is; the lists quote names', async (t) => {
+  const dataDir = await servedDataDir();
+  const listed = async (): Promise<string> => (await runCli(['projects', 'list', '--data-dir', dataDir])).stdout + (await runCli(['tenants', 'list', '--data-dir', dataDir])).stdout;
+  const before = await listed();
+  for (const command of ['projects', 'tenants']) {
+    for (const name of ['shop\nprj_forged  live', 'esc\u001b[2J', 'x'.repeat(201)]) {
+      const refused = await runCli([command, 'create', '--data-dir', dataDir, '--name', name]);
+      t.is(refused.code, 2, `${command} ${JSON.stringify(name)}`);
+      t.regex(refused.stderr, /--name: at most 200 characters, none of them a control character or line break/);
+    }
+  }
+  t.is(await listed(), before, 'nothing made');
+  t.is((await runCli(['tenants', 'create', '--data-dir', dataDir, '--name', 'Acme "EU"'])).code, 0);
+  t.regex((await runCli(['tenants', 'list', '--data-dir', dataDir])).stdout, /  "Acme \\"EU\\""\n/);
+});
+
 test('serve --help shows boolean defaults as the words the settings take (off, on)', async (t) => {
   const help = (await runCli(['serve', '--help'])).stdout;
   for (const flag of ['access-log', 'trust-proxy']) t.regex(help, new RegExp(`--${flag} +[A-Z_]+ +default off `), flag);
