@@ -452,6 +452,7 @@ function lowerHas(ctx: ExprContext, sel: ASTNode, node: ASTNode): Lowered {
   }
   if (n.op !== 'id' || fields.length === 0) throw new CompileError('has() needs a field selection like has(user.email)', node);
   let base: Lowered;
+  let baseName = n.args as string;
   let rest: string[];
   const group = groupOf(ctx, n);
   if (group !== undefined || isExtras(ctx, n)) {
@@ -465,16 +466,16 @@ function lowerHas(ctx: ExprContext, sel: ASTNode, node: ASTNode): Lowered {
         true,
       );
     }
-    // A declared scalar has no fields: has(user.email.x) is refused as user.email.x is (the type checker).
-    if (kFieldless.has(value.ty.k)) throw new CompileError(`has(): ${(n.args as string)}.${first} is of type ${value.ty.k} and has no fields`, sel);
     base = value;
+    baseName = `${baseName}.${first}`;
     rest = fields.slice(1);
   } else {
     base = lower(ctx, n);
-    // event_type, now, an iteration variable over numbers: no fields either.
-    if (kFieldless.has(base.ty.k)) throw new CompileError(`has(): ${(n.args as string)} is of type ${base.ty.k} and has no fields`, sel);
     rest = fields;
   }
+  // A declared scalar has no fields (user.email, event_type, now, a variable over numbers):
+  // has(user.email.x) is refused as user.email.x is (the type checker).
+  if (kFieldless.has(base.ty.k)) throw new CompileError(`has(): ${baseName} is of type ${base.ty.k} and has no fields`, sel);
   for (const f of rest.slice(0, -1)) {
     base = lowered(guarded(ctx, [base], ([b]) => _`${ctx.rt('field')}(${b}, ${f})`), kDyn, true);
   }
