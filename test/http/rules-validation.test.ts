@@ -88,6 +88,13 @@ test(refused, create(ruleBody('new_rule', { expression: 'user.email == 3' }), 'e
 test(refused, create(ruleBody('new_rule', { expression: "extras.l.exists(x, extras.s.matches('a*b'))" }), 'expression', /^expression: the estimated worst-case cost of the rule is 54,978,\d{3},\d{3}, over the limit of 10,000,000/));
 test(refused, create(ruleBody('new_rule', { expression: 'extras.l.map(x, extras.l + extras.l).size() > 0' }), 'expression', /over the limit of 10,000,000/));
 test(refused, create(ruleBody('new_rule', { expression: "user.name.matches('(a)\\\\1')" }), 'expression', /invalid regular expression \(RE2 syntax\)/));
+// Sizes past 2^31 (a list of megabyte values built by map()): refused, not estimated below zero.
+test(refused, create(ruleBody('new_rule', { expression: 'extras.a in extras.l.map(y, extras.b)' }), 'expression', /over the limit of 10,000,000/));
+// Nested lists compared many times: a unit per level entered.
+test(refused, create(ruleBody('new_rule', { expression: `extras.a in [${Array.from({ length: 95 }, () => 'extras.b').join(', ')}]` }), 'expression', /over the limit of 10,000,000/));
+// has() below a declared scalar, as selecting it.
+test(refused, create(ruleBody('new_rule', { expression: '!has(user.email.domain)' }), 'expression', /has\(\): user\.email is of type string and has no fields/));
+test(refused, create(ruleBody('new_rule', { expression: 'has(event_type.x)' }), 'expression', /has\(\): event_type is of type string and has no fields/));
 // score_delta
 test(refused, create(scoring({ score_delta: 2.5 }), 'score_delta', /integer/));
 test(refused, create(scoring({ score_delta: '10' }), 'score_delta', /integer/));
