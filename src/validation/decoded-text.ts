@@ -105,7 +105,10 @@ function urlDecoded(escapes: string): string {
   return escapes.replace(kOneUrlEscape, byteDecoded);
 }
 
-/** %B then a digit: a magnetic track's start (%B4111…), the digit the card's first. */
+/**
+ * %B then a digit: a magnetic track's start (%B4111…), the digit the card's first. kOneUrlEscape's
+ * first alternative, for a lone escape read without a second regex pass (most runs are one escape).
+ */
 function isSentinel(escape: string): boolean {
   const digit = escape.charCodeAt(2);
   return escape.charCodeAt(1) === 0x42 && digit >= 0x30 && digit <= 0x39;
