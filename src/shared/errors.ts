@@ -1,6 +1,8 @@
 // The one registry of error codes the API answers with (interface, section "Errors").
 // Every failure the service sends is built here: handlers never write ad-hoc codes or statuses.
 
+import { maskCardNumbers } from '../validation/body-scan.js';
+
 export interface ErrorDefinition {
   readonly status: number;
   readonly message: string;
@@ -56,13 +58,17 @@ export interface ApiError {
   readonly cause?: string;
 }
 
+/**
+ * Messages and parameters name what the request sent (a member name, a query parameter): one that
+ * holds a card number is answered with its digits as '*', whatever the error.
+ */
 export function apiError(code: ErrorCode, message?: string, parameter?: string): ApiError {
   const definition: ErrorDefinition = kErrorCodes[code];
   return {
     code,
     status: definition.status,
-    message: message ?? definition.message,
-    parameter: parameter ?? '',
+    message: message === undefined ? definition.message : maskCardNumbers(message),
+    parameter: parameter === undefined ? '' : maskCardNumbers(parameter),
   };
 }
 

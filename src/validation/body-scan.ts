@@ -417,6 +417,30 @@ export function locateCardNumber(value: unknown, run: string | null = null): str
   return locate(value, (_text, isNumber, number) => isNumber && (number === runValue || number === -runValue));
 }
 
+/**
+ * `text` with every digit written as '*' when it holds a card number, else `text` itself: an error
+ * names what the request sent (a member name, a query parameter), and an answer must not carry
+ * back the card number it refuses to hold. Array indices of a path (`[3]`) are kept.
+ */
+export function maskCardNumbers(text: string): string {
+  if (!mayHoldCardNumber(text)) return text;
+  const json = JSON.stringify(text);
+  if (!containsCardNumber(json) && !(needsScanForm(json) && containsCardNumber(scanFormOf(json)))) return text;
+  return text.replace(/\[[0-9]+\]|\p{Nd}/gu, (match) => (match.length > 1 ? match : '*'));
+}
+
+/** False for a text too short of digits to hold a card (the usual message); true when it may. */
+function mayHoldCardNumber(text: string): boolean {
+  let digits = 0;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    // Escapes and other scripts' digits are read by the full scan.
+    if (code >= 0x80 || code === 0x25 /* % */ || code === kBackslash) return true;
+    if (isDigit(code) && ++digits >= 12) return true;
+  }
+  return false;
+}
+
 /** Where a NUL character sits in a parsed body, as a dotted path; '' for the body itself. */
 export function locateNul(value: unknown): string {
   return locate(value, (text) => text.includes('\u0000'));

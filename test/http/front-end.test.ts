@@ -282,7 +282,11 @@ const kCardBodies: Array<[string, Record<string, unknown>, string]> = [
   ['an Amex number', { extras: { memo: '378282246310005' } }, 'extras.memo'],
   ['as a JSON number', { extras: { pan: 4111111111111111 } }, 'extras.pan'],
   ['deep inside extras', { extras: { a: { b: [{ c: 'x 6011111111111117 y' }] } } }, 'extras.a.b[0].c'],
-  ['in a key', { extras: { '4111111111111111': true } }, 'extras.4111111111111111'],
+  // The answer names the member without the card number it refuses to hold.
+  ['in a key', { extras: { '4111111111111111': true } }, 'extras.****************'],
+  ['in a key with spaces', { extras: { 'card 4111 1111 1111 1111': true } }, 'extras.card **** **** **** ****'],
+  ['in a key below an array', { extras: { a: [{ '4111111111111111': true }] } }, 'extras.a[0].****************'],
+  ['as a top-level key', { '4111111111111111': 1 }, '****************'],
   ['19 digits', { extras: { pan: '6759649826438453128' } }, 'extras.pan'],
 ];
 
@@ -292,15 +296,30 @@ for (const [name, extra, parameter] of kCardBodies) {
     t.is(response.status, 400, response.text);
     t.is(response.body.errors[0]?.code, 'CARD_NUMBER_DETECTED');
     if (parameter !== '') t.is(response.body.errors[0]?.parameter, parameter);
+    t.false(/4111|1111 1111/.test(response.text), 'the answer does not carry the card number back');
   });
 }
+
+test('an error caused by something else still never carries a card number back: a key with a NUL, a query parameter named by one', async (t) => {
+  const nul = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ extras: { '4111111111111111\u0000': 1 } }) });
+  t.is(nul.status, 400);
+  t.is(nul.body.errors[0]?.code, 'NUL_CHARACTER_DETECTED');
+  t.is(nul.body.errors[0]?.parameter, 'extras.****************\u0000');
+  for (const query of ['4111111111111111=1', '4111%201111%201111%201111=1', '%34111111111111111=2']) {
+    const response = await api(server, 'GET', `/v1/scores/${crypto.randomUUID()}?${query}`, { key });
+    t.is(response.status, 400, query);
+    t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR', query);
+    t.false(/4111|1111 1111/.test(response.text), query);
+    t.regex(response.body.errors[0]?.parameter ?? '', /^\*{4}/, query);
+  }
+});
 
 // Written with JSON escapes (\u0034 is "4", \u0020 a space): what the event would hold is the card number.
 const kEscapedCardBodies: Array<[string, string, string]> = [
   ['a digit escaped', '{"note":"\\u0034111111111111111"}', 'extras.note'],
   ['a digit escaped inside', '{"note":"4111 \\u0031111 1111 1111"}', 'extras.note'],
   ['a separator escaped', '{"note":"4111\\u00201111 1111 1111"}', 'extras.note'],
-  ['a digit escaped, in a key', '{"\\u0034111111111111111":true}', 'extras.4111111111111111'],
+  ['a digit escaped, in a key', '{"\\u0034111111111111111":true}', 'extras.****************'],
   // A control character or a no-break space next to it is no letter: the number is not glued to
   // anything. (Between groups, only a no-break space separates them, as a space does.)
   ['a control character before it', '{"note":"\\u00015555555555554444"}', 'extras.note'],
