@@ -7,6 +7,8 @@
 // The queue is bounded: past the bound, POST /v1/events with async answers 503 ASYNC_UNAVAILABLE
 // and stores nothing. An event that cannot be scored now (no live ruleset, a failed write) is set
 // aside and retried after a pause, ahead of later events; other events keep flowing meanwhile.
+// Set-aside events are bounded per project, not by the queue's bound: a project whose events
+// cannot be scored (it never published) must not refuse the async events of every other project.
 // While the HTTP thread is saturated (a burst), it scores only a few events at a time, so that
 // accepting takes the thread's time first (activeLimit).
 // Live and sandbox events have a scorer each (AsyncScorers), with a queue and a bound each: a
@@ -112,6 +114,13 @@ export class AsyncScorer {
   /** Events set aside, by the end of the bucket of due time they fall in (kRetryBucketMs). */
   #delayed = new Map<number, number[]>();
   #delayedCount = 0;
+  /** The project of each set-aside event, as an index into #projects (0: not known, a failed read). */
+  readonly #setAsideProject = new Map<number, number>();
+  /** Set-aside events by project index: each project's are bounded on their own (canAccept). */
+  #setAsideCounts: number[] = [0];
+  /** Project ids interned: index → id, and id → index. */
+  readonly #projects: string[] = [''];
+  readonly #projectIndex = new Map<string, number>([['', 0]]);
   /** Accepted events between the check of the bound and the queue (EventService awaits their write). */
   #reserved = 0;
   readonly #attempts = new Map<number, number>();
@@ -145,8 +154,18 @@ export class AsyncScorer {
     return this.#delayedCount;
   }
 
-  canAccept(): boolean {
-    return !this.#paused && this.depth < this.#limit;
+  /**
+   * Whether an async event of `projectId` may be accepted: the queue (events waiting, being
+   * scored or written) is under the bound, and so are that project's own events set aside.
+   */
+  canAccept(projectId: string): boolean {
+    return !this.#paused && this.depth - this.#delayedCount < this.#limit && !this.projectBacklogFull(projectId);
+  }
+
+  /** Whether `projectId`'s events set aside (no published ruleset, over budget) reach the bound. */
+  projectBacklogFull(projectId: string): boolean {
+    const index = this.#projectIndex.get(projectId);
+    return index !== undefined && this.#setAsideCounts[index]! >= this.#limit;
   }
 
   /**
@@ -217,7 +236,7 @@ export class AsyncScorer {
       if (kept.length === 0) this.#delayed.delete(due);
       else this.#delayed.set(due, kept);
     }
-    this.#delayedCount -= setAside.size;
+    for (const seq of setAside) this.#unsetAside(seq);
     for (const seq of seqs) {
       this.#attempts.delete(seq);
       // A pending event is being scored (left to the writer), set aside (removed above) or waiting.
@@ -235,6 +254,8 @@ export class AsyncScorer {
     for (const seqs of this.#delayed.values()) for (const seq of seqs) this.#retryDue.push(seq);
     this.#delayed.clear();
     this.#delayedCount = 0;
+    this.#setAsideProject.clear();
+    this.#setAsideCounts.fill(0);
     this.#scheduleRetry(); // nothing left to wait for: clears the timer
     this.#pumpSoon();
   }
@@ -249,14 +270,35 @@ export class AsyncScorer {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Sets `seq` aside until `due`, in its bucket. */
-  #setAside(seq: number, due: number): void {
+  /** Sets `seq` (an event of `projectId`; '' when not known) aside until `due`, in its bucket. */
+  #setAside(seq: number, due: number, projectId: string): void {
     const bucket = Math.ceil(due / kRetryBucketMs) * kRetryBucketMs;
     const seqs = this.#delayed.get(bucket);
     if (seqs === undefined) this.#delayed.set(bucket, [seq]);
     else seqs.push(seq);
     this.#delayedCount++;
+    const index = this.#internProject(projectId);
+    this.#setAsideProject.set(seq, index);
+    this.#setAsideCounts[index]!++;
     if (bucket < this.#retryAt) this.#scheduleRetry();
+  }
+
+  /** `seq` is no longer set aside (due again, or dropped): out of the counts. */
+  #unsetAside(seq: number): void {
+    this.#delayedCount--;
+    const index = this.#setAsideProject.get(seq) ?? 0;
+    this.#setAsideProject.delete(seq);
+    this.#setAsideCounts[index]!--;
+  }
+
+  #internProject(projectId: string): number {
+    let index = this.#projectIndex.get(projectId);
+    if (index === undefined) {
+      index = this.#projects.push(projectId) - 1;
+      this.#projectIndex.set(projectId, index);
+      this.#setAsideCounts.push(0);
+    }
+    return index;
   }
 
   /** One timer for the earliest bucket; its events (and any other due) go to #retryDue, ahead of the queue. */
@@ -272,8 +314,10 @@ export class AsyncScorer {
       const now = Date.now();
       for (const [due, seqs] of this.#delayed) {
         if (due > now) continue;
-        for (const seq of seqs) this.#retryDue.push(seq);
-        this.#delayedCount -= seqs.length;
+        for (const seq of seqs) {
+          this.#retryDue.push(seq);
+          this.#unsetAside(seq);
+        }
         this.#delayed.delete(due);
       }
       this.#scheduleRetry();
@@ -305,7 +349,7 @@ export class AsyncScorer {
       // The store could not be read (a locked or failing disk): the events wait and come back.
       this.#log.error('queued async events could not be read', { events: seqs.length, error });
       const due = Date.now() + this.#retryDelayMs;
-      for (const seq of seqs) this.#setAside(seq, due);
+      for (const seq of seqs) this.#setAside(seq, due, '');
       return;
     }
     for (const job of jobs) this.#start(job);
@@ -347,15 +391,15 @@ export class AsyncScorer {
   #start(job: PendingJob): void {
     this.#activeSeqs.add(job.seq);
     this.#run!(job).then(
-      (outcome) => this.#settle(job.seq, outcome),
+      (outcome) => this.#settle(job.seq, outcome, job.projectId),
       (error: unknown) => {
         this.#log.error('async scoring failed', { event_id: job.eventId, error });
-        this.#settle(job.seq, 'retry');
+        this.#settle(job.seq, 'retry', job.projectId);
       },
     );
   }
 
-  #settle(seq: number, outcome: PendingOutcome): void {
+  #settle(seq: number, outcome: PendingOutcome, projectId: string): void {
     this.#activeSeqs.delete(seq);
     if (outcome !== 'retry') {
       if (outcome === 'done') this.scored++;
@@ -366,7 +410,7 @@ export class AsyncScorer {
       const attempts = (this.#attempts.get(seq) ?? 0) + 1;
       this.#attempts.set(seq, attempts);
       const delay = Math.min(Math.max(kMaxRetryDelayMs, this.#retryDelayMs), this.#retryDelayMs * 2 ** Math.min(attempts - 1, 30));
-      this.#setAside(seq, Date.now() + delay);
+      this.#setAside(seq, Date.now() + delay, projectId);
     }
     if (this.#activeSeqs.size === 0 && this.#idleWaiters.length > 0) {
       for (const wake of this.#idleWaiters.splice(0)) wake();

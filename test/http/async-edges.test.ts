@@ -6,7 +6,8 @@ import test from 'ava';
 import { randomUUID } from 'node:crypto';
 import { heldAt, metric, reached, release } from '../_helpers/faults.js';
 import { minimalEvent } from '../_helpers/events.js';
-import { readStore } from '../_helpers/rules.js';
+import { createKeyWithCli } from '../_helpers/fingerprint.js';
+import { newProject, readStore } from '../_helpers/rules.js';
 import { api, runCli, startServer, waitFor } from '../_helpers/server.js';
 
 test('a sync retry of a queued async event that waited behind its account\'s erasure answers the erased view, not 500', async (t) => {
@@ -73,6 +74,39 @@ test('an async event of a project with no ruleset yet is scored as soon as one i
   await waitFor(async () => (await api(server, 'GET', `/v1/scores/${event.event_id}`, { key })).body.data.state === 'scored', 'the event scored', 60_000);
   t.is(await metric(server, 'fraud_scorer_async_set_aside'), 0);
   t.is(await metric(server, 'fraud_scorer_async_queue_depth'), 0);
+});
+
+test("a project's async events that cannot be scored fill only that project's share: other projects' async events are still accepted", async (t) => {
+  const server = await startServer({ env: { ASYNC_QUEUE_LIMIT: '3', ASYNC_RETRY_DELAY_MS: '600000' } });
+  t.teardown(() => server.stop());
+  // A project with no ruleset: its events are tried, then set aside until a publish.
+  const bare = await newProject(server, 'none');
+  const waiting = [0, 1, 2].map(() => minimalEvent({ async: true }));
+  for (const event of waiting) t.is((await api(server, 'POST', '/v1/events', { key: bare.key, body: event })).status, 202);
+  await waitFor(async () => (await metric(server, 'fraud_scorer_async_set_aside')) === 3, 'the three tried and set aside');
+  const past = minimalEvent({ async: true });
+  const refused = await api(server, 'POST', '/v1/events', { key: bare.key, body: past });
+  t.is(refused.status, 503, refused.text);
+  t.is(refused.body.errors[0]?.code, 'ASYNC_UNAVAILABLE');
+  t.is(refused.body.errors[0]?.parameter, '');
+  t.is(refused.headers.get('retry-after'), '1');
+  t.regex(refused.body.errors[0]?.message, /publish a ruleset/);
+  t.is((await api(server, 'GET', `/v1/scores/${past.event_id as string}`, { key: bare.key })).status, 404, 'the refused event was not stored');
+  // Another project of the tenant, and one of another tenant, are not refused for them.
+  const other = server.bootstrap.keys.live_secret.key;
+  const created = await runCli(['tenants', 'create', '--name', 'acme', '--data-dir', server.dataDir, '--json']);
+  t.is(created.code, 0, created.stderr);
+  const acmeProject = (JSON.parse(created.stdout) as { live: { project_id: string } }).live.project_id;
+  const acme = (await createKeyWithCli(server.dataDir, ['--project', acmeProject, '--kind', 'secret'])).key;
+  for (const key of [other, other, other, acme, acme]) {
+    const event = minimalEvent({ async: true });
+    t.is((await api(server, 'POST', '/v1/events', { key, body: event })).status, 202);
+    await waitFor(async () => (await api(server, 'GET', `/v1/scores/${event.event_id as string}`, { key })).body.data.state === 'scored', 'scored');
+  }
+  // Published, the waiting events are scored and the project is accepted again.
+  t.is((await api(server, 'POST', '/v1/rules/publish', { key: bare.key })).status, 201);
+  await waitFor(async () => (await metric(server, 'fraud_scorer_async_set_aside')) === 0, 'the set-aside events scored');
+  t.is((await api(server, 'POST', '/v1/events', { key: bare.key, body: past })).status, 202);
 });
 
 test('a sync retry of a pending async event that cannot be scored now says the event stays pending, and it does', async (t) => {

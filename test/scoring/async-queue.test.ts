@@ -175,12 +175,12 @@ test('events set aside are tried again at once when the rules change, however lo
 test('a reservation counts against the bound until released', (t) => {
   const scorer = new AsyncScorer(2, quiet, new MemoryLog());
   scorer.reserve();
-  t.true(scorer.canAccept());
+  t.true(scorer.canAccept('p'));
   scorer.reserve();
-  t.false(scorer.canAccept(), 'two places taken by events being written');
+  t.false(scorer.canAccept('p'), 'two places taken by events being written');
   t.is(scorer.depth, 2);
   scorer.unreserve();
-  t.true(scorer.canAccept());
+  t.true(scorer.canAccept('p'));
 });
 
 test('the sandbox scorer keeps only eight going while live events wait, and all it can once they are scored', async (t) => {
