@@ -97,9 +97,11 @@ export interface AccountScope {
 
 /**
  * How long an erasure keeps trying to empty the WAL before it answers 500 (the retry finishes it).
- * Each attempt waits for readers up to the writer's busy timeout.
+ * Each attempt waits for readers a few tens of milliseconds (writer-thread.ts, kStandaloneWaitMs),
+ * holding the write lock meanwhile; between attempts the writer is free for kPurgePauseMs.
  */
 const kPurgeBoundMs = 30_000;
+const kPurgePauseMs = 100;
 
 const kNotFound = (): ApiError => apiError('NOT_FOUND', 'No such account in this project.', 'id');
 
@@ -274,8 +276,9 @@ export class AccountsService {
    * over them; secure_delete (set on the writer) zeroes freed space in the main file. A TRUNCATE
    * checkpoint then empties the WAL, so the raw values are in no file. It runs on the writer's
    * connection, with the checkpointer thread paused so that no other checkpoint holds the lock;
-   * each attempt waits for readers up to the writer's busy timeout, and the attempts go on for up
-   * to kPurgeBoundMs. (Also for the operator's erasure whose id named nothing: the id is personal.)
+   * each attempt waits for readers briefly, since it holds the write lock meanwhile and every
+   * event's write waits with it (a backup's long read would otherwise stall scoring for seconds
+   * per attempt), and the attempts go on, kPurgePauseMs apart, for up to kPurgeBoundMs. (Also for the operator's erasure whose id named nothing: the id is personal.)
    */
   #purgeFailed(): ErasureAnswer {
     this.#deps.log.error('erasure: the WAL could not be emptied; the erasure is answered 500 (INTERNAL_ERROR), to be retried');
@@ -294,7 +297,7 @@ export class AccountsService {
         }
         if (busy === 0) return true;
         if (Date.now() > deadline) return false;
-        await new Promise((resolve) => setTimeout(resolve, 10));
+        await new Promise((resolve) => setTimeout(resolve, kPurgePauseMs));
       }
     });
   }

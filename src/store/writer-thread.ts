@@ -100,9 +100,17 @@ function runAlone(call: CommandCall): CommandOutcome {
   }
 }
 
-/** Outside any transaction; its waits (a checkpoint's wait for readers) are SQLite's busy handler's. */
+/**
+ * How long one standalone command (an erasure's TRUNCATE checkpoint) waits for readers: it holds
+ * the write lock while it waits, so every event's write waits as long. Short, and tried again
+ * (AccountsService.purgeOldPages): a backup's read of minutes must not stall every event by the
+ * busy timeout per attempt.
+ */
+const kStandaloneWaitMs = 50;
+
+/** Outside any transaction; its waits (a checkpoint's wait for readers) are SQLite's busy handler's, up to kStandaloneWaitMs. */
 function runStandalone(call: CommandCall): CommandOutcome {
-  db.pragma(`busy_timeout = ${setup.busyTimeoutMs}`);
+  db.pragma(`busy_timeout = ${Math.min(setup.busyTimeoutMs, kStandaloneWaitMs)}`);
   try {
     return { id: call.id, ok: true, value: execute(call), wrote: false };
   } catch (error) {

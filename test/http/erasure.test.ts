@@ -574,6 +574,36 @@ test('erase while the bulk writes fail: the account\'s events not yet listed wit
   t.deepEqual(tracesIn(server.dataDir, victim.values), []);
 });
 
+test('erase while another process holds a read transaction open (a backup): the DELETE waits, other events are scored and stored meanwhile, and it answers 200 once the read ends, leaving no trace', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const key = server.bootstrap.keys.live_secret.key;
+  const tag = randomUUID().slice(0, 8);
+  const victim = person(tag);
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent(victim.fields) })).status, 200);
+  // The snapshot of a backup's read: the erasure's old pages stay in the WAL while it is open.
+  const backup = new Database(join(server.dataDir, 'fraud-scorer.db'), { readonly: true });
+  t.teardown(() => backup.close());
+  backup.exec('BEGIN');
+  backup.prepare('SELECT count(*) FROM events').get();
+  let answered = false;
+  const erasing = api(server, 'DELETE', `/v1/accounts/victim-${tag}`, { key }).then((answer) => {
+    answered = true;
+    return answer;
+  });
+  await waitFor(async () => (await api(server, 'GET', `/v1/accounts/victim-${tag}/links`, { key })).status === 404, 'the erasure committed, its purge waiting');
+  for (let i = 0; i < 5; i++) {
+    const event = minimalEvent({ external_account_id: `bystander-${tag}-${i}` });
+    t.is((await api(server, 'POST', '/v1/events', { key, body: event })).status, 200, 'scored while the erasure waits for the read');
+    t.is((await api(server, 'GET', `/v1/scores/${event.event_id as string}`, { key })).status, 200, 'and stored');
+  }
+  t.false(answered, 'the DELETE is not answered while the old pages are still in the WAL');
+  backup.exec('COMMIT');
+  const erased = await erasing;
+  t.is(erased.status, 200, erased.text);
+  t.deepEqual(tracesIn(server.dataDir, victim.values), []);
+});
+
 function readRows<T>(server: { readonly dataDir: string }, read: (db: Database.Database) => T): T {
   const db = new Database(join(server.dataDir, 'fraud-scorer.db'), { readonly: true });
   try {
