@@ -446,6 +446,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   let links = 0;
   let cases = 0;
   let casesWritten: string[] = [];
+  let unlinkedCases: Array<[projectId: string, caseId: string]> = [];
   let labels = 0;
   if (accountId !== null) {
     // Labels stay (what the events turned out to be); they no longer say whose they were.
@@ -461,7 +462,8 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     // Its cases not written yet are written first, and unlinked with the others.
     casesWritten = writeOpenedCasesOf(db, accountId);
     // A change of the case, so updated_at moves forward whatever the clock did (cases-service.ts).
-    cases = db.prepare('UPDATE cases SET account_id = NULL, updated_at = max(updated_at + 1, ?) WHERE account_id = ?').run(now, accountId).changes;
+    unlinkedCases = db.prepare('UPDATE cases SET account_id = NULL, updated_at = max(updated_at + 1, ?) WHERE account_id = ? RETURNING project_id, case_id').raw().all(now, accountId) as Array<[string, string]>;
+    cases = unlinkedCases.length;
     unlinkWebhookMessages(db, accountId);
     db.prepare('DELETE FROM account_projects WHERE account_id = ?').run(accountId);
     db.prepare('DELETE FROM account_event_seqs WHERE account_id = ?').run(accountId);
@@ -491,6 +493,14 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
     recordAudit(db, {
       projectId: usedByProject, actor: request.actor, action: 'account.erase', target: `account:${erasedAccount}`,
       summary: { ...summary.erased, across_projects: usedBy.size > 1, lists: ownLists, ...byProject(usedByProject) },
+      at: now,
+    });
+  }
+  // Every change of a case is in its project's trail (docs/cases.md): so is the erasure's.
+  for (const [caseProject, caseId] of unlinkedCases) {
+    recordAudit(db, {
+      projectId: caseProject, actor: request.actor, action: 'case.change', target: `case:${caseId}`,
+      summary: { account_erased: erasedAccount, ...byProject(caseProject) },
       at: now,
     });
   }

@@ -144,6 +144,11 @@ test('reopening a closed case sees the account\'s new case; an erasure unlinks a
   t.is(erasure.body.data.erased.cases_unlinked, 1);
   t.like(await readCase(server, erasedCase), { account_public_id: null, external_account_id: null, event_ids: [opening.event_id] });
   t.deepEqual(storedCaseEvents(server.dataDir, erasedCase), [opening.event_id]);
+  // The erasure's change of the case is in the case's trail, as every change of a case is.
+  const trail = await api(server, 'GET', `/v1/audit?target=${encodeURIComponent(`case:${erasedCase}`)}`, { key });
+  t.is(trail.status, 200, trail.text);
+  t.like(trail.body.data.records, [{ action: 'case.change', summary: { account_erased: erasure.body.data.account_public_id } }]);
+  t.is(trail.body.data.records.length, 1);
 });
 
 test('a clean stop writes every waiting case and event; after a SIGKILL the start does, each listed once', async (t) => {
