@@ -188,6 +188,7 @@ export class AccountsService {
         acrossProjects,
         now: now(),
         actor,
+        ...(byPublicId ? { accountId: id } : {}),
         linksInMemory: held?.links ?? [],
         signalFirstSeensInMemory: held?.signalFirstSeens ?? null,
         ...(this.#deps.failErasureReads === true ? { failReadingEvents: true } : {}),
@@ -315,6 +316,12 @@ export interface ErasureRequest extends AccountScope {
   /** The key id that asked, for the audit trail. */
   readonly actor: string;
   /**
+   * The request named the account by this acc_ id: only that account is erased. Another account of
+   * the external id (made by an event that waited behind an earlier erasure of it) is not_found
+   * here, and the request is answered as a retry of that erasure.
+   */
+  readonly accountId?: string;
+  /**
    * The account's links as memory holds them: [other account's acc_ id, account_links.signal_type].
    * The two rows of a link are written by different parts of a bulk write, so the other account's
    * row can be stored while the account's own is not (its part failed): only memory knows it.
@@ -394,6 +401,7 @@ export function eraseAccount(db: Db, request: ErasureRequest): ErasureOutcome {
   const account = db.prepare('SELECT account_id FROM accounts WHERE tenant_id = ? AND environment = ? AND external_account_id = ?')
     .get(tenantId, environment, externalId) as { account_id: string } | undefined;
   const accountId = account?.account_id ?? null;
+  if (request.accountId !== undefined && accountId !== request.accountId) return { kind: 'not_found' };
   const projects = accountId === null ? [] : (db.prepare('SELECT project_id FROM account_projects WHERE account_id = ?').pluck().all(accountId) as string[]);
   // Accepted async events not yet scored carry no account id yet: found by their external id,
   // among the pending events of the tenant and environment's projects only.

@@ -117,6 +117,43 @@ test('erase while an event of the account is in flight: the DELETE waits for it 
   }
 });
 
+test('a DELETE by the acc_ id that waited behind an erasure of that account answers that erasure: it never erases the new account an event made meanwhile', async (t) => {
+  const server = await startServer({ env: kHold });
+  t.teardown(() => server.stop());
+  await heldAt(server, 'async-scorer');
+  release(server, 'async-scorer');
+  const key = server.bootstrap.keys.live_secret.key;
+  const tag = randomUUID().slice(0, 8);
+  const external = `twice-${tag}`;
+  const first = await post(server, key, { external_account_id: external });
+  // An event of the account in flight holds the first erasure back.
+  const inFlight = api(server, 'POST', '/v1/events', { key, body: minimalEvent({ external_account_id: external, extras: { fault_hold: `twice-${tag}` } }) });
+  await heldAt(server, `twice-${tag}`);
+  const erasure = api(server, 'DELETE', `/v1/accounts/${external}`, { key });
+  await reached(server, 'erasure-gate-closed');
+  // An event sent meanwhile waits at the gate (admitted: in flight beside the held one)...
+  const meanwhileEvent = minimalEvent({ external_account_id: external, user: { email: `new.${tag}@example.net` } });
+  const meanwhile = api(server, 'POST', '/v1/events', { key, body: meanwhileEvent });
+  await waitFor(async () => (await metric(server, 'fraud_scorer_events_in_flight')) === 2, 'the later event waiting at the gate');
+  // ...and then a client's retry of the DELETE by the acc_ id it knows, behind it.
+  const retry = api(server, 'DELETE', `/v1/accounts/${first.account_public_id}`, { key });
+  release(server, `twice-${tag}`);
+
+  t.is((await inFlight).status, 200);
+  t.is((await erasure).status, 200);
+  const later = await meanwhile;
+  t.is(later.status, 200, later.text);
+  t.not(later.body.data.account_public_id, first.account_public_id, 'a new account');
+  const retried = await retry;
+  t.is(retried.status, 200, retried.text);
+  t.is(retried.body.data.account_public_id, first.account_public_id, 'the retry answers the erasure of the account it named');
+  t.true(retried.body.data.already_erased);
+  t.is((await api(server, 'GET', `/v1/accounts/${later.body.data.account_public_id as string}/links`, { key })).status, 200, 'the new account is still there');
+  const stored = await api(server, 'GET', `/v1/events/${meanwhileEvent.event_id as string}`, { key });
+  t.is(stored.status, 200, stored.text);
+  t.is(stored.body.data.input.user.email, `new.${tag}@example.net`, "the new account's event keeps its data");
+});
+
 test('erase while async events of the account are queued: they are erased, never scored, and nothing re-creates the account', async (t) => {
   const dataDir = makeDataDir();
   const server = await startServer({ env: kHold, dataDir });
