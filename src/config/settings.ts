@@ -240,7 +240,12 @@ function maxHeaderBytesProblem(raw: string | undefined): string | null {
 }
 
 function convert(raw: string, setting: SettingDefinition, source: string): unknown {
-  if (setting.type === 'string') return raw;
+  if (setting.type === 'string') {
+    // `DATA_DIR="/srv/data "` (an env file keeps the space) would start a new install beside the
+    // real one, with new keys: refused, as no path, address or word here starts or ends with one.
+    if (raw !== raw.trim()) throw new ConfigError(`${source}: ${JSON.stringify(raw)} has white space around it; remove it`);
+    return raw;
+  }
   if (setting.type === 'boolean') {
     const value = kBooleanWords[raw.trim().toLowerCase()];
     if (value === undefined) throw new ConfigError(`${source}: expected on or off, got ${JSON.stringify(raw)}`);

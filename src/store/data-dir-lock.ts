@@ -11,6 +11,7 @@
 // same name while a second still holds the old one.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { giveToDataDirOwner } from './data-dir-owner.js';
 
 export const kLockFileName = 'server.lock';
 
@@ -34,6 +35,7 @@ export function lockPath(dataDir: string): string {
 export function acquireDataDirLock(dataDir: string): DataDirLock {
   const db = new Database(lockPath(dataDir), { timeout: 0 });
   try {
+    giveToDataDirOwner(lockPath(dataDir));
     db.pragma('locking_mode = EXCLUSIVE');
     // No rollback journal on disk: the file exists only to be locked.
     db.pragma('journal_mode = MEMORY');

@@ -3,7 +3,7 @@
 // NORMAL survives a process crash or SIGKILL; only an OS crash or power cut can lose the last
 // commits), foreign keys on, and a busy timeout for the moments the command line writes too.
 import Database from 'better-sqlite3';
-import { chmodSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 export type Db = Database.Database;
@@ -78,6 +78,9 @@ export function secureDataDir(dataDir: string): void {
     // Nor of a folder named by mistake (DATA_DIR=/etc as root would make every file in it 0600).
     else if (isOtherFolder(dataDir)) throw new DataDirError(`the data dir ${dataDir} holds other files and no ${kDatabaseFileName}; give a new or empty folder, or a data dir of fraud-scorer (every file in one is made private)`);
     else if (existsSync(databasePath(dataDir)) && !statSync(databasePath(dataDir)).isFile()) throw new DataDirError(`${databasePath(dataDir)} is not a file; the data dir holds the database as a file of that name`);
+    // The one-server lock is the data dir's (server.lock): a database linked into a second data
+    // dir would let a second server write it beside the first. Move the whole data dir instead.
+    else if (lstatSync(databasePath(dataDir), { throwIfNoEntry: false })?.isSymbolicLink() === true) throw new DataDirError(`${databasePath(dataDir)} is a symbolic link; the data dir holds the database itself (to keep it elsewhere, point DATA_DIR at a data dir there)`);
     chmodSync(dataDir, 0o700);
     for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
       if (entry.isFile()) chmodSync(join(dataDir, entry.name), 0o600);

@@ -14,6 +14,7 @@ import { closeSync, fsyncSync, openSync, readSync, renameSync, rmSync, writeSync
 import { dirname } from 'node:path';
 import * as zlib from 'node:zlib';
 import { resizableBuffer } from '../state/slots.js';
+import { giveToDataDirOwner } from './data-dir-owner.js';
 import { flushToDisk } from './flush-to-disk.js';
 
 const kMagic = Buffer.from('fraud-scorer parts 1\n');
@@ -92,6 +93,7 @@ export function writePartsFile(path: string, meta: unknown, tree: unknown): numb
     } finally {
       closeSync(fd);
     }
+    giveToDataDirOwner(temporary);
     renameSync(temporary, path);
   } catch (error) {
     // A full disk, say: no part-written file is left behind.

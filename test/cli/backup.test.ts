@@ -2,8 +2,8 @@
 // working server with the same state; existing files are not replaced without --force.
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { execFile } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { components, createKeyWithCli } from '../_helpers/fingerprint.js';
@@ -216,4 +216,24 @@ test('a backup that cannot write its copy fails with one line, exit 1, no stack 
   t.is(result.code, 1, result.stderr);
   t.regex(result.stderr, /^fraud-scorer backup: cannot write in \/proc: /);
   t.is(result.stderr.trim().split('\n').length, 1, result.stderr);
+});
+
+// `nobody` stands for the service's own user; the commands run as root (sudo), as an operator might.
+const kServiceUser = { uid: 65534, gid: 65534 };
+(process.getuid?.() === 0 ? test : test.skip)('run as root on a data dir the service user owns, backup and accounts erase give the files they make to that user, whose next command can secure them', async (t) => {
+  const server = await startServer({ keepDataDir: true });
+  await server.stop();
+  const dataDir = server.dataDir;
+  rmSync(join(dataDir, 'server.lock'));
+  rmSync(join(dataDir, 'start-snapshot'), { force: true });
+  chownSync(dataDir, kServiceUser.uid, kServiceUser.gid);
+  for (const name of readdirSync(dataDir)) chownSync(join(dataDir, name), kServiceUser.uid, kServiceUser.gid);
+  const backup = await runCli(['backup', '--data-dir', dataDir, '--to', join(makeDataDir(), 'copy.db')]);
+  t.is(backup.code, 0, backup.stderr);
+  const erase = await runCli(['accounts', 'erase', '--data-dir', dataDir, '--project', 'live', 'nobody-here']);
+  t.true(existsSync(join(dataDir, 'start-snapshot')), erase.stderr);
+  for (const name of readdirSync(dataDir)) t.is(statSync(join(dataDir, name)).uid, kServiceUser.uid, name);
+  // The service's user secures the data dir (every file made 0600) and reads it: as its start does.
+  const asService = spawnSync(process.execPath, [kCliPath, 'keys', 'list', '--data-dir', dataDir], { ...kServiceUser, encoding: 'utf8' });
+  t.is(asService.status, 0, asService.stderr);
 });

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
@@ -152,6 +152,34 @@ test('a WAL without its database is not a data dir to start over in: refused, th
   mkdirSync(join(other, 'fraud-scorer.db'));
   const notAFile = await failedStart(['--port', '0', '--data-dir', other]);
   assertOneLineRefusal(t, notAFile, /^fraud-scorer serve: .*fraud-scorer\.db is not a file; the data dir holds the database as a file of that name$/);
+});
+
+test('a database linked into another data dir is refused: the one-server lock is the data dir\'s, and a second server would write it beside the first', async (t) => {
+  const server = await startServer();
+  t.teardown(() => server.stop());
+  const second = makeDataDir();
+  symlinkSync(join(server.dataDir, 'fraud-scorer.db'), join(second, 'fraud-scorer.db'));
+  const refused = await failedStart(['--port', '0', '--data-dir', second]);
+  assertOneLineRefusal(t, refused, /^fraud-scorer serve: .*fraud-scorer\.db is a symbolic link; the data dir holds the database itself \(to keep it elsewhere, point DATA_DIR at a data dir there\)$/);
+  t.is((await api(server, 'GET', '/healthz')).status, 200, 'the first server goes on');
+});
+
+test('DATA_DIR with a space at its end is refused (exit 2), not a new install in a folder named with the space', async (t) => {
+  const parent = makeDataDir();
+  const child = spawn(process.execPath, [kCliPath, 'serve', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DATA_DIR: `${join(parent, 'data')} ` } });
+  let output = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const code = await new Promise<number | null>((resolve) => {
+    child.once('close', resolve);
+    // Started after all (the refusal missing): stopped, and the test fails.
+    void waitFor(() => output.includes('listening on') || child.exitCode !== null, 'the server to exit or listen').then(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    });
+  });
+  t.is(code, 2, output);
+  t.regex(output, /DATA_DIR: ".*data " has white space around it; remove it/);
+  t.deepEqual(readdirSync(parent), [], 'no folder made');
 });
 
 test('a folder holding only lost+found (a file system of its own) is a new data dir', async (t) => {

@@ -26,6 +26,8 @@ test('a word where an integer goes is refused', refused({}, { PORT: 'eighty' }, 
 test('a boolean that is not on or off is refused', refused({ 'access-log': 'maybe' }, {}, '--access-log: expected on or off, got "maybe"'));
 test('a string outside its choices is refused', refused({}, { LOG_LEVEL: 'verbose' }, 'LOG_LEVEL / --log-level: must be one of debug, info, warn, error'));
 test('an empty flag is refused, not taken as unset', refused({ 'data-dir': '' }, { DATA_DIR: '/srv/data' }, '--data-dir: empty value; give a value, or leave the flag out to use DATA_DIR or the default'));
+test('a path with white space around it is refused, not a new data dir beside the real one', refused({}, { DATA_DIR: '/srv/data ' }, 'DATA_DIR: "/srv/data " has white space around it; remove it'));
+test('an address with white space around it is refused', refused({ host: ' 127.0.0.1' }, {}, '--host: " 127.0.0.1" has white space around it; remove it'));
 test('a header limit for uWebSockets.js that is not a number is refused', refused({}, { UWS_HTTP_MAX_HEADERS_SIZE: 'abc' }, 'UWS_HTTP_MAX_HEADERS_SIZE: expected a number of bytes, got "abc"'));
 test('a header limit for uWebSockets.js out of range is refused', refused({}, { UWS_HTTP_MAX_HEADERS_SIZE: '0' }, 'UWS_HTTP_MAX_HEADERS_SIZE: must be between 1024 and 1048576 bytes'));
 test('an empty header limit counts as unset; one in range passes', (t) => {
