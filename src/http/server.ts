@@ -111,6 +111,8 @@ const kUnavailableLinesPerSecond = 20;
 // RFC 6750 §3: the scheme a 401 asks for; error="invalid_token" when a key was sent but refused.
 const kMissingKeyHeaders: ExtraHeaders = [['WWW-Authenticate', 'Bearer realm="fraud-scorer"']];
 const kRefusedKeyHeaders: ExtraHeaders = [['WWW-Authenticate', 'Bearer realm="fraud-scorer", error="invalid_token"']];
+/** Optional white space around a header's token: spaces and tabs only. */
+const kSpacesAround = /^[ \t]+|[ \t]+$/g;
 
 interface CompiledRoute extends RouteDefinition {
   /** "POST /v1/events": the metrics label and the rate-limit counter name. */
@@ -313,7 +315,7 @@ export class HttpServer {
     const authorization = route.auth === 'key' ? req.getHeader('authorization') : '';
     // Several would be ambiguous (a proxy may read the last, another caller than the first names):
     // counted with the framing headers, or for a request without a body by a pass of its own.
-    const authorizations = authorization === '' ? 0 : (counted ?? this.#countHeaders(req)).authorizations;
+    const authorizations = route.auth === 'key' ? (counted ?? this.#countHeaders(req)).authorizations : 0;
     const contentType = route.body === 'none' ? '' : req.getHeader('content-type');
     const origin = route.cors ? req.getHeader('origin') : '';
     const forwardedFor = this.#options.trustProxy ? lastForwardedFor(req) : '';
@@ -411,15 +413,18 @@ export class HttpServer {
     authorizations: number,
     addressOf: () => string,
   ): { ok: true; key: AuthenticatedKey } | { ok: false; error: ApiError; headers: ExtraHeaders } {
-    if (authorization === '') {
-      return { ok: false, error: apiError('AUTH_ERROR', 'Missing Authorization header; send Authorization: Bearer <API key>.', 'authorization'), headers: kMissingKeyHeaders };
-    }
+    // Several first, an empty one among them included: uWS reads only the first.
     if (authorizations > 1) {
       return { ok: false, error: apiError('AUTH_ERROR', 'Several Authorization headers; send exactly one.', 'authorization'), headers: kRefusedKeyHeaders };
     }
+    if (authorization === '') {
+      return { ok: false, error: apiError('AUTH_ERROR', 'Missing Authorization header; send Authorization: Bearer <API key>.', 'authorization'), headers: kMissingKeyHeaders };
+    }
     const space = authorization.indexOf(' ');
     const scheme = space === -1 ? authorization : authorization.slice(0, space);
-    const token = space === -1 ? '' : authorization.slice(space + 1).trim();
+    // Spaces and tabs only (RFC 6750 §2.1, RFC 9110 §5.6.3): String.trim() would take a no-break
+    // space or a BOM after the key too.
+    const token = space === -1 ? '' : authorization.slice(space + 1).replace(kSpacesAround, '');
     if (scheme.toLowerCase() !== 'bearer' || parseApiKey(token) === null) {
       return { ok: false, error: apiError('AUTH_ERROR', 'Malformed Authorization header; expected Bearer <kind>_<environment>_<22 characters>.', 'authorization'), headers: kRefusedKeyHeaders };
     }

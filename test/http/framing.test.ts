@@ -76,10 +76,38 @@ test('two Authorization headers: 401 AUTH_ERROR on authorization (a proxy may re
     }
     t.is(storedEventCount(file.server.dataDir, eventId), 0);
   }
+  // An empty header before the key, or after it: several all the same (uWS reads the first only).
+  for (const lines of [['Authorization:', `Authorization: Bearer ${file.key}`], [`Authorization: Bearer ${file.key}`, 'Authorization:']]) {
+    const { eventId } = eventBody();
+    const { bytes } = await exchangeRaw(file.server.port, raw(`GET /v1/scores/${eventId} HTTP/1.1`, lines), 1);
+    const response = parseResponses(bytes)[0]!;
+    t.is(response.status, 401, bytes.toString('latin1'));
+    const answer = JSON.parse(response.body);
+    t.like(answer.errors[0], { code: 'AUTH_ERROR', parameter: 'authorization', message: 'Several Authorization headers; send exactly one.' });
+  }
   // One header, as always: served.
   const { body } = eventBody();
   const { bytes } = await exchangeRaw(file.server.port, raw('POST /v1/events HTTP/1.1', [`Authorization: Bearer ${file.key}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`], body), 1);
   t.is(parseResponses(bytes)[0]?.status, 200);
+});
+
+test('white space before or inside the key other than spaces and tabs (a no-break space, a BOM, an ideographic space): 401 AUTH_ERROR on authorization, malformed', async (t) => {
+  for (const around of ['\u00a0', '\ufeff', '\u3000']) {
+    // (After the key, uWS itself drops the bytes of any character past ASCII at a value's end.)
+    for (const header of [`Authorization: Bearer ${around}${file.key}`, `Authorization: Bearer ${file.key}${around}x`]) {
+      const { eventId } = eventBody();
+      const request = Buffer.from(raw(`GET /v1/scores/${eventId} HTTP/1.1`, [header]), 'utf8');
+      const { bytes } = await exchangeRaw(file.server.port, request, 1);
+      const response = parseResponses(bytes)[0]!;
+      t.is(response.status, 401, JSON.stringify(around));
+      t.like(JSON.parse(response.body).errors[0], { code: 'AUTH_ERROR', parameter: 'authorization' });
+      t.regex(JSON.parse(response.body).errors[0].message, /^Malformed Authorization header/);
+    }
+  }
+  // Spaces and tabs around it are optional white space: served.
+  const { eventId } = eventBody();
+  const { bytes } = await exchangeRaw(file.server.port, raw(`GET /v1/scores/${eventId} HTTP/1.1`, [`Authorization: Bearer  ${file.key} \t`]), 1);
+  t.is(parseResponses(bytes)[0]?.status, 404, 'authenticated: no such event');
 });
 
 test('conflicting Content-Length headers with a request hidden behind: the hidden request is never served', async (t) => {
