@@ -36,7 +36,45 @@ export type EventInput = {
 const kRegisteredAtMessage =
   'user.registered_at must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z or 2026-01-31T13:00:00.250+01:00 (a T between date and time, a colon in the offset, years 0001 to 9999, seconds 00 to 59).';
 
-export type EventValidation = { ok: true; event: EventInput } | { ok: false; error: ApiError };
+/**
+ * `nullsDropped`: the body had declared members sent as null, taken out of `event`; the payload
+ * stored is then `event` as JSON, not the text received, so that every reader of the log sees
+ * them absent too.
+ */
+export type EventValidation = { ok: true; event: EventInput; nullsDropped: boolean } | { ok: false; error: ApiError };
+
+/** The optional top-level members, and the declared members of context, user and payment. */
+const kOptionalMembers: readonly string[] = Object.keys(kEventSchema.properties).filter((name) => !(kEventSchema.required as readonly string[]).includes(name));
+const kDeclaredMembers: ReadonlyArray<readonly [object: string, members: readonly string[]]> = (['context', 'user', 'payment'] as const).map(
+  (object) => [object, Object.keys(kEventSchema.properties[object].properties)] as const,
+);
+
+/**
+ * Takes out the optional members of the schema sent as JSON null (`"billing_country": null`,
+ * `"payment": null`): absent, as docs/rules.md says null is — payment backends send null for
+ * "not known" as often as they leave a member out. Members the schema does not declare keep their
+ * null (the rules read it as absent). True when any was taken out.
+ */
+function dropDeclaredNulls(body: JsonObject): boolean {
+  let dropped = false;
+  for (const name of kOptionalMembers) {
+    if (body[name] === null) {
+      delete body[name];
+      dropped = true;
+    }
+  }
+  for (const [object, members] of kDeclaredMembers) {
+    const value = body[object];
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+    for (const member of members) {
+      if ((value as JsonObject)[member] === null) {
+        delete (value as JsonObject)[member];
+        dropped = true;
+      }
+    }
+  }
+  return dropped;
+}
 
 const kAsyncKeyBytes = Buffer.from('"async"');
 const kUnicodeEscapeBytes = Buffer.from('\\u');
@@ -50,8 +88,12 @@ export function mayAskForAsync(body: Buffer): boolean {
   return body.includes(kAsyncKeyBytes) || body.includes(kUnicodeEscapeBytes);
 }
 
-/** Checks an event body; the first problem becomes a 400 VALIDATION_ERROR naming the field. */
-export function validateEventInput(body: JsonObject): EventValidation {
+/**
+ * Checks an event body (`bodyText`: its text, to skip the search for nulls when it holds none); the
+ * first problem becomes a 400 VALIDATION_ERROR naming the field.
+ */
+export function validateEventInput(body: JsonObject, bodyText: string): EventValidation {
+  const nullsDropped = bodyText.includes('null') && dropDeclaredNulls(body);
   if (!kValidate(body)) return { ok: false, error: validationErrorOf(kValidate.errors!, kAlternativesMessages) };
   const event = body as EventInput;
   const phone = event.user?.phone;
@@ -66,6 +108,6 @@ export function validateEventInput(body: JsonObject): EventValidation {
   if (typeof registeredAt === 'string' && Number.isNaN(parseTimestamp(registeredAt))) {
     return { ok: false, error: apiError('VALIDATION_ERROR', kRegisteredAtMessage, 'user.registered_at') };
   }
-  return { ok: true, event };
+  return { ok: true, event, nullsDropped };
 }
 

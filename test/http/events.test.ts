@@ -182,7 +182,7 @@ const kInvalidEvents: Array<[string, Record<string, unknown>, string]> = [
   ['user.phone_hash too long', { user: { phone_hash: 'h'.repeat(129) } }, 'user.phone_hash'],
   ['user.vip not a boolean', { user: { vip: 1 } }, 'user.vip'],
   ['user.is_known_fraud not a boolean', { user: { is_known_fraud: 'no' } }, 'user.is_known_fraud'],
-  ['user.chargeback_flag not a boolean', { user: { chargeback_flag: null } }, 'user.chargeback_flag'],
+  ['user.chargeback_flag not a boolean', { user: { chargeback_flag: 'yes' } }, 'user.chargeback_flag'],
   ['user.name_blocked not a boolean', { user: { name_blocked: 0 } }, 'user.name_blocked'],
   ['user.sanctions_match not a boolean', { user: { sanctions_match: [] } }, 'user.sanctions_match'],
   ['payment not an object', { payment: 100 }, 'payment'],
@@ -477,4 +477,54 @@ test('1e400 and null are different bodies: the null event is scored, the 1e400 o
   // Large but finite numbers and exponents are fine.
   const big = await api(server, 'POST', '/v1/events', { key, rawBody: `{"event_id": "${randomUUID()}", "event_type": "payment", "extras": {"n": 1.7e308, "m": 1e-400, "s": "1e400"}}` });
   t.is(big.status, 200, big.text);
+});
+
+test('a declared member sent as null is absent, as if left out: scored as the body without it, stored without it, and one event with it for idempotency', async (t) => {
+  const tag = randomUUID().slice(0, 8);
+  const present = { external_account_id: `nulls-${tag}`, user: { name: 'Ann', nickname: null }, payment: { amount_cents: 5000, currency: 'EUR', card_token: `tok-${tag}` }, extras: { k: null } };
+  const nulls = {
+    ...present,
+    brand_id: null,
+    context: { ip: null, user_agent: null, fp_id: null, session_id: null, country: null, affiliate_id: null, session_anon: null },
+    user: { ...present.user, email: null, phone: null, country: null, registered_at: null, email_hash: null, phone_hash: null, trusted: null, vip: null, is_known_fraud: null, chargeback_flag: null, name_blocked: null, sanctions_match: null },
+    payment: { ...present.payment, method: null, bin: null, last4: null, billing_country: null },
+  };
+  const withNulls = minimalEvent(nulls);
+  const sent = await api(server, 'POST', '/v1/events', { key, body: withNulls });
+  t.is(sent.status, 200, sent.text);
+  const twin = await api(server, 'POST', '/v1/events', { key, body: minimalEvent({ ...present, external_account_id: `twin-${tag}`, payment: { ...present.payment, card_token: `tok2-${tag}` } }) });
+  t.is(twin.status, 200, twin.text);
+  t.is(sent.body.data.decision, twin.body.data.decision);
+  t.is(sent.body.data.risk_score, twin.body.data.risk_score);
+  t.deepEqual(sent.body.data.breakdown.map((entry: { matched: boolean }) => entry.matched), twin.body.data.breakdown.map((entry: { matched: boolean }) => entry.matched));
+  t.deepEqual(sent.body.data.degraded ?? [], []);
+  // Stored without the declared nulls; an undeclared member's null is kept as sent.
+  const stored = await api(server, 'GET', `/v1/events/${withNulls.event_id as string}`, { key });
+  t.is(stored.status, 200, stored.text);
+  t.deepEqual(stored.body.data.input.user, { name: 'Ann', nickname: null });
+  t.deepEqual(stored.body.data.input.context, {});
+  t.false('brand_id' in stored.body.data.input);
+  t.deepEqual(stored.body.data.input.extras, { k: null });
+  // The same event with the nulls left out, or sent again with them: one event, not 409.
+  const { context: _context, brand_id: _brand, ...withoutNulls } = withNulls;
+  for (const retry of [{ ...withoutNulls, user: present.user, payment: present.payment, context: {} }, withNulls]) {
+    const again = await api(server, 'POST', '/v1/events', { key, body: retry });
+    t.is(again.status, 200, again.text);
+    t.is(again.body.data.risk_score, sent.body.data.risk_score);
+  }
+  t.is(storedEventCount(server.dataDir, withNulls.event_id as string), 1);
+});
+
+test('optional objects sent as null are absent; the required members are not optional: event_id or event_type null is 400 naming it', async (t) => {
+  const event: Record<string, unknown> = { ...minimalEvent(), async: null, external_account_id: null, context: null, user: null, payment: null, extras: null };
+  const sent = await api(server, 'POST', '/v1/events', { key, body: event });
+  t.is(sent.status, 200, sent.text);
+  const stored = await api(server, 'GET', `/v1/events/${String(event.event_id)}`, { key });
+  t.deepEqual(Object.keys(stored.body.data.input).sort(), ['event_id', 'event_type']);
+  for (const required of ['event_id', 'event_type']) {
+    const refused = await api(server, 'POST', '/v1/events', { key, body: { ...minimalEvent(), [required]: null } });
+    t.is(refused.status, 400, refused.text);
+    t.is(refused.body.errors[0]?.code, 'VALIDATION_ERROR');
+    t.is(refused.body.errors[0]?.parameter, required);
+  }
 });

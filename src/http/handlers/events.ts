@@ -11,7 +11,7 @@ export function createSubmitEventHandler(events: EventService): Handler {
     // The route takes no query parameter: `async` and everything else are body fields.
     const refusal = refuseUnknownQuery(context.query);
     if (refusal !== null) return failure(refusal);
-    const checked = validateEventInput(context.body!);
+    const checked = validateEventInput(context.body!, context.bodyText);
     if (!checked.ok) return failure(checked.error);
     const key = context.key!;
     const reply = await events.submit({
@@ -19,7 +19,7 @@ export function createSubmitEventHandler(events: EventService): Handler {
       tenantId: key.tenantId,
       environment: key.environment,
       event: checked.event,
-      payload: context.bodyText,
+      payload: checked.nullsDropped ? JSON.stringify(checked.event) : context.bodyText,
       receivedAt: context.receivedAt,
       clientGone: context.clientGone,
       requestId: context.requestId,
