@@ -147,6 +147,6 @@ export function ruleCostProblem(costs: readonly number[], limit = kMaxRuleCost):
     index,
     message: `the estimated worst-case cost of the rule is ${formatCost(total)}${parts}, over the limit of ${formatCost(limit)}: ` +
       `strings and lists read from the event are bounded only by the 1 MiB body (up to ${formatCost(kMaxBodyBytes)} characters, ${formatCost(kMaxBodyBytes / 2)} list elements), ` +
-      'so loops over them must not nest, nor run matches(), split() or concatenations on such values for each element (docs/rules.md, "Limits")',
+      'so loops over them must not nest, nor run matches(), split() or concatenations on such values for each element, and each pass over one counts as if it held that many: a rule makes a few at most (docs/rules.md, "Limits")',
   };
 }

@@ -595,6 +595,12 @@ export function parseDuration(input: string): number {
   return negative ? -ms : ms;
 }
 
+/** Whether `input` is written as a duration ("720h", "1h30m"), whatever its size: parseDuration also refuses one beyond ±292 years. */
+export function isDurationText(input: string): boolean {
+  return input.length <= 64 && kDurationText.test(input);
+}
+const kDurationText = /^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+$/;
+
 /** duration(string) */
 export function toDuration(s: string): number | CelError {
   const ms = parseDuration(s);

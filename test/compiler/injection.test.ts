@@ -82,6 +82,8 @@ test(refused, '9007199254740993 > payment.amount_cents', /too large/);
 test(refused, 'now.getHours("Europe/Paris") == 1', /time zone is not supported/);
 test(refused, "timestamp('yesterday') < now", /is not an RFC 3339 timestamp/);
 test(refused, "duration('a while') < now - now", /is not a duration/);
+test(refused, "duration('2562048h') > duration('0s')", /is beyond the range of a duration \(about ±292 years\)/);
+test(refused, "extras.tags.exists(t, t.contains('a')) && extras.tags.exists(t, t.contains('b')) && extras.tags.exists(t, t.contains('c')) && extras.tags.exists(t, t.contains('d')) && extras.tags.exists(t, t.contains('e'))", /each pass over one counts as if it held that many: a rule makes a few at most/);
 
 test('hostile rule ids, band names and actions are refused before any code is emitted', (t) => {
   for (const id of ['"; process.exit(1); "', '__proto__', 'Constructor', 'a-b', 'x'.repeat(65), '']) {
