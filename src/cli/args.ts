@@ -24,9 +24,17 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 export function parse<O extends Options>(args: string[], options: O, allowPositionals = false) {
   let parsed;
   try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals });
+    parsed = parseArgs({ args, options, strict: true, allowPositionals, tokens: true });
   } catch (error) {
     throw new UsageError((error as Error).message);
+  }
+  // parseArgs keeps the last of a flag given twice (`--port 8080 … --port 9090`): one of them is a
+  // mistake, and which one is not for us to guess.
+  const given = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option' || options[token.name]?.multiple === true) continue;
+    if (given.has(token.name)) throw new UsageError(`--${token.name} is given more than once; give it once`);
+    given.add(token.name);
   }
   // A flag given an empty value ("$X" with X unset) is a mistake, for every flag of every
   // command: never the default, never an empty label or id looked up (docs/operations.md).

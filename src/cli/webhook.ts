@@ -92,6 +92,7 @@ export const webhookCommand = actionCommand('webhook', 'set, rotate, show or rem
     return withProject(values, (db, project) => {
       const { deliveries } = listDeliveries(db, project.project_id, status as DeliveryFilter | null, null, limit);
       if (values.json) printJson(deliveries);
+      else if (deliveries.length === 0) print(status === null ? 'no messages' : `no ${status} messages`);
       else for (const delivery of deliveries) print(describeDelivery(delivery));
       return 0;
     });

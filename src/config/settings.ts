@@ -15,6 +15,26 @@ interface SettingDefinition {
   readonly description: string;
 }
 
+/**
+ * Faults the test-suite can switch on to exercise failure answers that have no other trigger on
+ * demand. rate_limiter_unready: the limiter reports not ready (503 RATE_LIMIT_UNAVAILABLE).
+ * hold_points: the pipeline stops at named points until the test releases them
+ * (shared/fault-latch.ts): an event with `extras.fault_hold: "<name>"` before its result is stored,
+ * and the background scorer before it starts (`async-scorer`); with `extras.fault_hold_before: "<name>"`
+ * an event waits before its scoring starts (to let its client go away first).
+ * rule_worker_oom, rule_worker_hang: a rule worker that meets an event whose body contains that
+ * word as a string runs out of memory, or loops until its task is aborted (pool/worker.ts).
+ * derived_rows_fail: every bulk write of derived rows fails (accounts/derived-flush.ts), so they
+ * stay in memory and an erasure must find the account's latest events in the log.
+ * case_folds_fail: every bulk write of new cases and case events fails (the same flusher), so they
+ * are answered from memory, those a crash left included.
+ * erasure_read_fails: an erasure fails while it reads its account's stored events, as it would if a
+ * module could not be loaded (accounts/accounts-service.ts): it must change nothing.
+ * start_held: the start waits at the hold point 'start' (a signal taken during the start).
+ */
+export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang', 'derived_rows_fail', 'case_folds_fail', 'port_taken_after_check', 'erasure_read_fails', 'start_held'] as const;
+export type Fault = (typeof kFaults)[number];
+
 export const kSettings = {
   host: { flag: 'host', env: 'HOST', type: 'string', default: '127.0.0.1', description: 'Address to listen on.' },
   port: {
@@ -121,7 +141,7 @@ export const kSettings = {
   },
   faultInjection: {
     flag: 'fault-injection', env: 'FAULT_INJECTION', type: 'string', default: 'none',
-    description: 'Testing only: comma list of faults to simulate (rate_limiter_unready, hold_points, rule_worker_oom, rule_worker_hang, derived_rows_fail, case_folds_fail, port_taken_after_check, erasure_read_fails). Never set in production.',
+    description: `Testing only: comma list of faults to simulate (${kFaults.join(', ')}). Never set in production.`,
   },
   trustProxy: {
     flag: 'trust-proxy', env: 'TRUST_PROXY', type: 'boolean', default: false,
@@ -138,25 +158,6 @@ export type Config = { readonly [K in SettingName]: ValueOf<(typeof kSettings)[K
 export type SettingFlags = Partial<Record<string, string | boolean | undefined>>;
 
 export class ConfigError extends Error {}
-
-/**
- * Faults the test-suite can switch on to exercise failure answers that have no other trigger on
- * demand. rate_limiter_unready: the limiter reports not ready (503 RATE_LIMIT_UNAVAILABLE).
- * hold_points: the pipeline stops at named points until the test releases them
- * (shared/fault-latch.ts): an event with `extras.fault_hold: "<name>"` before its result is stored,
- * and the background scorer before it starts (`async-scorer`); with `extras.fault_hold_before: "<name>"`
- * an event waits before its scoring starts (to let its client go away first).
- * rule_worker_oom, rule_worker_hang: a rule worker that meets an event whose body contains that
- * word as a string runs out of memory, or loops until its task is aborted (pool/worker.ts).
- * derived_rows_fail: every bulk write of derived rows fails (accounts/derived-flush.ts), so they
- * stay in memory and an erasure must find the account's latest events in the log.
- * case_folds_fail: every bulk write of new cases and case events fails (the same flusher), so they
- * are answered from memory, those a crash left included.
- * erasure_read_fails: an erasure fails while it reads its account's stored events, as it would if a
- * module could not be loaded (accounts/accounts-service.ts): it must change nothing.
- */
-export const kFaults = ['rate_limiter_unready', 'hold_points', 'rule_worker_oom', 'rule_worker_hang', 'derived_rows_fail', 'case_folds_fail', 'port_taken_after_check', 'erasure_read_fails', 'start_held'] as const;
-export type Fault = (typeof kFaults)[number];
 
 function faultList(value: string): string[] {
   return value === 'none' ? [] : value.split(',').map((fault) => fault.trim()).filter((fault) => fault !== '');

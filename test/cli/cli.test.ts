@@ -7,6 +7,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { api, kCliPath, makeDataDir, runCli, startServer, waitFor } from '../_helpers/server.js';
+import { kFaults } from '../../src/config/settings.js';
 import { minimalEvent } from '../_helpers/events.js';
 
 const kPackage = JSON.parse(readFileSync(fileURLToPath(new URL('../../../package.json', import.meta.url)), 'utf8')) as { version: string };
@@ -62,6 +63,19 @@ test('serve --help lists every setting with its environment variable', async (t)
   }
 });
 
+test('serve --help names every fault of FAULT_INJECTION', async (t) => {
+  const help = (await runCli(['serve', '--help'])).stdout;
+  for (const fault of kFaults) t.true(help.includes(fault), fault);
+});
+
+test('a flag given twice is a usage error (exit 2) naming it, for serve and the other commands: nothing runs', async (t) => {
+  for (const args of [['serve', '--port', '0', '--port', '0'], ['keys', 'list', '--data-dir', '/nowhere', '--data-dir', '/nowhere'], ['backup', '--to', 'a.db', '--to', 'b.db']]) {
+    const result = await runCli(args);
+    t.is(result.code, 2, args.join(' '));
+    t.regex(result.stderr, /--(port|data-dir|to) is given more than once; give it once/);
+  }
+});
+
 test('unknown commands, actions and flags are usage errors (exit 2)', async (t) => {
   t.is((await runCli(['frobnicate'])).code, 2);
   t.is((await runCli(['constructor'])).code, 2);
@@ -91,6 +105,17 @@ test('unknown commands, actions and flags are usage errors (exit 2)', async (t) 
   const badLevel = (await runCli(['serve'], { LOG_LEVEL: 'chatty' }));
   t.is(badLevel.code, 2);
   t.regex(badLevel.stderr, /LOG_LEVEL.*debug, info, warn, error/);
+});
+
+test('webhook deliveries says when there is no message, rather than printing nothing', async (t) => {
+  const dataDir = await servedDataDir();
+  const none = await runCli(['webhook', 'deliveries', '--project', 'live', '--data-dir', dataDir]);
+  t.is(none.code, 0, none.stderr);
+  t.is(none.stdout, 'no messages\n');
+  const noneFailed = await runCli(['webhook', 'deliveries', '--project', 'live', '--status', 'abandoned', '--data-dir', dataDir]);
+  t.is(noneFailed.stdout, 'no abandoned messages\n');
+  const json = await runCli(['webhook', 'deliveries', '--project', 'live', '--json', '--data-dir', dataDir]);
+  t.deepEqual(JSON.parse(json.stdout), []);
 });
 
 // Each command other than serve, with arguments that would otherwise do something.
