@@ -91,21 +91,25 @@ export interface DigitRuns {
   readonly cardRun: string | null;
   /** A run of 16 digits or more without separators was seen before it (locateInexactInteger then looks). */
   readonly longDigits: boolean;
+  /** A run of 13 digits or more was seen at all (locateWholeCardNumber then looks). */
+  readonly anyRun: boolean;
 }
 
 /** findCardNumberRun, and whether the body may write an integer beyond 2^53: one pass for both. */
 export function scanDigitRuns(text: string, options: ScanOptions = kDecodedText): DigitRuns {
   let longDigits = false;
-  if (text.length < kMinCardDigits) return { cardRun: null, longDigits };
+  let anyRun = false;
+  if (text.length < kMinCardDigits) return { cardRun: null, longDigits, anyRun };
   const uuids: UuidRanges = { text, ranges: null, next: 0, leaveEscapes: options.leaveEscapes };
   kCandidateRun.lastIndex = 0;
   for (let match = kCandidateRun.exec(text); match !== null; match = kCandidateRun.exec(text)) {
     const run = match[0];
+    anyRun = true;
     if (!longDigits && run.length >= 16 && kLongDigitRun.test(run)) longDigits = true;
     const cardRun = cardNumberOfRun(text, run, match.index, uuids);
-    if (cardRun !== null) return { cardRun, longDigits };
+    if (cardRun !== null) return { cardRun, longDigits, anyRun };
   }
-  return { cardRun: null, longDigits };
+  return { cardRun: null, longDigits, anyRun };
 }
 
 export interface ScanOptions {
@@ -424,9 +428,14 @@ export function locateCardNumber(value: unknown, run: string | null = null): str
  */
 export function maskCardNumbers(text: string): string {
   if (!mayHoldCardNumber(text)) return text;
+  // Piece by piece between dots and slashes, which no card number is written across: a path's
+  // `2024.4111…` would read as a decimal number, and the digits of `v2.…` or `/v1/…` stay.
+  return text.replace(/[^./]+/g, (piece) => (mayHoldCardNumber(piece) && holdsCardNumber(piece) ? piece.replace(/\[[0-9]+\]|\p{Nd}/gu, (match) => (match.length > 1 ? match : '*')) : piece));
+}
+
+function holdsCardNumber(text: string): boolean {
   const json = JSON.stringify(text);
-  if (!containsCardNumber(json) && !(needsScanForm(json) && containsCardNumber(scanFormOf(json)))) return text;
-  return text.replace(/\[[0-9]+\]|\p{Nd}/gu, (match) => (match.length > 1 ? match : '*'));
+  return containsCardNumber(json) || (needsScanForm(json) && containsCardNumber(scanFormOf(json)));
 }
 
 /** False for a text too short of digits to hold a card (the usual message); true when it may. */
@@ -439,6 +448,18 @@ function mayHoldCardNumber(text: string): boolean {
     if (isDigit(code) && ++digits >= 12) return true;
   }
   return false;
+}
+
+/**
+ * Path of the first number whose value, as parsed, is a card number though its text is not one
+ * (`4111111111111111.1`, `4.1111111111111111E15`: a double holds no such fraction, and the event
+ * would hold the card's digits), or '' when there is none.
+ */
+export function locateWholeCardNumber(value: unknown): string {
+  return locate(value, (_text, isNumber, number, member) => {
+    if (!isNumber || !Number.isInteger(number) || Math.abs(number) < 1e11) return false;
+    return containsCardNumber(member === null ? String(number) : JSON.stringify({ [member]: number }));
+  });
 }
 
 /** Where a NUL character sits in a parsed body, as a dotted path; '' for the body itself. */

@@ -1,7 +1,7 @@
 // Turns a request body into a JSON object, or into the error the interface names for it.
 // Order matters: a raw NUL makes the text invalid JSON, and must still answer NUL_CHARACTER_DETECTED.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, scanDigitRuns } from './body-scan.js';
+import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, locateWholeCardNumber, scanDigitRuns } from './body-scan.js';
 import { needsScanForm, scanFormOf } from './decoded-text.js';
 
 export type JsonObject = Record<string, unknown>;
@@ -54,10 +54,12 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   // Escapes can hide a card number from the scan of the text (\u0034 for 4, \u0001 glued before
   // it), and so can URL escapes (pan%3D4111…) and digits of other scripts (４１１１): a body that may
   // have any is scanned again as it decoded (scanFormOf).
-  const { cardRun: run, longDigits } = scanDigitRuns(text, kRawBody);
+  const { cardRun: run, longDigits, anyRun } = scanDigitRuns(text, kRawBody);
   if (run !== null || (needsScanForm(text) && containsCardNumber(scanFormOf(JSON.stringify(value, numbersLeftOut))))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
   }
+  const wholeCard = anyRun ? locateWholeCardNumber(value) : '';
+  if (wholeCard !== '') return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, wholeCard) };
   const inexact = longDigits ? locateInexactInteger(text, value) : '';
   if (inexact !== '') {
     return { ok: false, error: apiError('VALIDATION_ERROR', `${inexact} is an integer beyond ±9007199254740991 (2^53 − 1), which cannot be held exactly; send it as a string.`, inexact) };

@@ -287,6 +287,8 @@ const kCardBodies: Array<[string, Record<string, unknown>, string]> = [
   ['in a key with spaces', { extras: { 'card 4111 1111 1111 1111': true } }, 'extras.card **** **** **** ****'],
   ['in a key below an array', { extras: { a: [{ '4111111111111111': true }] } }, 'extras.a[0].****************'],
   ['as a top-level key', { '4111111111111111': 1 }, '****************'],
+  ['in a key below one that ends in digits', { extras: { '2024': { '4111111111111111': 1 }, v2: { '4111 1111 1111 1111': 1 } } }, 'extras.2024.****************'],
+  ['in a key below one with digits', { extras: { v2: { b: { '4111111111111111': 1 } } } }, 'extras.v2.b.****************'],
   ['19 digits', { extras: { pan: '6759649826438453128' } }, 'extras.pan'],
 ];
 
@@ -305,6 +307,9 @@ test('an error caused by something else still never carries a card number back: 
   t.is(nul.status, 400);
   t.is(nul.body.errors[0]?.code, 'NUL_CHARACTER_DETECTED');
   t.is(nul.body.errors[0]?.parameter, 'extras.****************\u0000');
+  const route = await api(server, 'GET', '/v1/4111111111111111', { key });
+  t.is(route.status, 404);
+  t.is(route.body.errors[0]?.message, 'No route for GET /v1/****************.', 'only the card is masked');
   for (const query of ['4111111111111111=1', '4111%201111%201111%201111=1', '%34111111111111111=2']) {
     const response = await api(server, 'GET', `/v1/scores/${crypto.randomUUID()}?${query}`, { key });
     t.is(response.status, 400, query);
@@ -367,6 +372,9 @@ const kNumberCardBodies: Array<[string, string, string]> = [
   ['19 digits in exponent form', '{"pan":675964982643845312.8e1}', 'extras.pan'],
   ['a fraction of zeros', '{"pan":4111111111111111.0}', 'extras.pan'],
   ['a minus and a fraction of zeros', '{"pan":-4111111111111111.000}', 'extras.pan'],
+  // A double holds no such fraction: the number parsed is the card's.
+  ['a fraction too small for a double to hold', '{"pan":4111111111111111.1}', 'extras.pan'],
+  ['a fraction too small to hold, in exponent form', '{"pan":411111111111111.11e1}', 'extras.pan'],
 ];
 
 const kRawCardBodies = [
@@ -388,7 +396,7 @@ for (const [name, extras, parameter] of kRawCardBodies) {
 }
 
 test('numbers in exponent form that are no card number are accepted: a fraction, a short integer, digits glued to letters in a string', async (t) => {
-  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"fraction":4111111111111111e-1,"small":1.5e3,"big":2e10,"hash":"ab4111111111111111e0"}}');
+  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"fraction":4111111111111111e-1,"half":4111111111111111.5,"small":1.5e3,"big":2e10,"hash":"ab4111111111111111e0"}}');
   const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
   t.is(response.status, 200, response.text);
 });
