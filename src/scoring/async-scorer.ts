@@ -114,9 +114,14 @@ export class AsyncScorer {
   /** Events set aside, by the end of the bucket of due time they fall in (kRetryBucketMs). */
   #delayed = new Map<number, number[]>();
   #delayedCount = 0;
-  /** The project of each set-aside event, as an index into #projects (0: not known, a failed read). */
+  /**
+   * The events set aside at least once and not done with yet (set aside, due again, or being tried
+   * again), each with its project as an index into #projects (0: not known, a failed read). They
+   * count against their project's bound, never the queue's: a publish makes every one of them due
+   * at once, and they must not then fill the queue of the other projects.
+   */
   readonly #setAsideProject = new Map<number, number>();
-  /** Set-aside events by project index: each project's are bounded on their own (canAccept). */
+  /** The events of #setAsideProject by project index: each project's are bounded on their own (canAccept). */
   #setAsideCounts: number[] = [0];
   /** Project ids interned: index → id, and id → index. */
   readonly #projects: string[] = [''];
@@ -159,7 +164,7 @@ export class AsyncScorer {
    * scored or written) is under the bound, and so are that project's own events set aside.
    */
   canAccept(projectId: string): boolean {
-    return !this.#paused && this.depth - this.#delayedCount < this.#limit && !this.projectBacklogFull(projectId);
+    return !this.#paused && this.depth - this.#setAsideProject.size < this.#limit && !this.projectBacklogFull(projectId);
   }
 
   /** Whether `projectId`'s events set aside (no published ruleset, over budget) reach the bound. */
@@ -236,9 +241,11 @@ export class AsyncScorer {
       if (kept.length === 0) this.#delayed.delete(due);
       else this.#delayed.set(due, kept);
     }
-    for (const seq of setAside) this.#unsetAside(seq);
+    this.#delayedCount -= setAside.size;
     for (const seq of seqs) {
       this.#attempts.delete(seq);
+      // One being scored is done with when it settles.
+      if (!this.#activeSeqs.has(seq)) this.#doneWith(seq);
       // A pending event is being scored (left to the writer), set aside (removed above) or waiting.
       if (!this.#activeSeqs.has(seq) && !setAside.has(seq)) this.#dropped.add(seq);
     }
@@ -254,8 +261,6 @@ export class AsyncScorer {
     for (const seqs of this.#delayed.values()) for (const seq of seqs) this.#retryDue.push(seq);
     this.#delayed.clear();
     this.#delayedCount = 0;
-    this.#setAsideProject.clear();
-    this.#setAsideCounts.fill(0);
     this.#scheduleRetry(); // nothing left to wait for: clears the timer
     this.#pumpSoon();
   }
@@ -277,16 +282,18 @@ export class AsyncScorer {
     if (seqs === undefined) this.#delayed.set(bucket, [seq]);
     else seqs.push(seq);
     this.#delayedCount++;
-    const index = this.#internProject(projectId);
-    this.#setAsideProject.set(seq, index);
-    this.#setAsideCounts[index]!++;
+    if (!this.#setAsideProject.has(seq)) {
+      const index = this.#internProject(projectId);
+      this.#setAsideProject.set(seq, index);
+      this.#setAsideCounts[index]!++;
+    }
     if (bucket < this.#retryAt) this.#scheduleRetry();
   }
 
-  /** `seq` is no longer set aside (due again, or dropped): out of the counts. */
-  #unsetAside(seq: number): void {
-    this.#delayedCount--;
-    const index = this.#setAsideProject.get(seq) ?? 0;
+  /** `seq` is done with (scored, dropped, no longer pending): out of its project's count, if it was set aside. */
+  #doneWith(seq: number): void {
+    const index = this.#setAsideProject.get(seq);
+    if (index === undefined) return;
     this.#setAsideProject.delete(seq);
     this.#setAsideCounts[index]!--;
   }
@@ -314,10 +321,8 @@ export class AsyncScorer {
       const now = Date.now();
       for (const [due, seqs] of this.#delayed) {
         if (due > now) continue;
-        for (const seq of seqs) {
-          this.#retryDue.push(seq);
-          this.#unsetAside(seq);
-        }
+        for (const seq of seqs) this.#retryDue.push(seq);
+        this.#delayedCount -= seqs.length;
         this.#delayed.delete(due);
       }
       this.#scheduleRetry();
@@ -356,7 +361,11 @@ export class AsyncScorer {
     // Those no longer pending (scored or erased meanwhile) are done with: their retry count too.
     if (jobs.length < seqs.length) {
       const started = new Set(jobs.map((job) => job.seq));
-      for (const seq of seqs) if (!started.has(seq)) this.#attempts.delete(seq);
+      for (const seq of seqs) {
+        if (started.has(seq)) continue;
+        this.#attempts.delete(seq);
+        this.#doneWith(seq);
+      }
     }
     if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);
@@ -404,6 +413,7 @@ export class AsyncScorer {
     if (outcome !== 'retry') {
       if (outcome === 'done') this.scored++;
       this.#attempts.delete(seq);
+      this.#doneWith(seq);
     } else {
       // Set aside for a while: the cause (no ruleset yet, a locked database) does not go away
       // within microseconds, and retrying at once would spin.

@@ -172,6 +172,34 @@ test('events set aside are tried again at once when the rules change, however lo
   await scorer.pause();
 });
 
+test("events set aside count against their project's bound, not the queue's, also while they are tried again after a publish", async (t) => {
+  const log = new MemoryLog();
+  for (let seq = 1; seq <= 3; seq++) log.pending.set(seq, { ...job(seq, 'log'), projectId: 'prj_bare' });
+  const scorer = new AsyncScorer(3, quiet, log, 600_000);
+  scorer.loadPending(log.seqs());
+  let held: Array<() => void> = [];
+  let tries = 0;
+  scorer.start(async () => {
+    tries++;
+    if (tries <= 3) return 'retry'; // no ruleset yet
+    // Tried again after the publish: held, as a slow scoring would be.
+    await new Promise<void>((resolve) => held.push(resolve));
+    return 'retry';
+  });
+  await waitFor(() => scorer.setAside === 3, 'the three tried and set aside');
+  t.true(scorer.canAccept('prj_other'), "another project's events are accepted");
+  t.false(scorer.canAccept('prj_bare'), "the project's own are at its bound");
+  scorer.retrySetAsideNow();
+  await waitFor(() => held.length === 3, 'the three tried again');
+  t.true(scorer.canAccept('prj_other'), 'and still while the set-aside events are tried again');
+  t.false(scorer.canAccept('prj_bare'));
+  for (const release of held) release();
+  held = [];
+  await waitFor(() => scorer.setAside === 3, 'set aside again');
+  t.true(scorer.canAccept('prj_other'));
+  await scorer.pause();
+});
+
 test('a reservation counts against the bound until released', (t) => {
   const scorer = new AsyncScorer(2, quiet, new MemoryLog());
   scorer.reserve();
