@@ -1,6 +1,7 @@
 // The composition root: settings in, a running service out. Opens the store, runs migrations and
 // the first-start bootstrap, wires the handlers into the route table, and starts the front end.
 // Nothing else constructs services; tests start the real thing through the command line.
+import { giveToDataDirOwner } from './store/data-dir-owner.js';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasFault, kFaults, settingWarnings, type Config } from './config/settings.js';
@@ -528,6 +529,7 @@ function writeBootstrapKeys(dataDir: string, bootstrap: BootstrapResult): void {
   };
   const path = join(dataDir, kBootstrapKeysFile);
   writeFileSync(path, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+  giveToDataDirOwner(path);
   chmodSync(path, 0o600); // `mode` applies only when the file is created
 
 }

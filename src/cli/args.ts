@@ -32,7 +32,7 @@ export function parse<O extends Options>(args: string[], options: O, allowPositi
   // mistake, and which one is not for us to guess.
   const given = new Set<string>();
   for (const token of parsed.tokens) {
-    if (token.kind !== 'option' || options[token.name]?.multiple === true) continue;
+    if (token.kind !== 'option' || options[token.name]?.multiple === true || token.name === 'help') continue;
     if (given.has(token.name)) throw new UsageError(`--${token.name} is given more than once; give it once`);
     given.add(token.name);
   }

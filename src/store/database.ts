@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { giveToDataDirOwner } from './data-dir-owner.js';
 
 export type Db = Database.Database;
 
@@ -79,8 +80,10 @@ export function secureDataDir(dataDir: string): void {
     else if (isOtherFolder(dataDir)) throw new DataDirError(`the data dir ${dataDir} holds other files and no ${kDatabaseFileName}; give a new or empty folder, or a data dir of fraud-scorer (every file in one is made private)`);
     else if (existsSync(databasePath(dataDir)) && !statSync(databasePath(dataDir)).isFile()) throw new DataDirError(`${databasePath(dataDir)} is not a file; the data dir holds the database as a file of that name`);
     // The one-server lock is the data dir's (server.lock): a database linked into a second data
-    // dir would let a second server write it beside the first. Move the whole data dir instead.
+    // dir would let a second server write it beside the first (a hard link, with a WAL of its
+    // own: the file is then corrupt). Move the whole data dir instead.
     else if (lstatSync(databasePath(dataDir), { throwIfNoEntry: false })?.isSymbolicLink() === true) throw new DataDirError(`${databasePath(dataDir)} is a symbolic link; the data dir holds the database itself (to keep it elsewhere, point DATA_DIR at a data dir there)`);
+    else if ((statSync(databasePath(dataDir), { throwIfNoEntry: false })?.nlink ?? 1) > 1) throw new DataDirError(`${databasePath(dataDir)} has other hard links; the data dir holds the database alone (a copy is made with fraud-scorer backup, not ln or cp -l)`);
     chmodSync(dataDir, 0o700);
     for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
       if (entry.isFile()) chmodSync(join(dataDir, entry.name), 0o600);
@@ -155,6 +158,9 @@ export function openDatabase(dataDir: string, options: OpenOptions = {}): Db {
     patchChecked = true;
   }
   const db = new Database(databasePath(dataDir), { readonly: options.readonly ?? false, fileMustExist: (options.readonly ?? false) || (options.mustExist ?? false) });
+  // A first start as root in the service user's folder: the database is that user's (and so,
+  // SQLite sees to it, its -wal and -shm).
+  if (!(options.readonly ?? false)) giveToDataDirOwner(databasePath(dataDir));
   // better-sqlite3 waits on the calling thread: on the HTTP thread this is a pause of the server,
   // so it is short, and a write that cannot get the lock in time fails (500 / 503) instead.
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? kDefaultBusyTimeoutMs}`);

@@ -221,13 +221,13 @@ test('a backup that cannot write its copy fails with one line, exit 1, no stack 
 // `nobody` stands for the service's own user; the commands run as root (sudo), as an operator might.
 const kServiceUser = { uid: 65534, gid: 65534 };
 (process.getuid?.() === 0 ? test : test.skip)('run as root on a data dir the service user owns, backup and accounts erase give the files they make to that user, whose next command can secure them', async (t) => {
-  const server = await startServer({ keepDataDir: true });
-  await server.stop();
-  const dataDir = server.dataDir;
-  rmSync(join(dataDir, 'server.lock'));
-  rmSync(join(dataDir, 'start-snapshot'), { force: true });
+  // A first start as root in the folder made for the service: every file it makes is the user's.
+  const dataDir = makeDataDir();
   chownSync(dataDir, kServiceUser.uid, kServiceUser.gid);
-  for (const name of readdirSync(dataDir)) chownSync(join(dataDir, name), kServiceUser.uid, kServiceUser.gid);
+  const server = await startServer({ dataDir, keepDataDir: true });
+  await server.stop();
+  for (const name of readdirSync(dataDir)) t.is(statSync(join(dataDir, name)).uid, kServiceUser.uid, name);
+  rmSync(join(dataDir, 'start-snapshot'), { force: true });
   const backup = await runCli(['backup', '--data-dir', dataDir, '--to', join(makeDataDir(), 'copy.db')]);
   t.is(backup.code, 0, backup.stderr);
   const erase = await runCli(['accounts', 'erase', '--data-dir', dataDir, '--project', 'live', 'nobody-here']);

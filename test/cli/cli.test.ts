@@ -68,6 +68,12 @@ test('serve --help names every fault of FAULT_INJECTION', async (t) => {
   for (const fault of kFaults) t.true(help.includes(fault), fault);
 });
 
+test('--help given twice still prints help', async (t) => {
+  const help = await runCli(['serve', '-h', '--help']);
+  t.is(help.code, 0, help.stderr);
+  t.regex(help.stdout, /Usage/);
+});
+
 test('a flag given twice is a usage error (exit 2) naming it, for serve and the other commands: nothing runs', async (t) => {
   for (const args of [['serve', '--port', '0', '--port', '0'], ['keys', 'list', '--data-dir', '/nowhere', '--data-dir', '/nowhere'], ['backup', '--to', 'a.db', '--to', 'b.db']]) {
     const result = await runCli(args);

@@ -4,7 +4,7 @@
 import test from 'ava';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
@@ -162,6 +162,17 @@ test('a database linked into another data dir is refused: the one-server lock is
   const refused = await failedStart(['--port', '0', '--data-dir', second]);
   assertOneLineRefusal(t, refused, /^fraud-scorer serve: .*fraud-scorer\.db is a symbolic link; the data dir holds the database itself \(to keep it elsewhere, point DATA_DIR at a data dir there\)$/);
   t.is((await api(server, 'GET', '/healthz')).status, 200, 'the first server goes on');
+});
+
+test('a database with another hard link is refused: two data dirs would each have a WAL of one file', async (t) => {
+  const server = await startServer({ keepDataDir: true });
+  await server.stop();
+  const second = makeDataDir();
+  linkSync(join(server.dataDir, 'fraud-scorer.db'), join(second, 'fraud-scorer.db'));
+  for (const dataDir of [server.dataDir, second]) {
+    const refused = await failedStart(['--port', '0', '--data-dir', dataDir]);
+    assertOneLineRefusal(t, refused, /^fraud-scorer serve: .*fraud-scorer\.db has other hard links; the data dir holds the database alone \(a copy is made with fraud-scorer backup, not ln or cp -l\)$/);
+  }
 });
 
 test('DATA_DIR with a space at its end is refused (exit 2), not a new install in a folder named with the space', async (t) => {
