@@ -2,6 +2,7 @@
 //   success { "status": 1, "data": {...}, "errors": [] }
 //   failure { "status": 0, "data": null, "errors": [{ "code", "message", "parameter" }] }
 import type { ApiError } from '../shared/errors.js';
+import { maskCardNumbers } from '../validation/body-scan.js';
 
 export function successBody(data: unknown): string {
   return serializedSuccessBody(JSON.stringify(data));
@@ -41,7 +42,13 @@ export function statusLine(status: number): string {
 
 const kRequestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** A caller's x-request-id is echoed only when well formed: 1-128 of letters, digits and -_.: */
+/**
+ * A caller's x-request-id is echoed (and logged) only when well formed: 1-128 of letters, digits
+ * and -_.:, and no card number, which the server holds nowhere, its logs included.
+ */
 export function isWellFormedRequestId(value: string): boolean {
-  return kRequestIdPattern.test(value);
+  // A UUID, the usual id, is never read as a card number (the scan leaves UUIDs out): not scanned.
+  return kRequestIdPattern.test(value) && (kUuidPattern.test(value) || maskCardNumbers(value) === value);
 }
+
+const kUuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
