@@ -83,7 +83,7 @@ export function secureDataDir(dataDir: string): void {
     // dir would let a second server write it beside the first (a hard link, with a WAL of its
     // own: the file is then corrupt). Move the whole data dir instead.
     else if (lstatSync(databasePath(dataDir), { throwIfNoEntry: false })?.isSymbolicLink() === true) throw new DataDirError(`${databasePath(dataDir)} is a symbolic link; the data dir holds the database itself (to keep it elsewhere, point DATA_DIR at a data dir there)`);
-    else if ((statSync(databasePath(dataDir), { throwIfNoEntry: false })?.nlink ?? 1) > 1) throw new DataDirError(`${databasePath(dataDir)} has other hard links; the data dir holds the database alone (a copy is made with fraud-scorer backup, not ln or cp -l)`);
+    else if ((statSync(databasePath(dataDir), { throwIfNoEntry: false })?.nlink ?? 1) > 1) throw new DataDirError(`${databasePath(dataDir)} has other hard links (made by ln or cp -l): remove them; the data dir holds the database alone, and copies are made with fraud-scorer backup`);
     chmodSync(dataDir, 0o700);
     for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
       if (entry.isFile()) chmodSync(join(dataDir, entry.name), 0o600);

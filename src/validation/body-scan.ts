@@ -430,8 +430,11 @@ export function maskCardNumbers(text: string): string {
   if (!mayHoldCardNumber(text)) return text;
   // Piece by piece between dots and slashes, which no card number is written across: a path's
   // `2024.4111…` would read as a decimal number, and the digits of `v2.…` or `/v1/…` stay.
-  return text.replace(/[^./]+/g, (piece) => (mayHoldCardNumber(piece) && holdsCardNumber(piece) ? piece.replace(/\[[0-9]+\]|\p{Nd}/gu, (match) => (match.length > 1 ? match : '*')) : piece));
+  return text.replace(/[^./]+/g, (piece) => (mayHoldCardNumber(piece) && holdsCardNumber(piece) ? piece.replace(kDigitOrIndex, (match) => (match.startsWith('[') ? match : '*')) : piece));
 }
+
+/** A digit of any script (astral ones are two UTF-16 units), or an array index of a path, `[3]`, which is kept. */
+const kDigitOrIndex = /\[[0-9]{1,6}\]|\p{Nd}/gu;
 
 function holdsCardNumber(text: string): boolean {
   const json = JSON.stringify(text);
@@ -456,10 +459,30 @@ function mayHoldCardNumber(text: string): boolean {
  * would hold the card's digits), or '' when there is none.
  */
 export function locateWholeCardNumber(value: unknown): string {
+  // A first pass without paths (an event holds a few numbers, all small): the path only on a hit.
+  if (!holdsLargeWholeNumber(value)) return '';
   return locate(value, (_text, isNumber, number, member) => {
-    if (!isNumber || !Number.isInteger(number) || Math.abs(number) < 1e11) return false;
+    // Beyond 2^53 the number is refused anyway, as one no double holds (locateInexactInteger), with
+    // the advice that mends it: its rounded value says nothing of what was sent.
+    if (!isNumber || !Number.isInteger(number) || Math.abs(number) < 1e11 || Math.abs(number) > Number.MAX_SAFE_INTEGER) return false;
     return containsCardNumber(member === null ? String(number) : JSON.stringify({ [member]: number }));
   });
+}
+
+/** Whether `value` holds an integer of 12 to 16 digits anywhere (what a card number's value would be). */
+function holdsLargeWholeNumber(root: unknown): boolean {
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'number') {
+      const size = Math.abs(value);
+      if (size >= 1e11 && size <= Number.MAX_SAFE_INTEGER && Number.isInteger(value)) return true;
+    } else if (typeof value === 'object' && value !== null) {
+      if (Array.isArray(value)) for (const item of value) stack.push(item);
+      else for (const key in value) stack.push((value as Record<string, unknown>)[key]);
+    }
+  }
+  return false;
 }
 
 /** Where a NUL character sits in a parsed body, as a dotted path; '' for the body itself. */

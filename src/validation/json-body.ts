@@ -4,6 +4,9 @@ import { apiError, type ApiError } from '../shared/errors.js';
 import { containsCardNumber, containsNul, locateCardNumber, locateInexactInteger, locateNonFiniteNumber, locateNul, locateString, locateWholeCardNumber, scanDigitRuns } from './body-scan.js';
 import { needsScanForm, scanFormOf } from './decoded-text.js';
 
+/** An exponent after a digit or a point: a number in exponent form (or such text in a string). */
+const kExponent = /[0-9.][eE][+-]?[0-9]/;
+
 export type JsonObject = Record<string, unknown>;
 
 /** The raw body is scanned with its decoded text after it (needsScanForm): runs next to escapes are left to that. */
@@ -58,7 +61,9 @@ export function parseJsonObjectBody(bytes: Uint8Array): ParsedBody {
   if (run !== null || (needsScanForm(text) && containsCardNumber(scanFormOf(JSON.stringify(value, numbersLeftOut))))) {
     return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, locateCardNumber(value, run)) };
   }
-  const wholeCard = anyRun ? locateWholeCardNumber(value) : '';
+  // The digits of such a number sit in one run of 13 or more, or are split by a point and put
+  // together by an exponent (41111111.11111111e8).
+  const wholeCard = anyRun || kExponent.test(text) ? locateWholeCardNumber(value) : '';
   if (wholeCard !== '') return { ok: false, error: apiError('CARD_NUMBER_DETECTED', undefined, wholeCard) };
   const inexact = longDigits ? locateInexactInteger(text, value) : '';
   if (inexact !== '') {

@@ -171,7 +171,7 @@ test('a database with another hard link is refused: two data dirs would each hav
   linkSync(join(server.dataDir, 'fraud-scorer.db'), join(second, 'fraud-scorer.db'));
   for (const dataDir of [server.dataDir, second]) {
     const refused = await failedStart(['--port', '0', '--data-dir', dataDir]);
-    assertOneLineRefusal(t, refused, /^fraud-scorer serve: .*fraud-scorer\.db has other hard links; the data dir holds the database alone \(a copy is made with fraud-scorer backup, not ln or cp -l\)$/);
+    assertOneLineRefusal(t, refused, /^fraud-scorer serve: .*fraud-scorer\.db has other hard links \(made by ln or cp -l\): remove them; the data dir holds the database alone, and copies are made with fraud-scorer backup$/);
   }
 });
 

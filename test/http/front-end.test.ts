@@ -291,6 +291,8 @@ const kCardBodies: Array<[string, Record<string, unknown>, string]> = [
   ['as a top-level key', { '4111111111111111': 1 }, '****************'],
   ['in a key below one that ends in digits', { extras: { '2024': { '4111111111111111': 1 }, v2: { '4111 1111 1111 1111': 1 } } }, 'extras.2024.****************'],
   ['in a key below one with digits', { extras: { v2: { b: { '4111111111111111': 1 } } } }, 'extras.v2.b.****************'],
+  ['in a key in brackets', { extras: { '[4111111111111111]': 1 } }, 'extras.[****************]'],
+  ['in a key of mathematical digits (astral: two UTF-16 units each)', { extras: { '\u{1D7D2}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}\u{1D7CF}': 1 } }, 'extras.****************'],
   ['19 digits', { extras: { pan: '6759649826438453128' } }, 'extras.pan'],
 ];
 
@@ -377,6 +379,8 @@ const kNumberCardBodies: Array<[string, string, string]> = [
   // A double holds no such fraction: the number parsed is the card's.
   ['a fraction too small for a double to hold', '{"pan":4111111111111111.1}', 'extras.pan'],
   ['a fraction too small to hold, in exponent form', '{"pan":411111111111111.11e1}', 'extras.pan'],
+  ['in exponent form, its digits split in runs of eight', '{"pan":41111111.11111111e8}', 'extras.pan'],
+  ['in exponent form, its digits split in runs of ten and six', '{"pan":4111111111.111111e6}', 'extras.pan'],
 ];
 
 const kRawCardBodies = [
@@ -407,6 +411,15 @@ test('escapes that make no card number are accepted', async (t) => {
   const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"note":"caf\\u00e9 \\u0031\\u0032\\u0033","n":12345678901234567890.5,"ref":"4111111111111111\\u00e9","ph\\u006fne":"378282246310005","longer":"378282246310005\\u0031","ids":"p?ids=5178%2C3470%2C1884%2C2203","decimal":"4111111111111111\\u002e5"}}');
   const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
   t.is(response.status, 200, response.text);
+});
+
+test('a 19-digit integer that is no card number is refused as beyond 2^53, with the advice to send it as a string, even when its rounded value would read as a card', async (t) => {
+  const body = JSON.stringify(minimalEvent()).replace(/}$/, ',"extras":{"order_id":4123456789012347138}}');
+  const response = await api(server, 'POST', '/v1/events', { key, rawBody: body });
+  t.is(response.status, 400, response.text);
+  t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR');
+  t.is(response.body.errors[0]?.parameter, 'extras.order_id');
+  t.regex(response.body.errors[0]?.message, /send it as a string/);
 });
 
 test('a 19-digit card number as a JSON number is refused (digits beyond 2^53 count)', async (t) => {
