@@ -116,15 +116,14 @@ export class AsyncScorer {
   #delayedCount = 0;
   /**
    * The events set aside at least once and not done with yet (set aside, due again, or being tried
-   * again), each with its project as an index into #projects (0: not known, a failed read). They
+   * again), each with its project's index in #setAsideCounts (0: not known, a failed read). They
    * count against their project's bound, never the queue's: a publish makes every one of them due
    * at once, and they must not then fill the queue of the other projects.
    */
   readonly #setAsideProject = new Map<number, number>();
   /** The events of #setAsideProject by project index: each project's are bounded on their own (canAccept). */
   #setAsideCounts: number[] = [0];
-  /** Project ids interned: index → id, and id → index. */
-  readonly #projects: string[] = [''];
+  /** Each project's index in #setAsideCounts. */
   readonly #projectIndex = new Map<string, number>([['', 0]]);
   /** Accepted events between the check of the bound and the queue (EventService awaits their write). */
   #reserved = 0;
@@ -301,9 +300,8 @@ export class AsyncScorer {
   #internProject(projectId: string): number {
     let index = this.#projectIndex.get(projectId);
     if (index === undefined) {
-      index = this.#projects.push(projectId) - 1;
+      index = this.#setAsideCounts.push(0) - 1;
       this.#projectIndex.set(projectId, index);
-      this.#setAsideCounts.push(0);
     }
     return index;
   }
