@@ -279,7 +279,8 @@ export class AccountsService {
    * connection, with the checkpointer thread paused so that no other checkpoint holds the lock;
    * each attempt waits for readers briefly, since it holds the write lock meanwhile and every
    * event's write waits with it (a backup's long read would otherwise stall scoring for seconds
-   * per attempt), and the attempts go on, kPurgePauseMs apart, for up to kPurgeBoundMs. (Also for the operator's erasure whose id named nothing: the id is personal.)
+   * per attempt), and the attempts go on, kPurgePauseMs apart, for up to kPurgeBoundMs. (Also
+   * for the operator's erasure whose id named nothing: the id is personal.)
    */
   #purgeFailed(): ErasureAnswer {
     this.#deps.log.error('erasure: the WAL could not be emptied; the erasure is answered 500 (INTERNAL_ERROR), to be retried');
