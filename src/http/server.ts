@@ -38,6 +38,7 @@ import { apiError, isApiError, type ApiError } from '../shared/errors.js';
 import { LogBudget, type AccessLog, type Logger } from '../shared/log.js';
 import type { Metrics } from '../shared/metrics.js';
 import { malformedQueryEscape } from '../shared/query.js';
+import { maskCardNumbers } from '../validation/body-scan.js';
 import { parseJsonObjectBody, type JsonObject } from '../validation/json-body.js';
 import { failureBody, isWellFormedRequestId, serializedSuccessBody, statusLine, successBody } from './envelope.js';
 import { framingProblem, isJsonMediaType } from './framing.js';
@@ -111,6 +112,10 @@ const kUnavailableLinesPerSecond = 20;
 // RFC 6750 §3: the scheme a 401 asks for; error="invalid_token" when a key was sent but refused.
 const kMissingKeyHeaders: ExtraHeaders = [['WWW-Authenticate', 'Bearer realm="fraud-scorer"']];
 const kRefusedKeyHeaders: ExtraHeaders = [['WWW-Authenticate', 'Bearer realm="fraud-scorer", error="invalid_token"']];
+/** An Origin to reflect in Access-Control-Allow-Origin: '' (none) for one holding a card number, which no answer carries back. */
+function echoableOrigin(origin: string): string {
+  return maskCardNumbers(origin) === origin ? origin : '';
+}
 /** Optional white space around a header's token: spaces and tabs only. */
 const kSpacesAround = /^[ \t]+|[ \t]+$/g;
 
@@ -326,7 +331,7 @@ export class HttpServer {
     // 401, not a failed fetch); only a refused origin gets no Access-Control-Allow-Origin.
     if (route.cors) {
       exchange.cors = true;
-      exchange.corsOrigin = origin;
+      exchange.corsOrigin = echoableOrigin(origin);
     }
     let key: AuthenticatedKey | null = null;
     if (route.auth === 'key') {
@@ -610,7 +615,7 @@ export class HttpServer {
     // Preflights carry no key, so they cannot be checked against a key's origins: the real
     // request is, and is refused without Access-Control-Allow-Origin when the origin is not listed.
     exchange.cors = true;
-    exchange.corsOrigin = origin;
+    exchange.corsOrigin = echoableOrigin(origin);
     this.#send(exchange, 200, kJson, successBody({ methods: allowed }), headers);
   }
 

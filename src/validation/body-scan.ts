@@ -430,11 +430,15 @@ export function maskCardNumbers(text: string): string {
   if (!mayHoldCardNumber(text)) return text;
   // Piece by piece between dots and slashes, which no card number is written across: a path's
   // `2024.4111…` would read as a decimal number, and the digits of `v2.…` or `/v1/…` stay.
-  return text.replace(/[^./]+/g, (piece) => (mayHoldCardNumber(piece) && holdsCardNumber(piece) ? piece.replace(kDigitOrIndex, (match) => (match.startsWith('[') ? match : '*')) : piece));
+  return text.replace(/[^./]+/g, (piece) => (mayHoldCardNumber(piece) && holdsCardNumber(piece) ? piece.replace(kDigitOrIndex, (match) => (match.startsWith('[') ? match : match.startsWith('%') ? '%**' : '*')) : piece));
 }
 
-/** A digit of any script (astral ones are two UTF-16 units), or an array index of a path, `[3]`, which is kept. */
-const kDigitOrIndex = /\[[0-9]{1,6}\]|\p{Nd}/gu;
+/**
+ * A digit of any script (astral ones are two UTF-16 units); a URL escape, whose hex letters would
+ * tell other scripts' digits apart (`%E0%A5%AB` is a Devanagari 5); or an array index of a path,
+ * `[3]`, which is kept.
+ */
+const kDigitOrIndex = /\[[0-9]{1,6}\]|%[0-9A-Fa-f]{2}|\p{Nd}/gu;
 
 function holdsCardNumber(text: string): boolean {
   const json = JSON.stringify(text);

@@ -326,6 +326,16 @@ test('GET is not a method of the collect route', async (t) => {
 
 // ---- CORS -----------------------------------------------------------------------------------
 
+test('an Origin that holds a card number is not reflected, in a preflight nor in an answer', async (t) => {
+  const origin = 'https://4111111111111111.example';
+  const preflight = await api(server, 'OPTIONS', '/v1/fp/collect', { headers: { origin, 'access-control-request-method': 'POST' } });
+  t.is(preflight.headers.get('access-control-allow-origin'), null);
+  const answer = await collect({ components: {} }, publishable, { origin });
+  t.is(answer.headers.get('access-control-allow-origin'), null);
+  t.false(JSON.stringify([...answer.headers]).includes('4111'));
+  t.is((await collect({ components: {} }, publishable, { origin: 'https://shop.example' })).headers.get('access-control-allow-origin'), 'https://shop.example');
+});
+
 test('the collect route answers a CORS preflight', async (t) => {
   const response = await api(server, 'OPTIONS', '/v1/fp/collect', {
     headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },

@@ -314,6 +314,10 @@ test('an error caused by something else still never carries a card number back: 
   const route = await api(server, 'GET', '/v1/4111111111111111', { key });
   t.is(route.status, 404);
   t.is(route.body.errors[0]?.message, 'No route for GET /v1/****************.', 'only the card is masked');
+  // In Devanagari digits, URL-escaped: the escapes' hex letters would tell the digits apart.
+  const devanagari = [...'5555555555554444'].map((digit) => encodeURIComponent(String.fromCodePoint(0x966 + Number(digit)))).join('');
+  const escaped = await api(server, 'GET', `/v1/nope/${devanagari}`, { key });
+  t.is(escaped.body.errors[0]?.message, `No route for GET /v1/nope/${'%**%**%**'.repeat(16)}.`);
   for (const query of ['4111111111111111=1', '4111%201111%201111%201111=1', '%34111111111111111=2']) {
     const response = await api(server, 'GET', `/v1/scores/${crypto.randomUUID()}?${query}`, { key });
     t.is(response.status, 400, query);
