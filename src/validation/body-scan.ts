@@ -422,15 +422,20 @@ export function locateCardNumber(value: unknown, run: string | null = null): str
 }
 
 /**
- * `text` with every digit written as '*' when it holds a card number, else `text` itself: an error
- * names what the request sent (a member name, a query parameter), and an answer must not carry
- * back the card number it refuses to hold. Array indices of a path (`[3]`) are kept.
+ * `text` with the digits (and URL escapes) of each piece that holds a card number written as '*',
+ * else `text` itself: an error names what the request sent (a member name, a query parameter, a
+ * path), and an answer must not carry back the card number it refuses to hold. Pieces are cut at
+ * dots and slashes, across which no card number is written: a path's `2024.4111…` would read as a
+ * decimal number, and the digits of `v2.…` or `/v1/…` stay. Array indices of a path are kept.
  */
 export function maskCardNumbers(text: string): string {
   if (!mayHoldCardNumber(text)) return text;
-  // Piece by piece between dots and slashes, which no card number is written across: a path's
-  // `2024.4111…` would read as a decimal number, and the digits of `v2.…` or `/v1/…` stay.
-  return text.replace(/[^./]+/g, (piece) => (mayHoldCardNumber(piece) && holdsCardNumber(piece) ? piece.replace(kDigitOrIndex, (match) => (match.startsWith('[') ? match : match.startsWith('%') ? '%**' : '*')) : piece));
+  return text.replace(/[^./]+/g, (piece) => (mayHoldCardNumber(piece) && holdsCardNumber(piece) ? piece.replace(kDigitOrIndex, maskedMatch) : piece));
+}
+
+function maskedMatch(match: string): string {
+  if (match.startsWith('[')) return match;
+  return match.startsWith('%') ? '%**' : '*';
 }
 
 /**
@@ -466,21 +471,28 @@ export function locateWholeCardNumber(value: unknown): string {
   // A first pass without paths (an event holds a few numbers, all small): the path only on a hit.
   if (!holdsLargeWholeNumber(value)) return '';
   return locate(value, (_text, isNumber, number, member) => {
-    // Beyond 2^53 the number is refused anyway, as one no double holds (locateInexactInteger), with
-    // the advice that mends it: its rounded value says nothing of what was sent.
-    if (!isNumber || !Number.isInteger(number) || Math.abs(number) < 1e11 || Math.abs(number) > Number.MAX_SAFE_INTEGER) return false;
+    if (!isNumber || !isLargeWholeNumber(number)) return false;
     return containsCardNumber(member === null ? String(number) : JSON.stringify({ [member]: number }));
   });
 }
 
-/** Whether `value` holds an integer of 12 to 16 digits anywhere (what a card number's value would be). */
+/**
+ * An integer of 12 to 16 digits: what a card number's value would be. Beyond 2^53 a number is
+ * refused anyway, as one no double holds (locateInexactInteger), with the advice that mends it:
+ * its rounded value says nothing of what was sent.
+ */
+function isLargeWholeNumber(number: number): boolean {
+  const size = Math.abs(number);
+  return size >= 1e11 && size <= Number.MAX_SAFE_INTEGER && Number.isInteger(number);
+}
+
+/** Whether `root` holds a number isLargeWholeNumber anywhere. */
 function holdsLargeWholeNumber(root: unknown): boolean {
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === 'number') {
-      const size = Math.abs(value);
-      if (size >= 1e11 && size <= Number.MAX_SAFE_INTEGER && Number.isInteger(value)) return true;
+      if (isLargeWholeNumber(value)) return true;
     } else if (typeof value === 'object' && value !== null) {
       if (Array.isArray(value)) for (const item of value) stack.push(item);
       else for (const key in value) stack.push((value as Record<string, unknown>)[key]);
