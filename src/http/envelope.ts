@@ -2,7 +2,7 @@
 //   success { "status": 1, "data": {...}, "errors": [] }
 //   failure { "status": 0, "data": null, "errors": [{ "code", "message", "parameter" }] }
 import type { ApiError } from '../shared/errors.js';
-import { maskCardNumbers } from '../validation/body-scan.js';
+import { carriesCardNumber } from '../validation/body-scan.js';
 
 export function successBody(data: unknown): string {
   return serializedSuccessBody(JSON.stringify(data));
@@ -48,7 +48,7 @@ const kRequestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function isWellFormedRequestId(value: string): boolean {
   // A UUID, the usual id, is never read as a card number (the scan leaves UUIDs out): not scanned.
-  return kRequestIdPattern.test(value) && (kUuidPattern.test(value) || maskCardNumbers(value) === value);
+  return kRequestIdPattern.test(value) && (kUuidPattern.test(value) || !carriesCardNumber(value));
 }
 
 const kUuidPattern = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;

@@ -38,7 +38,7 @@ import { apiError, isApiError, type ApiError } from '../shared/errors.js';
 import { LogBudget, type AccessLog, type Logger } from '../shared/log.js';
 import type { Metrics } from '../shared/metrics.js';
 import { malformedQueryEscape } from '../shared/query.js';
-import { maskCardNumbers } from '../validation/body-scan.js';
+import { carriesCardNumber } from '../validation/body-scan.js';
 import { parseJsonObjectBody, type JsonObject } from '../validation/json-body.js';
 import { failureBody, isWellFormedRequestId, serializedSuccessBody, statusLine, successBody } from './envelope.js';
 import { framingProblem, isJsonMediaType } from './framing.js';
@@ -114,7 +114,7 @@ const kMissingKeyHeaders: ExtraHeaders = [['WWW-Authenticate', 'Bearer realm="fr
 const kRefusedKeyHeaders: ExtraHeaders = [['WWW-Authenticate', 'Bearer realm="fraud-scorer", error="invalid_token"']];
 /** An Origin to reflect in Access-Control-Allow-Origin: '' (none) for one holding a card number, which no answer carries back. */
 function echoableOrigin(origin: string): string {
-  return maskCardNumbers(origin) === origin ? origin : '';
+  return carriesCardNumber(origin) ? '' : origin;
 }
 /** Optional white space around a header's token: spaces and tabs only. */
 const kSpacesAround = /^[ \t]+|[ \t]+$/g;

@@ -163,13 +163,18 @@ export class AsyncScorer {
    * scored or written) is under the bound, and so are that project's own events set aside.
    */
   canAccept(projectId: string): boolean {
-    return !this.#paused && this.depth - this.#setAsideProject.size < this.#limit && !this.projectBacklogFull(projectId);
+    return this.refusal(projectId) === null;
   }
 
-  /** Whether `projectId`'s events set aside (no published ruleset, over budget) reach the bound. */
-  projectBacklogFull(projectId: string): boolean {
+  /**
+   * Why an async event of `projectId` would be refused now: the queue is full (or paused), or the
+   * project's own events set aside (no published ruleset, over budget) reach the bound; null: it
+   * would not.
+   */
+  refusal(projectId: string): 'queue' | 'project' | null {
+    if (this.#paused || this.depth - this.#setAsideProject.size >= this.#limit) return 'queue';
     const index = this.#projectIndex.get(projectId);
-    return index !== undefined && this.#setAsideCounts[index]! >= this.#limit;
+    return index !== undefined && this.#setAsideCounts[index]! >= this.#limit ? 'project' : null;
   }
 
   /**

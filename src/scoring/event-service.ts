@@ -217,10 +217,11 @@ export class EventService {
     if (existing !== null) return { kind: 'receipt', receipt: { event_id: eventId, state: existing.state, accepted_at: acceptedAt } };
     const { writer } = this.#deps;
     const asyncScorer = this.#deps.asyncScorers[submission.environment];
-    if (!asyncScorer.canAccept(submission.projectId)) {
-      if (asyncScorer.projectBacklogFull(submission.projectId)) {
-        return unavailable(apiError('ASYNC_UNAVAILABLE', "This project's async events waiting to be scored reach the queue's bound: they cannot be scored yet (no published ruleset, or rules over the evaluation budget). Nothing was stored; publish a ruleset, then retry."));
-      }
+    const refusal = asyncScorer.refusal(submission.projectId);
+    if (refusal === 'project') {
+      return unavailable(apiError('ASYNC_UNAVAILABLE', "This project's async events waiting to be scored reach the queue's bound: they cannot be scored yet (no published ruleset, or rules over the evaluation budget). Nothing was stored; publish a ruleset, then retry."));
+    }
+    if (refusal === 'queue') {
       return unavailable(apiError('ASYNC_UNAVAILABLE', `The ${submission.environment} async queue is full. Nothing was stored; retry with backoff.`));
     }
     // Storing a pending event of an account counts as work on it: an erasure waits for it, and an

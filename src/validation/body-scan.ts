@@ -433,6 +433,11 @@ export function maskCardNumbers(text: string): string {
   return text.replace(/[^./]+/g, (piece) => (mayHoldCardNumber(piece) && holdsCardNumber(piece) ? piece.replace(kDigitOrIndex, maskedMatch) : piece));
 }
 
+/** Whether an answer that echoed `text` (a header, a name) would carry a card number back. */
+export function carriesCardNumber(text: string): boolean {
+  return maskCardNumbers(text) !== text;
+}
+
 function maskedMatch(match: string): string {
   if (match.startsWith('[')) return match;
   return match.startsWith('%') ? '%**' : '*';
