@@ -14,10 +14,11 @@
 // check digit of their own (IMEIs, SIM ICCIDs, national ids, GTINs, payment references) pass it
 // always. Decoded text (escapes, URL escapes, digits of other scripts) is scanned as scanFormOf
 // (decoded-text.ts) writes it. What is never taken for a card number:
-//   - a run inside a UUID (8-4-4-4-12 hex), or glued to letters, of any script, or to '_' (hashes,
-//     tokens, identifiers); other characters (€, —, a no-break space, a control character) do not
-//     glue, nor does a magnetic track's %B (scanFormOf: URL escapes read as what they write);
-//     only a group next to a decimal point is left out, not its whole run;
+//   - a run inside a UUID (8-4-4-4-12 hex), or starting glued to a letter, of any script, or to '_'
+//     (hashes, tokens, identifiers, an IBAN's digits after its country code); other characters (€, —,
+//     a no-break space, a control character) do not glue, nor does a magnetic track's %B (scanFormOf:
+//     URL escapes read as what they write); only a group next to a decimal point, or a last group
+//     glued to a word after it ("… 1111 3DS"), is left out, not its whole run;
 //   - a run right after '+' of at most 15 digits (an E.164 phone number) or starting with 0 (national phone numbers; no
 //     card scheme issues numbers starting with 0), a run starting with 00 and at most 15 digits
 //     after it as a whole (an international number: the groups after the prefix are its country
@@ -228,22 +229,26 @@ function nextToEscape(text: string, start: number, end: number): boolean {
 }
 
 /**
- * The groups of the run at [start, end) that may hold a card. null: none — the run is glued to a
- * letter (or to a letter or digit written as an escape), an identifier's (an IBAN's digits after
- * its country code too), or a phone number after '+' (E.164: at most 15 digits). A group next to a
- * decimal point is a decimal number's or an IP address's: it alone is left out, the others stay
- * ("paid 19.99 4111 1111 1111 1111").
+ * The groups of the run at [start, end) that may hold a card. null: none — the run starts glued to a
+ * letter (an identifier's, an IBAN's digits after its country code too), is one group glued to a
+ * letter at either end (a hash, a token), ends glued to a letter or digit written as an escape, or
+ * is a phone number after '+' (E.164: at most 15 digits). A last group glued to a word after it
+ * ("… 1111 3DS", "… 1111 2nd") is that word's, as a group next to a decimal point is a decimal
+ * number's or an IP address's: it alone is left out, the others stay ("paid 19.99 4111 1111 1111
+ * 1111"). A first group glued to a word stays a reason to drop the whole run: IBANs are written so.
  */
 function runEnds(text: string, start: number, end: number, run: string): RunEnds | null {
   const before = start > 0 ? text.charCodeAt(start - 1) : -1;
   const after = end < text.length ? text.charCodeAt(end) : -1;
   if (before === 0x2b /* + */ && run.replace(kSeparators, '').length <= kMaxPhoneDigits) return null;
   if (isLetter(before) && !isJsonEscapeLetter(text, start - 1)) return null;
-  if (isLetter(after) || isEscapedWordCharacter(text, end)) return null;
+  if (isEscapedWordCharacter(text, end)) return null;
+  const wordAfter = isLetter(after);
+  if (wordAfter && !kSeparator.test(run)) return null;
   const decimalBefore = before === 0x2e /* . */ && start > 1 && isDigit(text.charCodeAt(start - 2));
   const decimalAfter = after === 0x2e && end + 1 < text.length && isDigit(text.charCodeAt(end + 1));
-  if (!decimalBefore && !decimalAfter) return kWholeRun;
-  return { dropFirst: decimalBefore, dropLast: decimalAfter };
+  if (!decimalBefore && !decimalAfter && !wordAfter) return kWholeRun;
+  return { dropFirst: decimalBefore, dropLast: decimalAfter || wordAfter };
 }
 
 const kMaxPhoneDigits = 15;

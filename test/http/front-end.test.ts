@@ -366,6 +366,7 @@ const kUnicodeCardBodies: Array<[string, string, string]> = [
   ['a + before it, in a form-encoded text', '{"form":"note=my+card+is+4111111111111111&x=1"}', 'extras.form'],
   ['fullwidth hyphens between fullwidth digits', '{"note":"４１１１－１１１１－１１１１－１１１１"}', 'extras.note'],
   ['a decimal amount before it', '{"note":"paid 19.99 4111 1111 1111 1111"}', 'extras.note'],
+  ['a word that starts with digits after it', '{"note":"Paid 4111 1111 1111 1111 3DS ok"}', 'extras.note'],
 ];
 
 // Numbers as JSON can write them: in exponent form (the 'e' is no letter glued to the digits, the

@@ -156,3 +156,15 @@ test('URL escapes write their characters: an encoded list of ids is no card', (t
     t.false(containsCardNumber(scanFormOf(JSON.stringify({ u: text }))), text);
   }
 });
+
+// A word after the card that starts with digits ("3DS", "2nd") is the word's: its group is left out, the card before it stays.
+test('detects a card before a word that starts with digits', (t) => {
+  for (const text of ['Paid 4111 1111 1111 1111 3DS ok', 'card 5555 5555 5555 4444 2nd try', '4111-1111-1111-1111-3ds', '4111111111111111 1X']) {
+    t.true(containsCardNumber(JSON.stringify({ a: text })), text);
+  }
+});
+test('ignores a run glued to a word after it when it is one group, or when its last groups are what would make a card', (t) => {
+  for (const text of ['4111111111111111abc', 'ref 4111 1111 1111 1111abc', 'MU17 BOMM 0101 1010 3030 0200 000M UR', 'order 4111 1111 1111 11X']) {
+    t.false(containsCardNumber(JSON.stringify({ a: text })), text);
+  }
+});
