@@ -26,6 +26,9 @@ so does a start whose port cannot be bound.
 Every setting is a flag or an environment variable (flags win):
 ${describeSettings()}
 
+UWS_HTTP_MAX_HEADERS_SIZE (environment only, read by uWebSockets.js; default 16384, 1024 to 1048576):
+the most bytes of headers a request may send; more, or more than 98 header lines, is answered 431.
+
 SIGTERM, SIGINT or SIGHUP drains: stops listening, finishes requests in flight, flushes the writer and
 closes the database. Started by npm start, the server also stops when npm goes away.`,
 

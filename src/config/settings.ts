@@ -81,7 +81,7 @@ export const kSettings = {
   },
   asyncQueueLimit: {
     flag: 'async-queue-limit', env: 'ASYNC_QUEUE_LIMIT', type: 'integer', default: 1_000_000, minimum: 1, maximum: 10_000_000,
-    description: 'Async events accepted but not yet scored, per environment (live and sandbox have a queue each); past it, async answers 503 ASYNC_UNAVAILABLE.',
+    description: 'Async events accepted but not yet scored, per environment (live and sandbox have a queue each); past it, async answers 503 ASYNC_UNAVAILABLE. Events that cannot be scored yet (no published ruleset) are bounded per project by it instead.',
   },
   asyncRetryDelayMs: {
     flag: 'async-retry-delay-ms', env: 'ASYNC_RETRY_DELAY_MS', type: 'integer', default: 1000, minimum: 10, maximum: 600_000,

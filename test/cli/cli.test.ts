@@ -58,7 +58,7 @@ test('--version prints the package version', async (t) => {
 
 test('serve --help lists every setting with its environment variable', async (t) => {
   const help = (await runCli(['serve', '--help'])).stdout;
-  for (const env of ['HOST', 'PORT', 'DATA_DIR', 'WORKERS', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_PER_ROUTE', 'RATE_LIMIT_FP_PER_KEY', 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', 'RATE_LIMIT_FAILED_KEY_LOOKUPS', 'TRUST_PROXY', 'ASYNC_QUEUE_LIMIT', 'ASYNC_RETRY_DELAY_MS', 'MAX_EVENTS_IN_FLIGHT', 'OVERLOAD_EVENTS_IN_FLIGHT', 'OVERLOAD_AFTER_MS', 'DERIVED_FLUSH_MS', 'LOG_LEVEL', 'ACCESS_LOG']) {
+  for (const env of ['HOST', 'PORT', 'DATA_DIR', 'WORKERS', 'RATE_LIMIT_WINDOW_SECONDS', 'RATE_LIMIT_PER_ROUTE', 'RATE_LIMIT_FP_PER_KEY', 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', 'RATE_LIMIT_FAILED_KEY_LOOKUPS', 'TRUST_PROXY', 'ASYNC_QUEUE_LIMIT', 'ASYNC_RETRY_DELAY_MS', 'MAX_EVENTS_IN_FLIGHT', 'OVERLOAD_EVENTS_IN_FLIGHT', 'OVERLOAD_AFTER_MS', 'DERIVED_FLUSH_MS', 'LOG_LEVEL', 'ACCESS_LOG', 'UWS_HTTP_MAX_HEADERS_SIZE']) {
     t.true(help.includes(env), env);
   }
 });
