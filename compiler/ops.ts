@@ -615,6 +615,7 @@ const kFunctionList: readonly FunctionDef[] = [
       const text = literalString(v);
       if (text !== null) {
         const ms = runtime.parseDuration(text);
+        if (ms !== ms && text.length > runtime.kMaxDurationTextLength) throw new CompileError(`duration(${JSON.stringify(text)}) is longer than ${runtime.kMaxDurationTextLength} characters, the most a duration may be written with`, node);
         if (ms !== ms && runtime.isDurationText(text)) throw new CompileError(`duration(${JSON.stringify(text)}) is beyond the range of a duration (about ±292 years)`, node);
         if (ms !== ms) throw new CompileError(`duration(${JSON.stringify(text)}) is not a duration like "720h" or "1h30m"`, node);
         return constant(ms, kDuration);

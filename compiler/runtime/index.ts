@@ -566,6 +566,8 @@ const kDurationUnitNanos: Readonly<Record<string, bigint>> = {
   'µs': 1_000n,
   ns: 1n,
 };
+/** The most characters a duration's text may have: bounds the parse of a text the caller sends. */
+export const kMaxDurationTextLength = 64;
 const kDurationPart = /^(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/;
 
 /**
@@ -573,7 +575,7 @@ const kDurationPart = /^(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/;
  * invalid. Exact to the nanosecond like cel-js, then expressed in ms.
  */
 export function parseDuration(input: string): number {
-  if (input.length === 0 || input.length > 64) return NaN;
+  if (input.length === 0 || input.length > kMaxDurationTextLength) return NaN;
   let s = input;
   const negative = s[0] === '-';
   if (s[0] === '-' || s[0] === '+') s = s.slice(1);
@@ -597,7 +599,7 @@ export function parseDuration(input: string): number {
 
 /** Whether `input` is written as a duration ("720h", "1h30m"), whatever its size: parseDuration also refuses one beyond ±292 years. */
 export function isDurationText(input: string): boolean {
-  return input.length <= 64 && kDurationText.test(input);
+  return input.length <= kMaxDurationTextLength && kDurationText.test(input);
 }
 const kDurationText = /^[-+]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+$/;
 

@@ -79,6 +79,7 @@ test(refused, create(ruleBody('new_rule', { expression: '  ' }), 'expression', /
 test(refused, create(ruleBody('new_rule', { expression: `extras.a == "${'x'.repeat(4100)}"` }), 'expression', /longer than 4096/));
 test(refused, create(ruleBody('new_rule', { expression: 'payment.amount_cents >' }), 'expression', /^expression: line 1, column 23: /));
 test(refused, create(ruleBody('new_rule', { expression: "duration('320000000000s') > duration('0s')" }), 'expression', /is beyond the range of a duration/));
+test(refused, create(ruleBody('new_rule', { expression: `duration('${'0h'.repeat(32)}1h') > duration('0s')` }), 'expression', /is longer than 64 characters, the most a duration may be written with/));
 test(refused, create(ruleBody('new_rule', { expression: 'user.trusted == true &&\n  (payment.amount_cents > 5' }), 'expression', /^expression: line 2, column \d+: /));
 test(refused, create(ruleBody('new_rule', { expression: 'payment.amount_cents + 1' }), 'expression', /must be bool, not int/));
 test(refused, create(ruleBody('new_rule', { expression: 'nope == 1' }), 'expression', /line 1, column 1: Unknown variable: nope/));
