@@ -126,10 +126,12 @@ export function eraseListValues(db: Db, tenantId: string, environment: string, v
   }
   // The change log may hold the values too, even of items gone before (added, then removed): one
   // pass over the log (it keeps minutes of changes) takes them out. A worker that had not applied
-  // a row taken out reloads the list instead.
+  // a row taken out reloads the list instead. Rows of a list purged entirely (no lists row: the
+  // sweep takes its values out of the log since, a database of an older build may still hold them)
+  // go too, whatever their environment: they serve nobody.
   const lids = JSON.stringify(lists.map((list) => list.lid));
   const all = JSON.stringify([...values.all()]);
-  const inLog = `FROM list_changes WHERE lid IN (SELECT value FROM json_each(?)) AND value IN (SELECT value FROM json_each(?))`;
+  const inLog = `FROM list_changes WHERE (lid IN (SELECT value FROM json_each(?)) OR lid NOT IN (SELECT lid FROM lists)) AND value IN (SELECT value FROM json_each(?))`;
   for (const lid of db.prepare(`SELECT DISTINCT lid ${inLog}`).pluck().all(lids, all) as number[]) reload.add(lid);
   db.prepare(`DELETE ${inLog}`).run(lids, all);
   const live = new Set(lists.filter((list) => list.deleted_at === null).map((list) => list.lid));

@@ -275,7 +275,12 @@ export function sweepLists(db: Db, now: number): SweepOutcome {
   for (const lid of deleted) {
     if (purged >= kSweepBatch) break;
     purged += db.prepare('DELETE FROM list_items WHERE lid = ? AND value IN (SELECT value FROM list_items WHERE lid = ? LIMIT ?)').run(lid, lid, kSweepBatch - purged).changes;
-    if (db.prepare('SELECT 1 FROM list_items WHERE lid = ? LIMIT 1').get(lid) === undefined) db.prepare('DELETE FROM lists WHERE lid = ?').run(lid);
+    if (db.prepare('SELECT 1 FROM list_items WHERE lid = ? LIMIT 1').get(lid) === undefined) {
+      db.prepare('DELETE FROM lists WHERE lid = ?').run(lid);
+      // Its logged values go with it: an erasure finds values by the lists that exist (and a worker
+      // behind needs only the list's 'drop', which holds no value).
+      db.prepare('DELETE FROM list_changes WHERE lid = ? AND value IS NOT NULL').run(lid);
+    }
   }
 
   // The log is in seq order and its times follow it: the oldest rows are the stale ones, so only
