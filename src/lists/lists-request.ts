@@ -113,11 +113,18 @@ export interface ItemsQuery {
   readonly limit: number;
   /** The value after which the page starts (the cursor); null: from the first. */
   readonly after: string | null;
+  /**
+   * The list the cursor was made for (its lid): a list deleted and created again under the same
+   * list_id is another list, whose pages the cursor does not continue. null: no cursor.
+   */
+  readonly cursorLid: number | null;
 }
 
 const kListQueryParameters = new Set(['limit', 'cursor']);
 
-/** Cursors of the items of list `listId` of `projectId`. */
+export const kNotACursor = 'cursor is not a cursor this API returned.';
+
+/** Cursors of the items of list `listId` of `projectId` (their position also names the list's lid). */
 export function listCursorScope(projectId: string, listId: string): string {
   return `list ${projectId} ${listId}`;
 }
@@ -130,8 +137,8 @@ export function parseItemsQuery(query: string, projectId: string, listId: string
   const limit = parsePageSize(params.get('limit'));
   if (typeof limit !== 'number') return { ok: false, error: limit };
   const cursor = params.get('cursor');
-  if (cursor === null) return { ok: true, value: { limit, after: null } };
-  const position = decodeCursor(listCursorScope(projectId, listId), cursor, 1);
-  if (position === null || typeof position[0] !== 'string') return invalid('cursor', 'cursor is not a cursor this API returned.');
-  return { ok: true, value: { limit, after: position[0] } };
+  if (cursor === null) return { ok: true, value: { limit, after: null, cursorLid: null } };
+  const position = decodeCursor(listCursorScope(projectId, listId), cursor, 2);
+  if (position === null || typeof position[0] !== 'string' || !Number.isSafeInteger(position[1])) return invalid('cursor', kNotACursor);
+  return { ok: true, value: { limit, after: position[0], cursorLid: position[1] as number } };
 }

@@ -8,7 +8,7 @@ import type { Db } from '../store/database.js';
 import type { RulesCompiler } from '../rulesets/rules-compiler.js';
 import type { AppWriter } from '../write-commands.js';
 import type { ListsClock } from './lists-clock.js';
-import { listCursorScope, type ItemsQuery, type NewList, type RawItem } from './lists-request.js';
+import { kNotACursor, listCursorScope, type ItemsQuery, type NewList, type RawItem } from './lists-request.js';
 import { findList, listItems, listLists, listUses, type ItemRow, type ItemsOutcome, type ListRow, type NewItem } from './list-store.js';
 
 export type ListsAnswer = { readonly ok: true; readonly status: number; readonly body: object } | { readonly ok: false; readonly error: ApiError };
@@ -81,6 +81,9 @@ export class ListsService {
     return this.#readDb.transaction(() => {
       const list = findList(this.#readDb, projectId, listId);
       if (list === null) return refused(notFound(listId));
+      if (query.cursorLid !== null && query.cursorLid !== list.lid) {
+        return refused(apiError('VALIDATION_ERROR', `${kNotACursor} It was made for a list ${listId} deleted since.`, 'cursor'));
+      }
       // One item more than the page tells whether another page follows.
       const rows = listItems(this.#readDb, list.lid, query.after, query.limit + 1, this.#now());
       const page = rows.slice(0, query.limit);
@@ -90,7 +93,7 @@ export class ListsService {
         ...listView(list),
         used_by: { draft_rules: uses.drafts, published_rules: uses.published },
         items: page.map(itemView),
-        next_cursor: rows.length > query.limit && last !== undefined ? encodeCursor(listCursorScope(projectId, listId), [last.value]) : null,
+        next_cursor: rows.length > query.limit && last !== undefined ? encodeCursor(listCursorScope(projectId, listId), [last.value, list.lid]) : null,
       });
     })();
   }

@@ -266,6 +266,11 @@ test('items are paged in value order with cursors; expired items are not listed'
   await addItems(other.key, 'paged', values.map((value) => ({ value })));
   refusal(t, await api(file.server, 'GET', `/v1/lists/paged?cursor=${encodeURIComponent(next)}`, { key: other.key }), 400, 'VALIDATION_ERROR', 'cursor');
   t.is((await api(file.server, 'GET', `/v1/lists/paged?cursor=${encodeURIComponent(next)}`, { key })).body.data.items[0].value, 'v050', 'the cursor still works where it came from');
+  // Nor to a list deleted and created again under its list_id: another list, whose first items it would skip.
+  t.is((await api(file.server, 'DELETE', '/v1/lists/paged', { key })).status, 200);
+  await createList(key, 'paged', 'string');
+  await addItems(key, 'paged', values.map((value) => ({ value })));
+  refusal(t, await api(file.server, 'GET', `/v1/lists/paged?cursor=${encodeURIComponent(next)}`, { key }), 400, 'VALIDATION_ERROR', 'cursor');
   refusal(t, await api(file.server, 'GET', '/v1/lists/paged?limit=101', { key }), 400, 'VALIDATION_ERROR', 'limit');
   refusal(t, await api(file.server, 'GET', '/v1/lists/paged?sort=desc', { key }), 400, 'VALIDATION_ERROR', 'sort');
 });
