@@ -84,8 +84,8 @@ export function normalizeListItem(kind: ListKind, raw: unknown): Normalized {
       return card === null ? refused('a card is its BIN and last four digits, as 411111:1111 (or 411111******1111)') : accepted(card);
     }
     case 'country': {
-      const country = raw.trim();
-      return kCountry.test(country) ? accepted(country.toUpperCase()) : refused('a country is an ISO 3166 alpha-2 code (two letters)');
+      const country = canonicalCountry(raw);
+      return country !== null ? accepted(country) : refused('a country is an ISO 3166 alpha-2 code (two letters)');
     }
     case 'account':
       return raw.length >= 1 && characterLength(raw) <= kMaxAccountLength ? accepted(raw) : refused('an account id is a string of 1 to 64 characters');
@@ -117,6 +117,15 @@ export function canonicalDomain(raw: string): string | null {
 export function canonicalPhone(raw: string, country: string | null): string | null {
   if (raw.length > 64 || !/[0-9]/.test(raw)) return null;
   return phoneModule().analyzePhone(raw, country).e164;
+}
+
+/**
+ * A country code in upper case ("it " → "IT"), or null when it is not two ASCII letters: upper
+ * casing alone would read "ıt" (a dotless i) as IT.
+ */
+export function canonicalCountry(raw: string): string | null {
+  const country = raw.trim();
+  return kCountry.test(country) ? country.toUpperCase() : null;
 }
 
 /** "411111:1111" (or "411111******1111", as masks show a card) → "411111:1111". */

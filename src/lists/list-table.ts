@@ -18,7 +18,7 @@
 import { sipHash, type SipKey } from '../state/siphash.js';
 import { normalizeEmail } from '../signals/email.js';
 import { HashSet64 } from './hash-set64.js';
-import { canonicalCard, canonicalDomain, canonicalPhone, parseIpAddress, parseIpItem, type ListKind } from './list-kinds.js';
+import { canonicalCard, canonicalCountry, canonicalDomain, canonicalPhone, parseIpAddress, parseIpItem, type ListKind } from './list-kinds.js';
 
 const kEncoder = new TextEncoder();
 
@@ -220,8 +220,8 @@ export class ListTable {
         return card !== null && this.#hasText(card, now);
       }
       case 'country': {
-        const country2 = value.trim();
-        return country2.length === 2 && this.#hasText(country2.toUpperCase(), now);
+        const code = canonicalCountry(value);
+        return code !== null && this.#hasText(code, now);
       }
       default:
         // account, fp, string: as sent.

@@ -92,6 +92,11 @@ test('phone with the event country; bin by prefix; card in both forms; country i
   t.false(cards.has('411111:1112', 0, null));
   const countries = table('country', ['NG']);
   t.true(countries.has('ng', 0, null));
+  // Letters beyond ASCII that upper-case to ASCII (a dotless i, a long s) make no country code.
+  const lookalikes = table('country', ['IT', 'SS']);
+  t.false(lookalikes.has('ıt', 0, null));
+  t.false(lookalikes.has('ſs', 0, null));
+  t.true(lookalikes.has(' it', 0, null));
   const accounts = table('account', ['User-42']);
   t.true(accounts.has('User-42', 0, null));
   t.false(accounts.has('user-42', 0, null));
