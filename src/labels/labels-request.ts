@@ -12,12 +12,17 @@ function invalid(parameter: string, message: string): { ok: false; error: ApiErr
   return { ok: false, error: apiError('VALIDATION_ERROR', message, parameter) };
 }
 
+/** "is required:" for a member not sent, "must be" for one sent with another value. */
+function missingOrWrong(value: unknown): string {
+  return value === undefined ? 'is required:' : 'must be';
+}
+
 export function parseLabel(body: Readonly<Record<string, unknown>>): { ok: true; value: LabelChange } | { ok: false; error: ApiError } {
   for (const name of Object.keys(body)) {
     if (!kFields.has(name)) return invalid(name, `${name} is not a field of a label; the fields are label, reason and note.`);
   }
-  if (!(kLabels as readonly unknown[]).includes(body.label)) return invalid('label', `label is required: ${kLabels.join(' or ')}.`);
-  if (!(kLabelReasons as readonly unknown[]).includes(body.reason)) return invalid('reason', `reason is required: one of ${kLabelReasons.join(', ')}.`);
+  if (!(kLabels as readonly unknown[]).includes(body.label)) return invalid('label', `label ${missingOrWrong(body.label)} ${kLabels.join(' or ')}.`);
+  if (!(kLabelReasons as readonly unknown[]).includes(body.reason)) return invalid('reason', `reason ${missingOrWrong(body.reason)} one of ${kLabelReasons.join(', ')}.`);
   let note: string | null = null;
   if (body.note !== undefined && body.note !== null) {
     if (typeof body.note !== 'string' || body.note.trim() === '' || characterLength(body.note) > kMaxLabelNoteLength) {

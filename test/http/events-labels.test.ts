@@ -95,6 +95,10 @@ test('refusals: scopes, body fields, unknown events and other projects; nothing 
     [{ label: 'fraud', reason: 'other', source: 'api' }, 'source'],
   ];
   for (const [body, parameter] of cases) refusal(t, await api(file.server, 'PUT', path, { key, body }), 400, 'VALIDATION_ERROR', parameter);
+  // The message says whether the member was missing or sent with a value that is not one of those allowed.
+  t.is((await api(file.server, 'PUT', path, { key, body: { reason: 'other' } })).body.errors[0]?.message, 'label is required: fraud or legitimate.');
+  t.is((await api(file.server, 'PUT', path, { key, body: { label: 'bogus', reason: 'other' } })).body.errors[0]?.message, 'label must be fraud or legitimate.');
+  t.regex((await api(file.server, 'PUT', path, { key, body: { label: 'fraud', reason: 5 } })).body.errors[0]?.message ?? '', /^reason must be one of chargeback, /);
   refusal(t, await api(file.server, 'PUT', `${path}?force=1`, { key, body: { label: 'fraud', reason: 'other' } }), 400, 'VALIDATION_ERROR', 'force');
   refusal(t, await api(file.server, 'PUT', path, { key, rawBody: 'label=fraud', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 400, 'VALIDATION_ERROR', 'Content-Type');
   refusal(t, await api(file.server, 'PUT', path, { key: reader, body: { label: 'fraud', reason: 'other' } }), 403, 'SCOPE_ERROR', '');
