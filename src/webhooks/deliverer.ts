@@ -70,11 +70,15 @@ export class WebhookDeliverer {
 
   start(): void {
     this.#timer = setInterval(() => this.poke(), kPollIntervalMs);
-    this.#pruneTimer = setInterval(() => {
-      void this.#writer.call('pruneFinished', this.#now() - kKeepFinishedMs).catch(() => undefined);
-    }, kPruneIntervalMs);
+    // At start too: a server restarted more often than the interval would otherwise never prune.
+    this.#pruneTimer = setInterval(() => this.#pruneFinished(), kPruneIntervalMs);
     this.#pruneTimer.unref();
+    this.#pruneFinished();
     this.poke();
+  }
+
+  #pruneFinished(): void {
+    void this.#writer.call('pruneFinished', this.#now() - kKeepFinishedMs).catch(() => undefined);
   }
 
   /**

@@ -142,6 +142,32 @@ test('an undelivered decision survives a restart and is delivered after it', asy
   }
 });
 
+test('finished messages older than a week are pruned at a start, not only hourly (a server restarted more often never pruned)', async (t) => {
+  const dataDir = makeDataDir();
+  const receiver = await startReceiver();
+  t.teardown(() => receiver.close());
+  const first = await startServer({ dataDir });
+  await setWebhook(dataDir, receiver.url);
+  const key = first.bootstrap.keys.live_secret.key;
+  const old = minimalEvent({ async: true });
+  const recent = minimalEvent({ async: true });
+  for (const event of [old, recent]) t.is((await api(first, 'POST', '/v1/events', { key, body: event })).status, 202);
+  await until(() => receiver.received.length === 2, 'both deliveries');
+  await first.stop();
+  const db = new Database(join(dataDir, 'fraud-scorer.db'));
+  const eightDaysAgo = Date.now() - 8 * 86_400_000;
+  db.prepare('UPDATE webhook_outbox SET delivered_at = ?, created_at = ? WHERE event_id = ?').run(eightDaysAgo, eightDaysAgo, old.event_id);
+  db.close();
+  const second = await startServer({ dataDir });
+  t.teardown(() => second.stop());
+  const delivered = async (): Promise<string[]> => {
+    const listed = await api(second, 'GET', '/v1/webhooks/deliveries?status=delivered', { key });
+    return listed.body.data.deliveries.map((delivery: { event_id: string }) => delivery.event_id);
+  };
+  await waitFor(async () => !(await delivered()).includes(old.event_id as string), 'the week-old message to be pruned');
+  t.deepEqual(await delivered(), [recent.event_id], 'the recent one stays');
+});
+
 // ---- Secret rotation, deliveries and redelivery ---------------------------------------------------
 // One server for these tests (quick retries), each test with a project and webhook of its own.
 
