@@ -177,6 +177,8 @@ function webhookUrlProblem(value: string): string | null {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'not an http(s) URL';
   // fetch refuses URLs with credentials: nothing would ever be delivered (put a token in the path or query instead).
   if (url.username !== '' || url.password !== '') return 'a URL with a user name or password (user:password@) cannot be delivered to; put a token in the path or the query instead';
+  // No server listens on port 0: every connection to it is refused.
+  if (url.port === '0') return 'port 0 is no port a receiver can listen on; use its real port';
   // fetch refuses these too, whoever listens there.
   if (url.port !== '' && kFetchBadPorts.has(Number(url.port))) return `port ${url.port} is one that fetch never sends to (the Fetch standard's "bad ports"); use another port`;
   return null;

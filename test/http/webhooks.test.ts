@@ -207,6 +207,9 @@ test('webhook set refuses bad URLs and secrets; show and remove', async (t) => {
     t.is(badPort.code, 2, url);
     t.regex(badPort.stderr, /bad ports/);
   }
+  const portZero = await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'http://hooks.example:0/x']);
+  t.is(portZero.code, 2);
+  t.regex(portZero.stderr, /port 0 is no port/);
   t.is((await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', projectId, '--url', 'https://hooks.example/x', '--secret', 'plain'])).code, 2);
   t.is((await runCli(['webhook', 'set', '--data-dir', dataDir, '--project', 'prj_nope', '--url', 'https://hooks.example/x'])).code, 2);
   t.is((await runCli(['webhook', 'show', '--data-dir', dataDir, '--project', projectId])).code, 1);
