@@ -2,7 +2,7 @@
 // back as values with a position, never thrown.
 
 import type { ASTNode } from '@marcbachmann/cel-js';
-import { collectOpenMembers, environmentFor, parsingEnvironment } from './environment.js';
+import { collectOpenMembers, environmentFor, parsedChildren, parsingEnvironment } from './environment.js';
 import { CompileError, ExprContext, FunctionFrame, Lowered, RulesetScope } from './ir.js';
 import { estimateCost, formatCost } from './cost.js';
 import { kMaxBodyBytes, kMaxExpressionLength, kMaxRuleCost } from './limits.js';
@@ -77,6 +77,36 @@ function firstEmptyLiteral(node: ASTNode): (ASTNode & { pos?: number; start?: nu
   return null;
 }
 
+/** cel-go's macros of two variables (and its other name of exists_one), with what a rule writes instead. */
+const kTwoVariableMacros: ReadonlyMap<string, string> = new Map([
+  ['existsOne', 'list.exists_one(v, …)'],
+  ['transformList', 'list.map(v, …) or list.filter(v, …)'],
+  ['transformMap', 'list.map(v, …) or list.filter(v, …)'],
+  ['transformMapEntry', 'list.map(v, …) or list.filter(v, …)'],
+]);
+/** The one-variable macros, which cel-go also takes with two. */
+const kOneVariableMacros: ReadonlySet<string> = new Set(['all', 'exists', 'exists_one']);
+
+/**
+ * cel-js's parser reads `list.exists(i, v, …)` as a call whose first argument is a variable it does
+ * not know ("Unknown variable: i"): say what the rule uses instead.
+ */
+function twoVariableMacroProblem(source: string, node: ASTNode): ExpressionProblem | null {
+  if (node.op === 'rcall') {
+    const [name, , args] = node.args as [string, ASTNode, ASTNode[]];
+    const instead = kTwoVariableMacros.get(name) ?? (kOneVariableMacros.has(name) && args.length === 3 ? `the one-variable form, list.${name}(v, …)` : null);
+    if (instead !== null) {
+      const at = node as ASTNode & { pos?: number; start?: number };
+      return problem(source, `${name}() of two variables is not supported: write ${instead}`, at.pos ?? at.start ?? 0);
+    }
+  }
+  for (const child of parsedChildren(node)) {
+    const found = twoVariableMacroProblem(source, child);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
 /**
  * Parses and type-checks; returns the checked AST (nodes carry checkedType).
  * A rule's expression must be bool; `anyType` lifts that for value.ts.
@@ -95,7 +125,10 @@ export function checkExpression(source: unknown, anyType = false): { ok: true; a
   }
   const parsed = env.parse(source);
   const result = parsed.check();
-  if (!result.valid) return { ok: false, problem: emptyLiteralProblem(source, parsed.ast, result.error) ?? fromCelError(source, result.error) };
+  if (!result.valid) {
+    const problemFound = twoVariableMacroProblem(source, parsed.ast) ?? emptyLiteralProblem(source, parsed.ast, result.error) ?? fromCelError(source, result.error);
+    return { ok: false, problem: problemFound };
+  }
   if (!anyType && result.type !== 'bool' && result.type !== 'dyn') {
     return { ok: false, problem: problem(source, `the expression must be bool, not ${result.type}`, 0) };
   }

@@ -4,10 +4,17 @@
 /** Longest accepted expression text, in UTF-16 code units. */
 export const kMaxExpressionLength = 4096;
 
+/**
+ * Levels of nesting an expression may have: calls, lists, maps, parentheses, and the member and
+ * index selections of a chain (`extras.a.b` is two).
+ */
+export const kMaxNestingDepth = 32;
+
 /** Passed to cel-js's parser (see its `limits` option). */
 export const kCelLimits = {
   maxAstNodes: 512,
-  maxDepth: 32,
+  // cel-js counts the whole expression as a level of its own.
+  maxDepth: kMaxNestingDepth + 1,
   maxListElements: 256,
   maxMapEntries: 64,
   maxCallArguments: 8,

@@ -25,7 +25,7 @@ test('every supported function is documented', (t) => {
 
 test('every limit is documented with its value', (t) => {
   const n = (v: number): string => v.toLocaleString('en-US');
-  for (const v of [limits.kMaxExpressionLength, limits.kCelLimits.maxAstNodes, limits.kCelLimits.maxDepth, limits.kCelLimits.maxListElements,
+  for (const v of [limits.kMaxExpressionLength, limits.kCelLimits.maxAstNodes, limits.kMaxNestingDepth, limits.kCelLimits.maxListElements,
     limits.kCelLimits.maxMapEntries, limits.kCelLimits.maxCallArguments, limits.kMaxBands, limits.kMaxRules, limits.kMaxAbsDelta,
     limits.kMaxDescriptionLength, limits.kMaxRegexPatternLength, limits.kMaxRuleCost, limits.kEventBudget]) {
     t.true(doc.includes(n(v)), n(v));

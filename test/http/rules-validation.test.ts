@@ -80,6 +80,24 @@ test(refused, create(ruleBody('new_rule', { expression: `extras.a == "${'x'.repe
 test(refused, create(ruleBody('new_rule', { expression: 'payment.amount_cents >' }), 'expression', /^expression: line 1, column 23: /));
 test(refused, create(ruleBody('new_rule', { expression: "duration('320000000000s') > duration('0s')" }), 'expression', /is beyond the range of a duration/));
 test(refused, create(ruleBody('new_rule', { expression: `duration('${'0h'.repeat(32)}1h') > duration('0s')` }), 'expression', /is longer than 64 characters, the most a duration may be written with/));
+// Nesting depth 32, as docs/rules.md says: 32 levels of parentheses or of a member chain are saved, 33 are not.
+test(refused, create(ruleBody('new_rule', { expression: `${'('.repeat(33)}true${')'.repeat(33)}` }), 'expression', /Exceeded maxDepth/));
+test(refused, create(ruleBody('new_rule', { expression: `extras${'.a'.repeat(33)} == 1` }), 'expression', /Exceeded maxDepth/));
+test('32 levels of nesting are saved: parentheses, a member chain', async (t) => {
+  const { key } = await newProject(server);
+  for (const [id, expression] of [['deep_parens', `${'('.repeat(32)}true${')'.repeat(32)}`], ['deep_members', `extras${'.a'.repeat(32)} == 1`]]) {
+    const saved = await api(server, 'POST', '/v1/rules', { key, body: ruleBody(id!, { expression }) });
+    t.is(saved.status, 201, saved.text);
+  }
+});
+// Two-variable macros: the message says so, and what to write instead (not "Unknown variable").
+for (const [expression, message] of [
+  ['extras.l.exists(i, v, v == 1)', /exists\(\) of two variables is not supported: write the one-variable form, list\.exists\(v, …\)/],
+  ['extras.l.transformList(i, v, v).size() > 0', /transformList\(\) of two variables is not supported/],
+  ['extras.l.existsOne(v, v == 1)', /existsOne\(\) of two variables is not supported: write list\.exists_one\(v, …\)/],
+] as const) {
+  test(refused, create(ruleBody('new_rule', { expression }), 'expression', message));
+}
 test(refused, create(ruleBody('new_rule', { expression: 'user.trusted == true &&\n  (payment.amount_cents > 5' }), 'expression', /^expression: line 2, column \d+: /));
 test(refused, create(ruleBody('new_rule', { expression: 'payment.amount_cents + 1' }), 'expression', /must be bool, not int/));
 test(refused, create(ruleBody('new_rule', { expression: 'nope == 1' }), 'expression', /line 1, column 1: Unknown variable: nope/));
