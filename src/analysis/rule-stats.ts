@@ -20,12 +20,14 @@ export interface DayAggregate {
   readonly activeMatched: Map<string, number>;
   /** Rule → events it matched on as a shadow rule. */
   readonly shadowMatched: Map<string, number>;
+  /** Rule → events on which it could not be judged as a shadow rule (degraded in its shadow outcome). */
+  readonly shadowDegraded: Map<string, number>;
   /** Shadow rule → 'stored>would-be' decision → events whose decision it would have changed. */
   readonly shadowChanges: Map<string, Map<string, number>>;
 }
 
 export function newDayAggregate(): DayAggregate {
-  return { events: 0, pending: 0, byVersion: new Map(), activeMatched: new Map(), shadowMatched: new Map(), shadowChanges: new Map() };
+  return { events: 0, pending: 0, byVersion: new Map(), activeMatched: new Map(), shadowMatched: new Map(), shadowDegraded: new Map(), shadowChanges: new Map() };
 }
 
 function increment<K>(map: Map<K, number>, key: K, by = 1): void {
@@ -43,6 +45,7 @@ export function countEvent(day: DayAggregate, version: StoredVersion, outcome: S
   increment(verdicts, outcome.verdict?.rule_id ?? '');
   for (const entry of outcome.matched) increment(day.activeMatched, entry.rule_id);
   for (const shadow of outcome.shadow) {
+    if (shadow.degraded) increment(day.shadowDegraded, shadow.rule_id);
     if (!shadow.matched) continue;
     increment(day.shadowMatched, shadow.rule_id);
     const wouldBe = shadowDecision(shadow, outcome, decision, version.policy);
@@ -73,7 +76,7 @@ export function countRow(
 export interface RuleDay {
   readonly events: number;
   readonly active: { evaluated: number; matched: number };
-  readonly shadow: { evaluated: number; matched: number; decisions_changed: number; changes: Array<{ from: string; to: string; events: number }> };
+  readonly shadow: { evaluated: number; matched: number; degraded: number; decisions_changed: number; changes: Array<{ from: string; to: string; events: number }> };
 }
 
 /** One rule's numbers for a day. */
@@ -94,6 +97,7 @@ export function ruleDay(day: DayAggregate, ruleId: string, version: (v: number) 
     shadow: {
       evaluated: shadowEvaluated,
       matched: day.shadowMatched.get(ruleId) ?? 0,
+      degraded: day.shadowDegraded.get(ruleId) ?? 0,
       decisions_changed: changes.reduce((sum, change) => sum + change.events, 0),
       changes,
     },
@@ -116,13 +120,14 @@ function changeList(changes: ReadonlyMap<string, number> | undefined): Array<{ f
 /** The sum of days (the range's total). */
 export function sumDays(days: readonly RuleDay[]): RuleDay {
   const changes = new Map<string, number>();
-  const total = { events: 0, active: { evaluated: 0, matched: 0 }, shadow: { evaluated: 0, matched: 0, decisions_changed: 0, changes: [] as RuleDay['shadow']['changes'] } };
+  const total = { events: 0, active: { evaluated: 0, matched: 0 }, shadow: { evaluated: 0, matched: 0, degraded: 0, decisions_changed: 0, changes: [] as RuleDay['shadow']['changes'] } };
   for (const day of days) {
     total.events += day.events;
     total.active.evaluated += day.active.evaluated;
     total.active.matched += day.active.matched;
     total.shadow.evaluated += day.shadow.evaluated;
     total.shadow.matched += day.shadow.matched;
+    total.shadow.degraded += day.shadow.degraded;
     total.shadow.decisions_changed += day.shadow.decisions_changed;
     for (const change of day.shadow.changes) increment(changes, `${change.from}>${change.to}`, change.events);
   }

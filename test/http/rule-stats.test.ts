@@ -96,6 +96,7 @@ test('per day: active rules ran and matched, shadow rules matched and the decisi
       shadow: {
         evaluated: eventsOn(entry.date),
         matched: flags + trustedThatDay,
+        degraded: 0,
         decisions_changed: flags,
         changes: flags === 0 ? [] : [{ from: 'allow', to: 'block', events: flags }],
       },
@@ -104,7 +105,7 @@ test('per day: active rules ran and matched, shadow rules matched and the decisi
   t.deepEqual(block.total, {
     events: events.length + flagged.length,
     active: { evaluated: 0, matched: 0 },
-    shadow: { evaluated: events.length + flagged.length, matched: 2 * flagged.length + 1, decisions_changed: 2 * flagged.length, changes: [{ from: 'allow', to: 'block', events: 2 * flagged.length }] },
+    shadow: { evaluated: events.length + flagged.length, matched: 2 * flagged.length + 1, degraded: 0, decisions_changed: 2 * flagged.length, changes: [{ from: 'allow', to: 'block', events: 2 * flagged.length }] },
   });
 
   // The scoring shadow rule adds 45 to the stored score: allow → review below 80, nothing on a hard block.
@@ -128,6 +129,17 @@ test('per day: active rules ran and matched, shadow rules matched and the decisi
   // A rule of the drafts never published: it exists, and it ran on nothing.
   await createRule(server, project.key, ruleBody('not_yet'));
   t.like((await stats(project.key, 'not_yet', `?from=${today}&to=${today}`)).total, { events: perDay(events, today), active: { evaluated: 0, matched: 0 }, shadow: { evaluated: 0 } });
+});
+
+test('a shadow rule that could not judge an event (a value of the wrong type) counts it as degraded, not matched', async (t) => {
+  const project = await newProject(server);
+  await createRule(server, project.key, ruleBody('shadow_typed', { kind: 'scoring', status: 'shadow', score_delta: 10, expression: 'extras.sc > 1.0' }));
+  await publish(server, project.key);
+  const events = [await score(project.key, { extras: { sc: 'x' } }), await score(project.key, { extras: { sc: 'y' } }), await score(project.key, { extras: { sc: 5 } }), await score(project.key, {})];
+  t.false(events.some((event) => (event.degraded ?? []).includes('shadow_typed')), 'the answer lists active rules only');
+  // Yesterday too: a run that crosses midnight still finds its events (the project has no others).
+  const total = (await stats(project.key, 'shadow_typed', `?from=${day(Date.now() - kDayMs)}&to=${day(Date.now())}`)).total;
+  t.like(total, { events: 4, shadow: { evaluated: 4, matched: 1, degraded: 2 } });
 });
 
 test('stats refusals: malformed or repeated dates, a range too long, unknown parameters and rules, a missing scope; nothing stored changes', async (t) => {
