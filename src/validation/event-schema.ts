@@ -31,7 +31,8 @@ export const kEventSchema = {
       properties: {
         ip: { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }], maxLength: 45 },
         user_agent: { type: 'string', maxLength: 1024 },
-        fp_id: kShortText,
+        // A device id shared by accounts links them: an empty one would make every account that sends it one device.
+        fp_id: { type: 'string', minLength: 1, maxLength: 128 },
         session_id: kShortText,
         country: kCountry,
         affiliate_id: kShortText,
