@@ -13,7 +13,7 @@ import {
 } from './rules-request.js';
 import {
   listRulesets, readDraftPolicyRecord, readDraftRuleRecord, readDraftRuleRecords, readDraftSnapshot, readLiveRuleset,
-  readLiveVersion, readRuleHistory, readRuleset, restorePlan, sameDrafts, type StoreRulesetOutcome,
+  publishWouldChange, readLiveVersion, readRuleHistory, readRuleset, restorePlan, sameDrafts, type StoreRulesetOutcome,
 } from './ruleset-store.js';
 import { policyView, ruleView, ruleWithHistoryView, rulesListView, rulesetView } from './rules-view.js';
 import { projectListIds } from '../lists/list-store.js';
@@ -170,7 +170,7 @@ export class RulesService {
     for (let attempt = 0; attempt < kPublishAttempts; attempt++) {
       const snapshot = readDraftSnapshot(this.#readDb, projectId);
       const live = readLiveRuleset(this.#readDb, projectId);
-      if (live !== null && sameDrafts(snapshot, live)) return ok({ changed: false, ...rulesetView(live, live.version) });
+      if (live !== null && !publishWouldChange(snapshot, live)) return ok({ changed: false, ...rulesetView(live, live.version) });
       const answer = await this.#compileAndStore(projectId, snapshot.rules, 'stored', {}, (artifact) =>
         this.#writer.call('storePublishedRuleset', projectId, snapshot, artifact, keyId, this.#now()));
       if (answer !== 'retry') return answer;

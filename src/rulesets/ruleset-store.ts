@@ -302,7 +302,7 @@ export function storePublishedRuleset(
 ): StoreRulesetOutcome {
   if (!sameDrafts(readDraftSnapshot(db, projectId), snapshot)) return { kind: 'stale' };
   const live = readLiveRuleset(db, projectId);
-  if (live !== null && sameDrafts(live, snapshot)) return { kind: 'unchanged', ruleset: live };
+  if (live !== null && !publishWouldChange(snapshot, live)) return { kind: 'unchanged', ruleset: live };
   const missing = missingLists(db, projectId, artifact.lists);
   if (missing.length > 0) return { kind: 'missing_lists', lists: missing };
   const ruleset = insertRuleset(db, projectId, snapshot, artifact, publishedBy, now);
@@ -316,32 +316,50 @@ export function storePublishedRuleset(
 }
 
 /**
- * Whether two sets of rules and policy are the same drafts. Every change of a rule or of the policy
- * takes a new version, so equal versions mean equal content.
+ * Whether two sets of rules and policy are the same drafts, version for version: the drafts a
+ * publish read are still the drafts (every change of a rule or of the policy takes a new version).
  */
 export function sameDrafts(a: DraftSnapshot, b: DraftSnapshot): boolean {
-  const changes = draftChanges(a, b);
-  return changes.changed_rules.length === 0 && !changes.policy_changed;
+  if (a.policy.version !== b.policy.version || a.rules.length !== b.rules.length) return false;
+  const versions = new Map(b.rules.map((rule) => [rule.rule_id, rule.version]));
+  return a.rules.every((rule) => versions.get(rule.rule_id) === rule.version);
+}
+
+/**
+ * Whether publishing `drafts` would change what `live` scores with. By content, not by version:
+ * a rule edited and edited back (or restored to the live version) has a new version and the live
+ * content, and a version number published always means a change.
+ */
+export function publishWouldChange(drafts: DraftSnapshot, live: DraftSnapshot | null): boolean {
+  const changes = draftChanges(drafts, live);
+  return changes.changed_rules.length > 0 || changes.policy_changed;
 }
 
 export interface DraftChanges {
-  /** rule_ids whose draft version is not the published one (new rules included), sorted. */
+  /** rule_ids whose draft differs from the published rule (new rules included), sorted. */
   readonly changed_rules: string[];
   readonly policy_changed: boolean;
 }
 
 /** What a publish would change: drafts against the live ruleset (everything, when none is published). */
 export function draftChanges(drafts: DraftSnapshot, published: DraftSnapshot | null): DraftChanges {
-  const publishedVersions = new Map((published?.rules ?? []).map((rule) => [rule.rule_id, rule.version]));
+  const publishedRules = new Map((published?.rules ?? []).map((rule) => [rule.rule_id, rule]));
   const draftIds = new Set(drafts.rules.map((rule) => rule.rule_id));
-  const changed = drafts.rules.filter((rule) => publishedVersions.get(rule.rule_id) !== rule.version).map((rule) => rule.rule_id);
+  const changed = drafts.rules.filter((rule) => {
+    const live = publishedRules.get(rule.rule_id);
+    return live === undefined || (live.version !== rule.version && !sameRuleContent(live, rule));
+  }).map((rule) => rule.rule_id);
   // Rules are never deleted, so a published rule missing from the drafts is only possible after a
   // manual repair of the store; it is still a difference a publish would make.
-  for (const ruleId of publishedVersions.keys()) if (!draftIds.has(ruleId)) changed.push(ruleId);
+  for (const ruleId of publishedRules.keys()) if (!draftIds.has(ruleId)) changed.push(ruleId);
   return {
     changed_rules: changed.sort(),
-    policy_changed: published === null || published.policy.version !== drafts.policy.version,
+    policy_changed: published === null || (published.policy.version !== drafts.policy.version && !sameThresholds(published.policy, drafts.policy)),
   };
+}
+
+function sameThresholds(a: Policy, b: Policy): boolean {
+  return a.review_threshold === b.review_threshold && a.block_threshold === b.block_threshold;
 }
 
 export function insertRuleset(db: Db, projectId: string, snapshot: DraftSnapshot, artifact: RulesetArtifact, publishedBy: string, now: number): PublishedRuleset {
@@ -471,6 +489,8 @@ export function storeRestoredRuleset(
   const plan = restorePlan(snapshot, target);
   const live = readLiveRuleset(db, projectId);
   if (live !== null && sameDrafts(plan, live)) return { kind: 'unchanged', ruleset: live };
+  // Restoring the live version (or one equal to it) resets the drafts and publishes nothing.
+  const resetOnly = live !== null && !publishWouldChange(plan, live);
   const listsOf = new Map<string, readonly string[]>(artifact.rules.map((rule) => [rule.rule_id, rule.lists]));
   for (const [ruleId, lists] of Object.entries(archivedLists)) listsOf.set(ruleId, lists);
   const missing = missingLists(db, projectId, [...new Set([...artifact.lists, ...Object.values(archivedLists).flat()])]);
@@ -483,6 +503,10 @@ export function storeRestoredRuleset(
     setRuleLists(db, projectId, rule.rule_id, lists);
   }
   if (plan.policyChanged) saveDraftPolicy(db, projectId, plan.policy, now);
+  if (resetOnly) {
+    recordRestoreInAuditTrail(db, { projectId, actor: restoredBy, restoredVersion: version, publishedVersion: live.version, rulesChanged: plan.saved.map((rule) => rule.rule_id), policyChanged: plan.policyChanged, at: now });
+    return { kind: 'unchanged', ruleset: live };
+  }
   const ruleset = insertRuleset(db, projectId, plan, artifact, restoredBy, now);
   recordRestoreInAuditTrail(db, { projectId, actor: restoredBy, restoredVersion: version, publishedVersion: ruleset.version, rulesChanged: plan.saved.map((rule) => rule.rule_id), policyChanged: plan.policyChanged, at: now });
   return { kind: 'published', ruleset };

@@ -90,6 +90,37 @@ test('restoring version 1 publishes N+1 with its rules and policy, resets the dr
   );
 });
 
+test('restoring the live version throws the drafts away and publishes nothing; drafts edited back to the live content publish nothing', async (t) => {
+  const project = await newProject(server);
+  const v1 = (await api(server, 'GET', '/v1/rulesets/1', { key: project.key })).body.data;
+  const highAmount = v1.rules.find((rule: { rule_id: string }) => rule.rule_id === 'high_amount');
+  const heavier = highAmount.bands.map((band: { score_delta: number }) => ({ ...band, score_delta: band.score_delta + 5 }));
+  t.is((await api(server, 'PUT', '/v1/rules/high_amount', { key: project.key, body: { ...content(highAmount), bands: heavier } })).status, 200);
+  t.is((await api(server, 'PUT', '/v1/policy', { key: project.key, body: { review_threshold: 40, block_threshold: 60 } })).status, 200);
+  t.like((await api(server, 'GET', '/v1/rules', { key: project.key })).body.data, { drafts_differ: true, changed_rules: ['high_amount'], policy_changed: true });
+
+  const discarded = await api(server, 'POST', '/v1/rulesets/1/restore', { key: project.key });
+  t.is(discarded.status, 200, discarded.text);
+  t.like(discarded.body.data, { changed: false, restored_from: 1, version: 1 });
+  t.deepEqual((await api(server, 'GET', '/v1/rulesets', { key: project.key })).body.data.rulesets.map((ruleset: { version: number }) => ruleset.version), [1], 'nothing published');
+  t.like((await api(server, 'GET', '/v1/rules', { key: project.key })).body.data, { published_version: 1, drafts_differ: false, changed_rules: [], policy_changed: false });
+  t.like((await api(server, 'GET', '/v1/policy', { key: project.key })).body.data, { review_threshold: 40, block_threshold: 80 });
+  t.deepEqual((await api(server, 'GET', '/v1/rules/high_amount', { key: project.key })).body.data.bands, highAmount.bands, 'the draft is the live rule again');
+  t.like(await score(project.key, {}), { ruleset_version: 1 });
+  // The reset is in the audit trail, naming the live version: nothing new was published.
+  const trail = (await api(server, 'GET', '/v1/audit?action=ruleset.restore', { key: project.key })).body.data.records;
+  t.is(trail.length, 1);
+  t.like(trail[0], { target: 'ruleset:1', summary: { version: 1, restored_version: 1, changed_rules: ['high_amount'], policy_changed: true } });
+
+  // A rule changed and changed back is the live rule: a publish changes nothing.
+  t.is((await api(server, 'PUT', '/v1/rules/high_amount', { key: project.key, body: { ...content(highAmount), bands: heavier } })).status, 200);
+  t.is((await api(server, 'PUT', '/v1/rules/high_amount', { key: project.key, body: content(highAmount) })).status, 200);
+  t.like((await api(server, 'GET', '/v1/rules', { key: project.key })).body.data, { drafts_differ: false });
+  const published = await publish(server, project.key);
+  t.is(published.status, 200, published.text);
+  t.like(published.body.data, { changed: false, version: 1 });
+});
+
 test('restore refusals: unknown version 404, malformed version, body field or query parameter 400, missing scope 403; nothing stored changes', async (t) => {
   const project = await newProject(server);
   await createRule(server, project.key, ruleBody('pending_draft'));

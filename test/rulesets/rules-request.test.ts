@@ -163,9 +163,13 @@ test('draft changes: new and changed rules, and the policy, against the publishe
   const published: DraftSnapshot = { rules: [rule({ rule_id: 'a' }), rule({ rule_id: 'b', version: 2 })], policy };
   t.deepEqual(draftChanges(published, published), { changed_rules: [], policy_changed: false });
   t.true(sameDrafts(published, published));
-  const drafts: DraftSnapshot = { rules: [rule({ rule_id: 'c' }), rule({ rule_id: 'a' }), rule({ rule_id: 'b', version: 3 })], policy: { ...policy, version: 3 } };
+  const drafts: DraftSnapshot = { rules: [rule({ rule_id: 'c' }), rule({ rule_id: 'a' }), rule({ rule_id: 'b', version: 3, score_delta: 2 })], policy: { ...policy, review_threshold: policy.review_threshold + 1, version: 3 } };
   t.deepEqual(draftChanges(drafts, published), { changed_rules: ['b', 'c'], policy_changed: true });
   t.false(sameDrafts(drafts, published));
+  // Edited and edited back: new versions, the published content; no change to publish, but other drafts than those read.
+  const editedBack: DraftSnapshot = { rules: [rule({ rule_id: 'a' }), rule({ rule_id: 'b', version: 4 })], policy: { ...policy, version: 5 } };
+  t.deepEqual(draftChanges(editedBack, published), { changed_rules: [], policy_changed: false });
+  t.false(sameDrafts(editedBack, published));
   t.deepEqual(draftChanges({ rules: [], policy }, published), { changed_rules: ['a', 'b'], policy_changed: false });
   t.deepEqual(draftChanges({ rules: [], policy }, null), { changed_rules: [], policy_changed: true });
 });
