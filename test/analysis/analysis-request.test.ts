@@ -14,6 +14,9 @@ test('times: RFC 3339 with Z or an offset, or a UTC date; nothing else, no impos
   t.is(parseInstant('2026-11-20T00:00:00.250000000Z'), Date.UTC(2026, 10, 20, 0, 0, 0, 250));
   t.is(parseInstant('2026-11-20T00:00:00.999999Z'), Date.UTC(2026, 10, 20, 0, 0, 1));
   for (const bad of ['2026-11-20T23:00:00+24:00', '2026-11-20T23:00:00+01:60']) t.is(parseInstant(bad), null, bad);
+  // Years below 100 are years, as their date-times are (Date.UTC would read 0001 as 1901).
+  t.is(parseInstant('0001-01-01'), parseInstant('0001-01-01T00:00:00Z'));
+  t.is(parseInstant('0099-12-31'), parseInstant('0099-12-31T00:00:00Z'));
   for (const bad of ['2026-11-20T00:00:00', '2026-11-20 00:00:00Z', '2026-02-30', '2026-02-30T00:00:00Z', '2026-11-20T24:00:00Z', '20261120', 'yesterday', '2026-11-20T00:00:60Z', '2026-13-01']) {
     t.is(parseInstant(bad), null, bad);
   }
