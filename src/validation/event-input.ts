@@ -101,6 +101,11 @@ export function validateEventInput(body: JsonObject, bodyText: string): EventVal
   if (typeof phone === 'string' && !/\p{Nd}/u.test(phone)) {
     return { ok: false, error: apiError('VALIDATION_ERROR', 'user.phone has no digit.', 'user.phone') };
   }
+  // A device id of white space is no device: taken as one, it would link every account that sends it.
+  const fpId = event.context?.fp_id;
+  if (typeof fpId === 'string' && fpId.trim() === '') {
+    return { ok: false, error: apiError('VALIDATION_ERROR', 'context.fp_id is only white space; leave it out when there is no device id.', 'context.fp_id') };
+  }
   // With the rules' own parser, not ajv's date-time, which also takes a space for the T, offsets
   // without their colon, year 0000 and second 60: accepted, those only made the rules that read
   // the field degraded. What is accepted is what the rules read.

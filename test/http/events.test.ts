@@ -172,6 +172,7 @@ const kInvalidEvents: Array<[string, Record<string, unknown>, string]> = [
   ['context.user_agent too long', { context: { user_agent: 'u'.repeat(1025) } }, 'context.user_agent'],
   ['context.fp_id too long', { context: { fp_id: 'f'.repeat(129) } }, 'context.fp_id'],
   ['context.fp_id empty', { context: { fp_id: '' } }, 'context.fp_id'],
+  ['context.fp_id only white space', { context: { fp_id: ' \t\u00a0' } }, 'context.fp_id'],
   ['context.session_id too long', { context: { session_id: 's'.repeat(129) } }, 'context.session_id'],
   ['context.affiliate_id not a string', { context: { affiliate_id: 7 } }, 'context.affiliate_id'],
   ['user not an object', { user: 'jane' }, 'user'],
