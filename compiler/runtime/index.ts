@@ -580,6 +580,8 @@ export function parseDuration(input: string): number {
   const negative = s[0] === '-';
   if (s[0] === '-' || s[0] === '+') s = s.slice(1);
   if (s.length === 0) return NaN;
+  // Go's time.ParseDuration (and so cel-go) takes a bare "0" without a unit.
+  if (s === '0') return 0;
   let nanos = 0n;
   while (s.length > 0) {
     const m = kDurationPart.exec(s);

@@ -34,7 +34,10 @@ test('parseDuration: Go syntax, exact like cel-js', (t) => {
   t.is(parseDuration('1us'), 0.001);
   t.is(parseDuration('1µs1ns'), 0.001001);
   t.is(parseDuration('+2m'), 120_000);
-  for (const bad of ['', '-', 'h', '1', '1d', '1 h', '1h-1m', 'x'.repeat(70)]) t.true(Number.isNaN(parseDuration(bad)), bad);
+  // A bare 0, as Go's time.ParseDuration takes it (no other number goes without a unit).
+  t.is(parseDuration('0'), 0);
+  t.is(parseDuration('+0'), 0);
+  for (const bad of ['', '-', 'h', '1', '00', '0.0', '1d', '1 h', '1h-1m', 'x'.repeat(70)]) t.true(Number.isNaN(parseDuration(bad)), bad);
 });
 
 test('codePoints counts surrogate pairs once', (t) => {
