@@ -13,7 +13,7 @@ import {
 } from './rules-request.js';
 import {
   listRulesets, readDraftPolicyRecord, readDraftRuleRecord, readDraftRuleRecords, readDraftSnapshot, readLiveRuleset,
-  publishWouldChange, readLiveVersion, readRuleHistory, readRuleset, restorePlan, sameDrafts, type StoreRulesetOutcome,
+  publishWouldChange, readLiveVersion, readRuleHistory, readRuleset, restoreChangesDrafts, restorePlan, type StoreRulesetOutcome,
 } from './ruleset-store.js';
 import { policyView, ruleView, ruleWithHistoryView, rulesListView, rulesetView } from './rules-view.js';
 import { projectListIds } from '../lists/list-store.js';
@@ -191,7 +191,7 @@ export class RulesService {
       const snapshot = readDraftSnapshot(this.#readDb, projectId);
       const plan = restorePlan(snapshot, target);
       const live = readLiveRuleset(this.#readDb, projectId);
-      if (live !== null && sameDrafts(plan, live)) return ok({ changed: false, restored_from: version, ...rulesetView(live, live.version) });
+      if (live !== null && !restoreChangesDrafts(plan) && !publishWouldChange(plan, live)) return ok({ changed: false, restored_from: version, ...rulesetView(live, live.version) });
       // The rules the restore saves archived are not compiled, but the lists they read stay in use
       // (docs/lists.md): read them here, off the writer. One naming a list deleted since refuses
       // the restore, as a missing list refuses a rule when it is saved.

@@ -467,6 +467,11 @@ export function restorePlan(drafts: DraftSnapshot, target: PublishedRuleset): Re
   return { rules, policy, saved, policyChanged };
 }
 
+/** Whether a restore's plan changes a draft (a rule or the policy). */
+export function restoreChangesDrafts(plan: RestorePlan): boolean {
+  return plan.saved.length > 0 || plan.policyChanged;
+}
+
 /**
  * A restore ends as a publish does: 'unchanged' when the drafts and the live ruleset already equal
  * the target, 'stale' or 'missing_lists' when the plan must be made and compiled again.
@@ -488,9 +493,10 @@ export function storeRestoredRuleset(
   if (target === null) throw new Error(`ruleset version ${version} of project ${projectId} is not stored`);
   const plan = restorePlan(snapshot, target);
   const live = readLiveRuleset(db, projectId);
-  if (live !== null && sameDrafts(plan, live)) return { kind: 'unchanged', ruleset: live };
-  // Restoring the live version (or one equal to it) resets the drafts and publishes nothing.
+  // Restoring the live version (or one equal to it) resets the drafts and publishes nothing; with
+  // the drafts already reset, it writes nothing at all.
   const resetOnly = live !== null && !publishWouldChange(plan, live);
+  if (resetOnly && !restoreChangesDrafts(plan)) return { kind: 'unchanged', ruleset: live };
   const listsOf = new Map<string, readonly string[]>(artifact.rules.map((rule) => [rule.rule_id, rule.lists]));
   for (const [ruleId, lists] of Object.entries(archivedLists)) listsOf.set(ruleId, lists);
   const missing = missingLists(db, projectId, [...new Set([...artifact.lists, ...Object.values(archivedLists).flat()])]);

@@ -119,6 +119,13 @@ test('restoring the live version throws the drafts away and publishes nothing; d
   const published = await publish(server, project.key);
   t.is(published.status, 200, published.text);
   t.like(published.body.data, { changed: false, version: 1 });
+  // Restoring the live version then has nothing to reset: nothing written, not even a record.
+  const before = rulesState(server, project.projectId);
+  const noop = await api(server, 'POST', '/v1/rulesets/1/restore', { key: project.key });
+  t.is(noop.status, 200, noop.text);
+  t.like(noop.body.data, { changed: false, restored_from: 1, version: 1 });
+  t.deepEqual(rulesState(server, project.projectId), before);
+  t.is((await api(server, 'GET', '/v1/audit?action=ruleset.restore', { key: project.key })).body.data.records.length, 1);
 });
 
 test('restore refusals: unknown version 404, malformed version, body field or query parameter 400, missing scope 403; nothing stored changes', async (t) => {
