@@ -17,8 +17,9 @@
 //   - a run inside a UUID (8-4-4-4-12 hex), or starting glued to a letter, of any script, or to '_'
 //     (hashes, tokens, identifiers, an IBAN's digits after its country code); other characters (€, —,
 //     a no-break space, a control character) do not glue, nor does a magnetic track's %B (scanFormOf:
-//     URL escapes read as what they write); only a group next to a decimal point, or a last group
-//     glued to a word after it ("… 1111 3DS"), is left out, not its whole run;
+//     URL escapes read as what they write); only a group next to a decimal point, or a short last
+//     group glued to a word after it ("… 1111 3DS"), is left out, not its whole run; letters of
+//     scripts written without spaces between words (CJK, Thai) do not glue ("卡号4111…已绑定");
 //   - a run right after '+' of at most 15 digits (an E.164 phone number) or starting with 0 (national phone numbers; no
 //     card scheme issues numbers starting with 0), a run starting with 00 and at most 15 digits
 //     after it as a whole (an international number: the groups after the prefix are its country
@@ -51,6 +52,12 @@ const kCandidateRun = new RegExp(`[0-9](?:${kSeparatorClass}{0,3}[0-9]){12,}`, '
 const kSeparator = new RegExp(`${kSeparatorClass}+`);
 const kSeparators = new RegExp(`${kSeparatorClass}+`, 'g');
 const kUnicodeLetter = /[\p{L}\p{M}]/u;
+/**
+ * Letters of scripts written without spaces between words (Chinese, Japanese, Korean particles,
+ * Thai, Lao, Khmer, Burmese): a number there touches the words around it ("卡号4111…已绑定"), and
+ * no identifier glues such letters to its digits, so they do not glue.
+ */
+const kUnspacedScriptLetter = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc]/u;
 /** 16 digits in a row: the only text that writes an integer beyond 2^53 without an exponent. */
 const kLongDigitRun = /[0-9]{16}/;
 const kUuid = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
@@ -233,7 +240,7 @@ function nextToEscape(text: string, start: number, end: number): boolean {
  * letter (an identifier's, an IBAN's digits after its country code too), is one group glued to a
  * letter at either end (a hash, a token), ends glued to a letter or digit written as an escape, or
  * is a phone number after '+' (E.164: at most 15 digits). A last group glued to a word after it
- * ("… 1111 3DS", "… 1111 2nd") is that word's, as a group next to a decimal point is a decimal
+ * ("… 1111 3DS", "… 1111 2nd": isWordAfterLastGroup) is that word's, as a group next to a decimal point is a decimal
  * number's or an IP address's: it alone is left out, the others stay ("paid 19.99 4111 1111 1111
  * 1111"). A first group glued to a word stays a reason to drop the whole run: IBANs are written so.
  */
@@ -244,12 +251,28 @@ function runEnds(text: string, start: number, end: number, run: string): RunEnds
   if (isLetter(before) && !isJsonEscapeLetter(text, start - 1)) return null;
   if (isEscapedWordCharacter(text, end)) return null;
   const wordAfter = isLetter(after);
-  if (wordAfter && !kSeparator.test(run)) return null;
+  if (wordAfter && !isWordAfterLastGroup(text, end, run)) return null;
   const decimalBefore = before === 0x2e /* . */ && start > 1 && isDigit(text.charCodeAt(start - 2));
   const decimalAfter = after === 0x2e && end + 1 < text.length && isDigit(text.charCodeAt(end + 1));
   if (!decimalBefore && !decimalAfter && !wordAfter) return kWholeRun;
   return { dropFirst: decimalBefore, dropLast: decimalAfter || wordAfter };
 }
+
+/**
+ * Whether the letters glued to the run's end make, with its last group, a word of its own ("3DS",
+ * "2nd", "24h") rather than the rest of an identifier: the run has groups, the last one has fewer
+ * than four digits (four would continue a sequence of fours: "… 1111 1111abc" is a longer
+ * number's), and the letters end the word (no digit after them, as in a hex "9A2B").
+ */
+function isWordAfterLastGroup(text: string, end: number, run: string): boolean {
+  const lastGroup = kLastGroup.exec(run)?.[1];
+  if (lastGroup === undefined || lastGroup.length >= 4) return false;
+  let at = end;
+  while (at < text.length && isLetter(text.charCodeAt(at))) at++;
+  return !isDigit(text.charCodeAt(at));
+}
+/** A run's last group, after a separator (none: the run is one group). */
+const kLastGroup = new RegExp(`${kSeparatorClass}+([0-9]+)$`);
 
 const kMaxPhoneDigits = 15;
 const kPhoneKey = /phone|mobile|msisdn|^tel$|_tel$|^tel_/i;
@@ -402,9 +425,11 @@ function isDigit(code: number): boolean {
   return code >= 0x30 && code <= 0x39;
 }
 
+/** A character that glues to a run of digits (makes it an identifier's): a letter, '_', not one of kUnspacedScriptLetter. */
 function isLetter(code: number): boolean {
   if (code <= 0x7f) return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f /* _ */;
-  return kUnicodeLetter.test(String.fromCharCode(code));
+  const character = String.fromCharCode(code);
+  return kUnicodeLetter.test(character) && !kUnspacedScriptLetter.test(character);
 }
 
 /**

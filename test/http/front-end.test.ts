@@ -367,6 +367,7 @@ const kUnicodeCardBodies: Array<[string, string, string]> = [
   ['fullwidth hyphens between fullwidth digits', '{"note":"４１１１－１１１１－１１１１－１１１１"}', 'extras.note'],
   ['a decimal amount before it', '{"note":"paid 19.99 4111 1111 1111 1111"}', 'extras.note'],
   ['a word that starts with digits after it', '{"note":"Paid 4111 1111 1111 1111 3DS ok"}', 'extras.note'],
+  ['Chinese text around it (no spaces between words)', '{"note":"卡号4111111111111111已绑定"}', 'extras.note'],
 ];
 
 // Numbers as JSON can write them: in exponent form (the 'e' is no letter glued to the digits, the

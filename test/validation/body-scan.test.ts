@@ -164,7 +164,16 @@ test('detects a card before a word that starts with digits', (t) => {
   }
 });
 test('ignores a run glued to a word after it when it is one group, or when its last groups are what would make a card', (t) => {
-  for (const text of ['4111111111111111abc', 'ref 4111 1111 1111 1111abc', 'MU17 BOMM 0101 1010 3030 0200 000M UR', 'order 4111 1111 1111 11X']) {
+  for (const text of ['4111111111111111abc', 'ref 4111 1111 1111 1111abc', 'MU17 BOMM 0101 1010 3030 0200 000M UR', 'order 4111 1111 1111 11X',
+    // A longer number in fours whose last group is glued to a word, and a hex fingerprint in fours: not a card followed by a word.
+    '4111 1111 1111 1111 1111abc', 'PGP 4539 1488 0343 6467 9A2B 3C4D']) {
     t.false(containsCardNumber(JSON.stringify({ a: text })), text);
+  }
+});
+
+// Scripts written without spaces between words: a card number touches the words around it.
+test('detects a card inside Chinese, Japanese, Korean or Thai text', (t) => {
+  for (const text of ['卡号4111111111111111已绑定', 'カード番号：4111111111111111です', '번호4111111111111111입니다', '卡号：4111 1111 1111 1111已绑定', 'บัตร4111111111111111ครับ']) {
+    t.true(containsCardNumber(JSON.stringify({ a: text })), text);
   }
 });
