@@ -347,7 +347,9 @@ export function draftChanges(drafts: DraftSnapshot, published: DraftSnapshot | n
   const draftIds = new Set(drafts.rules.map((rule) => rule.rule_id));
   const changed = drafts.rules.filter((rule) => {
     const live = publishedRules.get(rule.rule_id);
-    return live === undefined || (live.version !== rule.version && !sameRuleContent(live, rule));
+    // A rule never published and archived acts on nothing (a draft created, then thrown away).
+    if (live === undefined) return published === null || rule.status !== 'archived';
+    return live.version !== rule.version && !sameRuleContent(live, rule);
   }).map((rule) => rule.rule_id);
   // Rules are never deleted, so a published rule missing from the drafts is only possible after a
   // manual repair of the store; it is still a difference a publish would make.

@@ -126,6 +126,13 @@ test('restoring the live version throws the drafts away and publishes nothing; d
   t.like(noop.body.data, { changed: false, restored_from: 1, version: 1 });
   t.deepEqual(rulesState(server, project.projectId), before);
   t.is((await api(server, 'GET', '/v1/audit?action=ruleset.restore', { key: project.key })).body.data.records.length, 1);
+  // A rule created since and thrown away by restoring the live version: archived, it acts on nothing; nothing is published.
+  t.is((await createRule(server, project.key, ruleBody('discard_me', { expression: 'payment.amount_cents > 1' }))).status, 201);
+  const thrownAway = await api(server, 'POST', '/v1/rulesets/1/restore', { key: project.key });
+  t.is(thrownAway.status, 200, thrownAway.text);
+  t.like(thrownAway.body.data, { changed: false, version: 1 });
+  t.like((await api(server, 'GET', '/v1/rules/discard_me', { key: project.key })).body.data, { status: 'archived' });
+  t.like((await api(server, 'GET', '/v1/rules', { key: project.key })).body.data, { drafts_differ: false, changed_rules: [] });
 });
 
 test('restore refusals: unknown version 404, malformed version, body field or query parameter 400, missing scope 403; nothing stored changes', async (t) => {
@@ -159,8 +166,10 @@ test('restore refusals: unknown version 404, malformed version, body field or qu
   t.deepEqual(rulesState(server, project.projectId), before);
   t.is(readStore(server, (db) => (db.prepare('SELECT count(*) AS n FROM rulesets WHERE project_id = ?').get(project.projectId) as { n: number }).n), 1);
 
-  // The draft made before is archived by a restore of version 1 (it is not in version 1).
+  // The draft made before is archived by a restore of version 1 (it is not in version 1); archived,
+  // it acts on nothing, so version 1 stays live and nothing is published.
   const restored = await api(server, 'POST', '/v1/rulesets/1/restore', { key: project.key });
-  t.is(restored.status, 201, restored.text);
-  t.like(restored.body.data.rules.find((rule: { rule_id: string }) => rule.rule_id === 'pending_draft'), { status: 'archived', version: 2 });
+  t.is(restored.status, 200, restored.text);
+  t.like(restored.body.data, { changed: false, version: 1 });
+  t.like((await api(server, 'GET', '/v1/rules/pending_draft', { key: project.key })).body.data, { status: 'archived', version: 2 });
 });
