@@ -26,7 +26,8 @@ const kDate = /^(\d{4})-(\d{2})-(\d{2})$/;
 export function parseDate(text: string): number | null {
   const match = kDate.exec(text);
   if (match === null) return null;
-  // setUTCFullYear, not Date.UTC: that reads years 0–99 as 1900–1999.
+  // setUTCFullYear, not Date.UTC: that reads years 0–99 as 1900–1999. Year 0000 is none (parseRfc3339).
+  if (Number(match[1]) < 1) return null;
   const time = new Date(0).setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
   return new Date(time).toISOString().slice(0, 10) === text ? time : null;
 }

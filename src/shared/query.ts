@@ -111,8 +111,10 @@ export function parseRfc3339(value: string, rounding: 'down' | 'up' = 'down'): n
   const match = kRfc3339.exec(value);
   if (match === null) return null;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return null;
+  // setUTCFullYear, not Date.UTC, which reads years 0–99 as 1900–1999 (their leap years differ).
+  const daysInMonth = new Date(new Date(0).setUTCFullYear(year, month, 0)).getUTCDate();
+  // Year 0000 (1 BC) is refused: the API's times are of years 1 to 9999, written with four digits.
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return null;
   if (match[9] !== undefined && (Number(match[9]) > 23 || Number(match[10]) > 59)) return null;
   const time = Date.parse(value);
   if (Number.isNaN(time)) return null;

@@ -17,6 +17,8 @@ test('times: RFC 3339 with Z or an offset, or a UTC date; nothing else, no impos
   // Years below 100 are years, as their date-times are (Date.UTC would read 0001 as 1901).
   t.is(parseInstant('0001-01-01'), parseInstant('0001-01-01T00:00:00Z'));
   t.is(parseInstant('0099-12-31'), parseInstant('0099-12-31T00:00:00Z'));
+  t.is(parseInstant('0004-02-29T00:00:00Z'), new Date(0).setUTCFullYear(4, 1, 29));
+  for (const yearZero of ['0000-01-01', '0000-02-29T00:00:00Z']) t.is(parseInstant(yearZero), null, yearZero);
   for (const bad of ['2026-11-20T00:00:00', '2026-11-20 00:00:00Z', '2026-02-30', '2026-02-30T00:00:00Z', '2026-11-20T24:00:00Z', '20261120', 'yesterday', '2026-11-20T00:00:60Z', '2026-13-01']) {
     t.is(parseInstant(bad), null, bad);
   }
