@@ -149,6 +149,7 @@ test('stats refusals: malformed or repeated dates, a range too long, unknown par
   const cases: Array<[string, string, number, string, string]> = [
     [project.key, '/v1/rules/high_amount/stats?from=2026-11-1', 400, 'VALIDATION_ERROR', 'from'],
     [project.key, '/v1/rules/high_amount/stats?to=2026-02-30', 400, 'VALIDATION_ERROR', 'to'],
+    [project.key, '/v1/rules/high_amount/stats?to=0000-01-03', 400, 'VALIDATION_ERROR', 'to'],
     [project.key, '/v1/rules/high_amount/stats?from=2026-11-20T00:00:00Z', 400, 'VALIDATION_ERROR', 'from'],
     [project.key, '/v1/rules/high_amount/stats?from=2026-11-10&to=2026-11-09', 400, 'VALIDATION_ERROR', 'from'],
     [project.key, '/v1/rules/high_amount/stats?from=2026-10-01&to=2026-11-01', 400, 'VALIDATION_ERROR', 'from'],
