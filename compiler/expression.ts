@@ -5,7 +5,7 @@ import type { ASTNode } from '@marcbachmann/cel-js';
 import { collectOpenMembers, environmentFor, parsedChildren, parsingEnvironment } from './environment.js';
 import { CompileError, ExprContext, FunctionFrame, Lowered, RulesetScope } from './ir.js';
 import { estimateCost, formatCost } from './cost.js';
-import { kMaxBodyBytes, kMaxExpressionLength, kMaxRuleCost } from './limits.js';
+import { kCelLimits, kMaxBodyBytes, kMaxExpressionLength, kMaxNestingDepth, kMaxRuleCost } from './limits.js';
 import { lowerCondition } from './lower.js';
 import { characterLength } from '../src/shared/text.js';
 
@@ -49,7 +49,12 @@ interface CelErrorLike {
 function fromCelError(source: string, err: unknown): ExpressionProblem {
   const e = err as CelErrorLike;
   const summary = typeof e.summary === 'string' ? e.summary : String(e.message).split('\n')[0] ?? 'invalid expression';
-  return problem(source, summary, typeof e.range?.start === 'number' ? e.range.start : null);
+  return problem(source, inOurTerms(summary), typeof e.range?.start === 'number' ? e.range.start : null);
+}
+
+/** cel-js's depth limit counts the whole expression as a level (kCelLimits): its message names ours. */
+function inOurTerms(summary: string): string {
+  return summary.startsWith(`Exceeded maxDepth (${kCelLimits.maxDepth})`) ? `Exceeded maxDepth (${kMaxNestingDepth}): nested more than ${kMaxNestingDepth} levels deep` : summary;
 }
 
 /**
@@ -77,7 +82,7 @@ function firstEmptyLiteral(node: ASTNode): (ASTNode & { pos?: number; start?: nu
   return null;
 }
 
-/** cel-go's macros of two variables (and its other name of exists_one), with what a rule writes instead. */
+/** cel-go's macros of two variables, and its other name of exists_one, with what a rule writes instead. */
 const kTwoVariableMacros: ReadonlyMap<string, string> = new Map([
   ['existsOne', 'list.exists_one(v, …)'],
   ['transformList', 'list.map(v, …) or list.filter(v, …)'],
@@ -94,10 +99,11 @@ const kOneVariableMacros: ReadonlySet<string> = new Set(['all', 'exists', 'exist
 function twoVariableMacroProblem(source: string, node: ASTNode): ExpressionProblem | null {
   if (node.op === 'rcall') {
     const [name, , args] = node.args as [string, ASTNode, ASTNode[]];
-    const instead = kTwoVariableMacros.get(name) ?? (kOneVariableMacros.has(name) && args.length === 3 ? `the one-variable form, list.${name}(v, …)` : null);
-    if (instead !== null) {
-      const at = node as ASTNode & { pos?: number; start?: number };
-      return problem(source, `${name}() of two variables is not supported: write ${instead}`, at.pos ?? at.start ?? 0);
+    const at = node as ASTNode & { pos?: number; start?: number };
+    const instead = kTwoVariableMacros.get(name);
+    if (instead !== undefined) return problem(source, `${name}() is not supported: write ${instead}`, at.pos ?? at.start ?? 0);
+    if (kOneVariableMacros.has(name) && args.length === 3 && args[0]!.op === 'id' && args[1]!.op === 'id') {
+      return problem(source, `${name}() of two variables is not supported: write the one-variable form, list.${name}(v, …)`, at.pos ?? at.start ?? 0);
     }
   }
   for (const child of parsedChildren(node)) {

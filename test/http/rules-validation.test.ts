@@ -81,7 +81,7 @@ test(refused, create(ruleBody('new_rule', { expression: 'payment.amount_cents >'
 test(refused, create(ruleBody('new_rule', { expression: "duration('320000000000s') > duration('0s')" }), 'expression', /is beyond the range of a duration/));
 test(refused, create(ruleBody('new_rule', { expression: `duration('${'0h'.repeat(32)}1h') > duration('0s')` }), 'expression', /is longer than 64 characters, the most a duration may be written with/));
 // Nesting depth 32, as docs/rules.md says: 32 levels of parentheses or of a member chain are saved, 33 are not.
-test(refused, create(ruleBody('new_rule', { expression: `${'('.repeat(33)}true${')'.repeat(33)}` }), 'expression', /Exceeded maxDepth/));
+test(refused, create(ruleBody('new_rule', { expression: `${'('.repeat(33)}true${')'.repeat(33)}` }), 'expression', /Exceeded maxDepth \(32\): nested more than 32 levels deep/));
 test(refused, create(ruleBody('new_rule', { expression: `extras${'.a'.repeat(33)} == 1` }), 'expression', /Exceeded maxDepth/));
 test('32 levels of nesting are saved: parentheses, a member chain', async (t) => {
   const { key } = await newProject(server);
@@ -93,8 +93,8 @@ test('32 levels of nesting are saved: parentheses, a member chain', async (t) =>
 // Two-variable macros: the message says so, and what to write instead (not "Unknown variable").
 for (const [expression, message] of [
   ['extras.l.exists(i, v, v == 1)', /exists\(\) of two variables is not supported: write the one-variable form, list\.exists\(v, …\)/],
-  ['extras.l.transformList(i, v, v).size() > 0', /transformList\(\) of two variables is not supported/],
-  ['extras.l.existsOne(v, v == 1)', /existsOne\(\) of two variables is not supported: write list\.exists_one\(v, …\)/],
+  ['extras.l.transformList(i, v, v).size() > 0', /transformList\(\) is not supported: write list\.map\(v, …\) or list\.filter\(v, …\)/],
+  ['extras.l.existsOne(v, v == 1)', /existsOne\(\) is not supported: write list\.exists_one\(v, …\)/],
 ] as const) {
   test(refused, create(ruleBody('new_rule', { expression }), 'expression', message));
 }
