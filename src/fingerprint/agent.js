@@ -67,8 +67,30 @@
 
   // ---- stable components ----------------------------------------------------------------------
 
-  function drawCanvas() {
-    var canvas = document.createElement('canvas');
+  // The canvas reads (text drawn for the canvas hash, text measured for the fonts) are made in a
+  // document of the agent's own, an empty frame removed at once. In the page's document the page's
+  // web fonts (an @font-face "Roboto" from a font service) take part: one browser had one fp_id on
+  // a page without them and another on a page with them, or before and after they loaded, and the
+  // probes started the page's font downloads. Without a frame (none can be made), the page's.
+  function inOwnDocument(read) {
+    var frame = attempt(function () {
+      var element = document.createElement('iframe');
+      element.setAttribute('aria-hidden', 'true');
+      element.tabIndex = -1;
+      element.style.cssText = 'position:absolute;left:-9999px;top:0;width:0;height:0;border:0;visibility:hidden';
+      (document.body || document.documentElement).appendChild(element);
+      return element;
+    }, null);
+    try {
+      var own = frame === null ? null : attempt(function () { return frame.contentDocument; }, null);
+      return read(own || document);
+    } finally {
+      if (frame !== null && frame.parentNode) frame.parentNode.removeChild(frame);
+    }
+  }
+
+  function drawCanvas(doc) {
+    var canvas = doc.createElement('canvas');
     canvas.width = 240;
     canvas.height = 60;
     var ctx = canvas.getContext('2d');
@@ -91,13 +113,13 @@
     return canvas.toDataURL();
   }
 
-  function canvasHash() {
+  function canvasHash(doc) {
     return attempt(function () {
-      var first = drawCanvas();
+      var first = drawCanvas(doc);
       if (first === null) return null;
       // Some browsers add per-read noise against fingerprinting; such a hash would differ on
       // every visit, so send none instead.
-      if (drawCanvas() !== first) return null;
+      if (drawCanvas(doc) !== first) return null;
       return hash53(first);
     }, null);
   }
@@ -160,9 +182,9 @@
   var kFallbacks = ['monospace', 'serif', 'sans-serif'];
   var kProbeText = 'mmmmmmmmmmlli1WQ@#';
 
-  function fonts() {
+  function fonts(doc) {
     return attempt(function () {
-      var ctx = document.createElement('canvas').getContext('2d');
+      var ctx = doc.createElement('canvas').getContext('2d');
       if (!ctx) return [];
       var base = kFallbacks.map(function (fallback) {
         ctx.font = '72px ' + fallback;
@@ -230,8 +252,9 @@
   /** Every component, as POST /v1/fp/collect expects them. */
   function gather() {
     return battery().then(function (batteryState) {
+      var drawn = inOwnDocument(function (doc) { return { canvas: canvasHash(doc), fonts: fonts(doc) }; });
       var components = {
-        canvas: canvasHash(),
+        canvas: drawn.canvas,
         webgl: webgl(),
         screen: screenSize(),
         timezone: timezone(),
@@ -240,7 +263,7 @@
         vendor: text(attempt(function () { return navigator.vendor; }, ''), 128),
         hardware_concurrency: optionalNumber(function () { return navigator.hardwareConcurrency; }, 1, 4096, true),
         device_memory: optionalNumber(function () { return navigator.deviceMemory; }, 0.0001, 4096, false),
-        fonts: fonts(),
+        fonts: drawn.fonts,
         touch: touch(),
         timezone_offset: whole(attempt(function () { return new Date().getTimezoneOffset(); }, 0), -1440, 1440),
         window: windowSize(),

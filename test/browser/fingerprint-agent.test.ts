@@ -10,7 +10,7 @@
 // Without Chromium the file skips with a warning, unless FRAUD_SCORER_REQUIRE_BROWSER=1 (set by
 // .ci/run), where a missing browser fails it.
 import test from 'ava';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -65,11 +65,18 @@ const state = {
  * without a key and the test calls FraudScorer.collect itself. Listeners are registered before
  * the agent loads, as a shop page would.
  */
-function pageHtml(mode: 'tag' | 'call'): string {
+function pageHtml(mode: 'tag' | 'call' | 'webfonts'): string {
   const server = state.server!;
-  const keyAttribute = mode === 'tag' ? ` data-key="${state.publishableKey}"` : '';
+  const keyAttribute = mode !== 'call' ? ` data-key="${state.publishableKey}"` : '';
+  // A page with web fonts under names the agent probes and draws with (a font service's Roboto,
+  // a page's own "Arial"), used by the page's text.
+  const webFonts = mode !== 'webfonts' ? '' : `<style>
+  @font-face { font-family: "Roboto"; src: url(/font.ttf); }
+  @font-face { font-family: "Arial"; src: url(/font.ttf); }
+  body { font-family: "Roboto", "Arial", sans-serif; }
+</style>`;
   return `<!doctype html>
-<html><head><meta charset="utf-8"><title>shop</title>
+<html><head><meta charset="utf-8"><title>shop</title>${webFonts}
 <script>
   window.__outcome = {};
   document.addEventListener('fraud-scorer:fp', (event) => { window.__outcome.result = event.detail; });
@@ -81,7 +88,11 @@ function pageHtml(mode: 'tag' | 'call'): string {
 
 function startPageServer(): Promise<{ server: Server; origin: string }> {
   const server = createServer((req, res) => {
-    const mode = req.url === '/tag.html' ? 'tag' : req.url === '/call.html' ? 'call' : null;
+    if (req.url === '/font.ttf') {
+      res.writeHead(200, { 'content-type': 'font/ttf', 'cache-control': 'max-age=3600' }).end(readFileSync(systemFontFile()));
+      return;
+    }
+    const mode = req.url === '/tag.html' ? 'tag' : req.url === '/call.html' ? 'call' : req.url === '/webfonts.html' ? 'webfonts' : null;
     if (mode === null) {
       res.writeHead(404).end();
       return;
@@ -93,6 +104,13 @@ function startPageServer(): Promise<{ server: Server; origin: string }> {
   });
 }
 
+/** A TrueType font of this machine (Chromium's fonts), served to pages as their web font. */
+function systemFontFile(): string {
+  const found = readdirSync('/usr/share/fonts', { recursive: true, encoding: 'utf8' }).find((name) => name.endsWith('.ttf'));
+  if (found === undefined) throw new Error('no .ttf under /usr/share/fonts to serve as a web font');
+  return join('/usr/share/fonts', found);
+}
+
 async function outcomeOf(page: Page): Promise<PageOutcome> {
   await page.waitForFunction(() => {
     const outcome = (globalThis as unknown as { __outcome?: PageOutcome }).__outcome;
@@ -102,7 +120,7 @@ async function outcomeOf(page: Page): Promise<PageOutcome> {
 }
 
 /** Opens a page of the shop (or of another origin) in the shared browser profile. */
-async function open(origin: string, path: '/tag.html' | '/call.html'): Promise<Page> {
+async function open(origin: string, path: '/tag.html' | '/call.html' | '/webfonts.html'): Promise<Page> {
   const page = await state.context!.newPage();
   await page.goto(`${origin}${path}`);
   return page;
@@ -240,6 +258,24 @@ if (!existsSync(kChromium) && !kBrowserRequired) {
     t.is(outcome.error, undefined, JSON.stringify(outcome.error));
     t.regex(outcome.result?.fp_id ?? '', kFpIdPattern);
     t.is(((await posted).postDataJSON() as { components: { user_agent: string } }).components.user_agent, 'a'.repeat(1023));
+    await page.close();
+  });
+
+  test.serial('a page with web fonts named as fonts the agent probes gets the same fp_id, on load and collected again once they loaded', async (t) => {
+    const page = await state.context!.newPage();
+    const fontRequests: string[] = [];
+    page.on('request', (request) => { if (request.url().endsWith('/font.ttf')) fontRequests.push(request.url()); });
+    await page.goto(`${state.shopOrigin}/webfonts.html`);
+    const outcome = await outcomeOf(page);
+    t.is(outcome.result?.fp_id, state.fpId, JSON.stringify(outcome));
+    // The page's text uses them: once they loaded, a second collection (before checkout) is the same browser.
+    await page.evaluate(() => (globalThis as unknown as { document: { fonts: { ready: Promise<unknown> } } }).document.fonts.ready);
+    t.true(fontRequests.length > 0, 'the page loaded its web font');
+    const again = await page.evaluate(
+      ([key, endpoint]) => (globalThis as unknown as { FraudScorer: { collect(o: object): Promise<string> } }).FraudScorer.collect({ key, endpoint }),
+      [state.publishableKey, state.server!.url] as const,
+    );
+    t.is(again, state.fpId);
     await page.close();
   });
 }
