@@ -284,6 +284,7 @@ export class HttpServer {
     const transferEncoding = req.getHeader('transfer-encoding');
     // getHeader sees only the first of repeated headers: count them only when framing headers are
     // present at all (never on a plain GET).
+    const match = this.#router.match(exchange.head ? 'GET' : method, path);
     let counted: HeaderCounts | null = null;
     if (contentLength !== '' || transferEncoding !== '') {
       exchange.closeAfterAnswer = transferEncoding !== '';
@@ -291,11 +292,12 @@ export class HttpServer {
       const problem = framingProblem(counted.contentLengths, counted.transferEncodings);
       if (problem !== null) {
         exchange.closeAfterAnswer = true;
+        // A browser's route says Vary: Origin on every answer, this one too (docs/fingerprint.md).
+        exchange.cors = match.kind === 'found' ? match.route.cors : match.kind === 'method_not_allowed' && match.routes.some((route) => route.cors);
         this.#send(exchange, problem.status, kJson, failureBody([problem]), kNoHeaders);
         return;
       }
     }
-    const match = this.#router.match(exchange.head ? 'GET' : method, path);
 
     if (match.kind !== 'found') {
       if (match.kind === 'method_not_allowed') {

@@ -13,6 +13,7 @@ import { buildRouteTable, kFingerprintBodyLimit, type RouteHandlers } from '../.
 import { data } from '../../src/http/types.js';
 import { components, createKeyWithCli, kRejectedBodies, type SampleComponents } from '../_helpers/fingerprint.js';
 import { api, runCli, startServer, type ApiResponse, type TestServer } from '../_helpers/server.js';
+import { exchangeRaw, parseResponses } from '../_helpers/raw-http.js';
 
 let server: TestServer;
 let publishable: string;
@@ -294,6 +295,11 @@ test('answers of the CORS routes say they vary by Origin, with or without one, a
     ['collect with a method it does not take (405)', api(server, 'GET', '/v1/fp/collect', { headers: { origin: 'https://shop.example' } })],
   ];
   for (const [what, answer] of checks) t.is((await answer).headers.get('vary'), 'Origin', what);
+  // Refused framing (two Content-Length headers) is answered before the key is read: still the route's answer.
+  const framing = await exchangeRaw(server.port, 'POST /v1/fp/collect HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://shop.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}');
+  const refused = parseResponses(framing.bytes);
+  t.is(refused[0]?.status, 400);
+  t.is(refused[0]?.headers.vary, 'Origin', 'refused framing');
   // Routes without CORS do not.
   t.is((await api(server, 'GET', '/healthz')).headers.get('vary'), null);
 });
