@@ -72,12 +72,12 @@ export const kSettings = {
   rateLimitFpPerKeyAndAddress: {
     flag: 'rate-limit-fp-per-key-and-address', env: 'RATE_LIMIT_FP_PER_KEY_AND_ADDRESS', type: 'integer',
     default: 60, minimum: 1, maximum: 100_000_000,
-    description: 'POST /v1/fp/collect requests per key and caller address, per window.',
+    description: 'POST /v1/fp/collect requests per key and caller address (an IPv6 address by its /64), per window.',
   },
   rateLimitFailedKeyLookups: {
     flag: 'rate-limit-failed-key-lookups', env: 'RATE_LIMIT_FAILED_KEY_LOOKUPS', type: 'integer', default: 60,
     minimum: 1, maximum: 100_000_000,
-    description: 'Failed lookups of well-formed keys per caller address, per window.',
+    description: 'Failed lookups of well-formed keys per caller address (an IPv6 address by its /64), per window.',
   },
   asyncQueueLimit: {
     flag: 'async-queue-limit', env: 'ASYNC_QUEUE_LIMIT', type: 'integer', default: 1_000_000, minimum: 1, maximum: 10_000_000,

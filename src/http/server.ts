@@ -42,6 +42,7 @@ import { carriesCardNumber } from '../validation/body-scan.js';
 import { parseJsonObjectBody, type JsonObject } from '../validation/json-body.js';
 import { failureBody, isWellFormedRequestId, serializedSuccessBody, statusLine, successBody } from './envelope.js';
 import { framingProblem, isJsonMediaType } from './framing.js';
+import { rateLimitSubject } from './rate-limit-subject.js';
 import { listenFailureReason } from './listen-error.js';
 import { FixedWindowCounter, type LimitVerdict } from './rate-limiter.js';
 import { Router, type HttpMethod } from './router.js';
@@ -437,7 +438,7 @@ export class HttpServer {
     }
     const key = this.#options.keys.lookup(token);
     if (key !== null) return { ok: true, key };
-    const verdict = this.#failedLookups.hit(addressOf(), this.#options.rateLimits.failedKeyLookups);
+    const verdict = this.#failedLookups.hit(rateLimitSubject(addressOf()), this.#options.rateLimits.failedKeyLookups);
     if (!verdict.allowed) {
       // Interface, Limits rule 3: only Retry-After, so the limit itself is not advertised.
       return { ok: false, error: apiError('RATE_LIMIT_EXCEEDED', 'Too many failed key lookups from this address.'), headers: [['Retry-After', String(verdict.resetSeconds)]] };
@@ -481,7 +482,7 @@ export class HttpServer {
     // The per-address limit first: what one address sends above its own limit must not use up the
     // budget of a publishable key that every shopper of the site shares.
     return (
-      limitExceeded(this.#limits.hit(`fp ${key.keyId} ${addressOf()}`, limits.fpPerKeyAndAddress)) ??
+      limitExceeded(this.#limits.hit(`fp ${key.keyId} ${rateLimitSubject(addressOf())}`, limits.fpPerKeyAndAddress)) ??
       limitExceeded(this.#limits.hit(`fp ${key.keyId}`, limits.fpPerKey))
     );
   }

@@ -444,3 +444,17 @@ test('requests refused per address do not use up the key-wide budget', async (t)
   // Two requests of the key were admitted, two below its limit of four: a shopper elsewhere passes.
   t.is((await from('203.0.113.67')).status, 200);
 });
+
+// A host or a line is given a whole IPv6 /64: its addresses are one caller, not one each.
+test('per key and address counts an IPv6 caller by its /64', async (t) => {
+  const limited = await startServer({
+    env: { RATE_LIMIT_FP_PER_KEY_AND_ADDRESS: '2', RATE_LIMIT_FP_PER_KEY: '100', RATE_LIMIT_WINDOW_SECONDS: '86400', TRUST_PROXY: 'on' },
+  });
+  t.teardown(() => limited.stop());
+  const key = limited.bootstrap.keys.live_publishable.key;
+  const from = (address: string) => collect({ components: own('slash64') }, key, { 'x-forwarded-for': address }, limited);
+  const statuses: number[] = [];
+  for (const address of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::3']) statuses.push((await from(address)).status);
+  t.deepEqual(statuses, [200, 200, 429]);
+  t.is((await from('2001:db8:1:3::1')).status, 200, 'another /64 is another caller');
+});
