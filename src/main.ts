@@ -343,6 +343,10 @@ export async function startService(config: Config, log: Logger, options: Service
     [{ environment: 'live' }, asyncScorers.live.depth],
     [{ environment: 'sandbox' }, asyncScorers.sandbox.depth],
   ]);
+  metrics.labeledGauge('fraud_scorer_async_queue_counted_by_environment', 'What each environment\'s ASYNC_QUEUE_LIMIT compares with: its async events waiting, being scored or written, not those set aside (bounded per project).', ['environment'], () => [
+    [{ environment: 'live' }, asyncScorers.live.queued],
+    [{ environment: 'sandbox' }, asyncScorers.sandbox.queued],
+  ]);
   metrics.counter('fraud_scorer_async_scored_total', 'Async events scored in the background (not those a sync request for the same event scored first).', sumOfScorers((scorer) => scorer.scored));
   metrics.gauge('fraud_scorer_async_set_aside', 'Async events that could not be scored yet (no published ruleset, over the evaluation budget), waiting to be tried again.', sumOfScorers((scorer) => scorer.setAside));
   metrics.gauge('fraud_scorer_rule_pool_queue', 'Events waiting for a rule worker.', () => pool.queueSize);

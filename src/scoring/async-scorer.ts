@@ -148,6 +148,11 @@ export class AsyncScorer {
     return this.#waiting() - this.#dropped.size + this.#activeSeqs.size + this.#delayedCount + this.#reserved;
   }
 
+  /** What the queue's bound counts: `depth` but for the events set aside (bounded per project instead). */
+  get queued(): number {
+    return this.depth - this.#setAsideProject.size;
+  }
+
   /** Whether events wait for their turn (queued or due again, not set aside for a pause). */
   get backlogged(): boolean {
     return this.#waiting() > this.#dropped.size;
@@ -172,7 +177,7 @@ export class AsyncScorer {
    * would not.
    */
   refusal(projectId: string): 'queue' | 'project' | null {
-    if (this.#paused || this.depth - this.#setAsideProject.size >= this.#limit) return 'queue';
+    if (this.#paused || this.queued >= this.#limit) return 'queue';
     const index = this.#projectIndex.get(projectId);
     return index !== undefined && this.#setAsideCounts[index]! >= this.#limit ? 'project' : null;
   }
@@ -195,7 +200,7 @@ export class AsyncScorer {
     let last = performance.eventLoopUtilization();
     this.#loadCheck = setInterval(() => {
       const now = performance.eventLoopUtilization();
-      const limit = activeLimit(performance.eventLoopUtilization(now, last).utilization, this.depth, this.#limit);
+      const limit = activeLimit(performance.eventLoopUtilization(now, last).utilization, this.queued, this.#limit);
       last = now;
       const raised = limit > this.#maxActive;
       this.#maxActive = limit;

@@ -84,6 +84,9 @@ test("a project's async events that cannot be scored fill only that project's sh
   const waiting = [0, 1, 2].map(() => minimalEvent({ async: true }));
   for (const event of waiting) t.is((await api(server, 'POST', '/v1/events', { key: bare.key, body: event })).status, 202);
   await waitFor(async () => (await metric(server, 'fraud_scorer_async_set_aside')) === 3, 'the three tried and set aside');
+  // Accepted and not scored, they are in the depth; the queue's bound does not count them.
+  t.is(await metric(server, 'fraud_scorer_async_queue_depth_by_environment', { environment: 'live' }), 3);
+  t.is(await metric(server, 'fraud_scorer_async_queue_counted_by_environment', { environment: 'live' }), 0);
   const past = minimalEvent({ async: true });
   const refused = await api(server, 'POST', '/v1/events', { key: bare.key, body: past });
   t.is(refused.status, 503, refused.text);
