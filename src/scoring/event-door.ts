@@ -43,7 +43,9 @@ export class EventDoor {
 
   constructor(bounds: DoorBounds, now: () => number = () => performance.now()) {
     this.#max = bounds.max;
-    this.#overloadAt = bounds.overloadAt;
+    // At or above the hard bound, the overload count never comes into play (docs/events.md): the
+    // door full is not the server overloaded (that would refuse sandbox events once it emptied).
+    this.#overloadAt = bounds.overloadAt >= bounds.max ? Number.POSITIVE_INFINITY : bounds.overloadAt;
     this.#afterMs = bounds.afterMs;
     this.#sandboxMax = sandboxBound(bounds);
     this.#now = now;

@@ -83,6 +83,19 @@ test('an overload count at or above max never comes into play: the door is max a
   t.false(d.refuses('live'));
 });
 
+test('an overload count equal to max: the door full for longer than its time is not overload; sandbox events pass once it empties', (t) => {
+  const { door: d, clock } = door(2, 2, 3_000);
+  admit(d, 2);
+  t.true(d.refuses('live'), 'at max');
+  clock.ms += 3_300;
+  t.false(d.overloaded);
+  d.leave('live');
+  d.leave('live');
+  t.false(d.refuses('sandbox'));
+  d.enter('live');
+  t.false(d.refuses('sandbox'), 'one of two in flight, none of the sandbox share');
+});
+
 test('sandbox events hold at most half the overload count; live events are admitted beside them', (t) => {
   const { door: d } = door(100, 8, 50);
   t.is(sandboxBound({ max: 100, overloadAt: 8, afterMs: 50 }), 4);
