@@ -89,6 +89,21 @@ export function mayAskForAsync(body: Buffer): boolean {
 }
 
 /**
+ * Whether the raw JSON text `body` asks for async scoring (a top-level `"async": true`), read
+ * without checking anything else: at capacity the refusal says ASYNC_UNAVAILABLE for such a body
+ * and COMPILED_RULES_UNAVAILABLE for any other, valid or not (docs/events.md, "Overload").
+ */
+export function asksForAsync(body: Buffer): boolean {
+  if (!mayAskForAsync(body)) return false;
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null && (parsed as { async?: unknown }).async === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Checks an event body (`bodyText`: its text, to skip the search for nulls when it holds none); the
  * first problem becomes a 400 VALIDATION_ERROR naming the field.
  */

@@ -129,7 +129,15 @@ test('at capacity a sync event is refused before its body is parsed or checked; 
     // "async" only inside extras: read, found sync, refused as sync.
     const nestedAsync = minimalEvent({ extras: { async: true } });
     await refusal(JSON.stringify(nestedAsync), 'COMPILED_RULES_UNAVAILABLE', 'async only inside extras');
-    t.is(await metric(server, 'fraud_scorer_events_refused_total'), 4);
+    // An async body that would get 400 below capacity gets the 503 too, as a sync one does: not its 400.
+    await refusal(JSON.stringify(minimalEvent({ event_type: 'teleport', async: true })), 'ASYNC_UNAVAILABLE', 'an invalid async event, at capacity');
+    await refusal(JSON.stringify(minimalEvent({ async: true, extras: { n: '4111111111111111' } })), 'ASYNC_UNAVAILABLE', 'an async event with a card number, at capacity');
+    await refusal(JSON.stringify(minimalEvent({ async: 'yes' })), 'COMPILED_RULES_UNAVAILABLE', 'async not a boolean, at capacity');
+    await refusal('{"async": true, "event_id": broken', 'COMPILED_RULES_UNAVAILABLE', 'a body naming async that is not JSON, at capacity');
+    const queried = await api(server, 'POST', '/v1/events?async=true', { key, body: minimalEvent({ async: true }) });
+    t.is(queried.status, 503, queried.text);
+    t.is(queried.body.errors[0]?.code, 'ASYNC_UNAVAILABLE', 'a query parameter at capacity: the door first');
+    t.is(await metric(server, 'fraud_scorer_events_refused_total'), 9);
 
     release(server, `busy-${tag}`);
     t.is((await held).status, 200);

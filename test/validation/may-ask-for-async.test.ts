@@ -1,7 +1,7 @@
 // mayAskForAsync (src/validation/event-input.ts) may say "perhaps" wrongly, never "no" wrongly: a
 // body whose parsed object has a top-level async member always gets true.
 import test from 'ava';
-import { mayAskForAsync } from '../../src/validation/event-input.js';
+import { asksForAsync, mayAskForAsync } from '../../src/validation/event-input.js';
 
 const bytes = (text: string): Buffer => Buffer.from(text, 'utf8');
 
@@ -23,4 +23,15 @@ test('every body whose parsed object has a top-level async member is a "perhaps"
     t.is((JSON.parse(text) as { async?: unknown }).async, true, `${name} parses as async`);
     t.true(mayAskForAsync(bytes(text)), name);
   }
+});
+
+test('asksForAsync: a top-level async true only, whatever else the body holds; not JSON is not async', (t) => {
+  t.true(asksForAsync(bytes('{"async":true,"event_type":"teleport"}')));
+  t.true(asksForAsync(bytes('{"\\u0061sync":true}')));
+  t.false(asksForAsync(bytes('{"async":false}')));
+  t.false(asksForAsync(bytes('{"async":"yes"}')));
+  t.false(asksForAsync(bytes('{"extras":{"async":true}}')));
+  t.false(asksForAsync(bytes('{"async": true, "event_id": broken')));
+  t.false(asksForAsync(bytes('[{"async":true}]')));
+  t.false(asksForAsync(bytes('{"event_id":"e"}')));
 });

@@ -3,7 +3,7 @@
 import type { EventReply, EventService } from '../../scoring/event-service.js';
 import { apiError } from '../../shared/errors.js';
 import { refuseUnknownQuery } from '../../shared/query.js';
-import { mayAskForAsync, validateEventInput } from '../../validation/event-input.js';
+import { asksForAsync, validateEventInput } from '../../validation/event-input.js';
 import { data, failure, serialized, type Admission, type Handler, type Reply } from '../types.js';
 
 export function createSubmitEventHandler(events: EventService): Handler {
@@ -29,13 +29,13 @@ export function createSubmitEventHandler(events: EventService): Handler {
 }
 
 /**
- * At capacity, a sync event is refused before its body is parsed or checked (docs/events.md,
- * "Overload"): under overload most requests are refused, and parsing and validating each first
- * cost more than the refusal. A body that may ask for async scoring goes the whole way: its
- * refusal (ASYNC_UNAVAILABLE) needs the parsed body to tell.
+ * At capacity, an event is refused before its body is checked (docs/events.md, "Overload"): under
+ * overload most requests are refused, and validating each first would cost more than the
+ * refusal, and a body that would get 400 gets the same 503 as a valid one. Only a body that may
+ * ask for async scoring is parsed, for its refusal to say ASYNC_UNAVAILABLE when it does.
  */
 export function createSubmitEventAdmission(events: EventService): Admission {
-  return (body, key) => (key !== null && events.atCapacity(key.environment) && !mayAskForAsync(body) ? replyOf(events.refuseAtCapacity(false)) : null);
+  return (body, key) => (key !== null && events.atCapacity(key.environment) ? replyOf(events.refuseAtCapacity(asksForAsync(body))) : null);
 }
 
 function replyOf(reply: EventReply): Reply {
