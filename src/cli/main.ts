@@ -27,6 +27,7 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   // The server's log goes on whatever reads it; a command's answer is for its reader only.
   if (name !== 'serve') process.stdout.on('error', stopWriting);
+  else for (const stream of [process.stdout, process.stderr]) stream.on('error', goOnWithoutLog);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     print(await usage());
     return name === undefined ? 2 : 0;
@@ -71,6 +72,14 @@ function stopWriting(error: NodeJS.ErrnoException): void {
   process.stderr.write(`fraud-scorer: the answer could not be written: ${error.message}\n`);
   process.exit(1);
 }
+
+/**
+ * The server's log could not be written: its reader went away (the terminal of a server started in
+ * the foreground closed, EIO, and SIGHUP drains it; the reader of a pipe exited, EPIPE). The server
+ * goes on, and drains, without its log: dying on the next line would drop the requests in flight
+ * and the start snapshot.
+ */
+function goOnWithoutLog(): void {}
 
 main(process.argv.slice(2)).then(
   (code) => {

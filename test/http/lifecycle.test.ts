@@ -2,6 +2,7 @@
 // database cleanly), and the data survives a restart.
 import test from 'ava';
 import Database from 'better-sqlite3';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { api, makeDataDir, startServer, waitFor } from '../_helpers/server.js';
 import { minimalEvent } from '../_helpers/events.js';
@@ -49,6 +50,20 @@ test('SIGTERM finishes the request in flight, stops listening, and closes the da
   } finally {
     await again.stop();
   }
+});
+
+test('a server whose log reader went away (a closed terminal, a pipe whose reader exited) serves on and drains on SIGTERM: exit 0, start snapshot written', async (t) => {
+  const server = await startServer({ env: { ACCESS_LOG: 'on' }, keepDataDir: true });
+  t.teardown(() => rmSync(server.dataDir, { recursive: true, force: true }));
+  server.child.stdout!.destroy();
+  server.child.stderr!.destroy();
+  // Each request writes an access-log line into the closed pipe.
+  for (let i = 0; i < 3; i++) t.is((await fetch(`${server.url}/healthz`)).status, 200);
+  const key = server.bootstrap.keys.live_secret.key;
+  t.is((await api(server, 'POST', '/v1/events', { key, body: minimalEvent() })).status, 200);
+  const result = await server.stop();
+  t.deepEqual(result, { code: 0, signal: null });
+  t.true(existsSync(join(server.dataDir, 'start-snapshot')), 'the drain ran to its end');
 });
 
 test('while draining, each answer closes its kept-alive connection: a health check that reused one is told "draining" once, then must connect anew and is refused', async (t) => {
