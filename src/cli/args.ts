@@ -1,10 +1,10 @@
 // Shared pieces of the command line: argument parsing with node:util parseArgs, usage errors,
 // and opening the data dir the way every command does.
-import { existsSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { characterLength } from '../shared/text.js';
 import { tryDataDirLock } from '../store/data-dir-lock.js';
-import { databasePath, DataDirError, openDatabase, secureDataDir, type Db } from '../store/database.js';
+import { databasePath, DataDirError, missingDatabase, openDatabase, secureDataDir, type Db } from '../store/database.js';
 import { migrate, schemaStatus, type SchemaStatus } from '../store/migrate.js';
 
 /** Wrong arguments: the command prints the message and exits 2. */
@@ -71,9 +71,8 @@ export function dataDirOf(values: { 'data-dir'?: string | undefined }): string {
  */
 export function openDataDir(dataDir: string): Db {
   const path = databasePath(dataDir);
-  if (!existsSync(path)) {
-    throw new CliError(`there is no database in ${dataDir} (no ${path}); check --data-dir or DATA_DIR (only fraud-scorer serve creates a database)`);
-  }
+  const missing = missingDatabase(path);
+  if (missing !== null) throw new CliError(`${missing}; check --data-dir or DATA_DIR (only fraud-scorer serve creates a database)`);
   // Looked at read-only first: opening for writing sets WAL mode, which writes to the file.
   let status: SchemaStatus;
   try {

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, linkSync, openSync, realpathSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { kLockFileName, lockPath, tryDataDirLock } from './data-dir-lock.js';
-import { closeCleanly, databasePath, DataDirError, kDatabaseFileName, openDatabase, secureDataDir } from './database.js';
+import { closeCleanly, databasePath, DataDirError, kDatabaseFileName, missingDatabase, openDatabase, secureDataDir } from './database.js';
 import { flushToDisk } from './flush-to-disk.js';
 
 export class BackupError extends Error {}
@@ -34,7 +34,8 @@ const kAllPages = 2 ** 31 - 1;
 
 export async function backupDatabase(dataDir: string, destination: string, options: { readonly force: boolean }): Promise<BackupResult> {
   const source = databasePath(dataDir);
-  if (!existsSync(source)) throw new BackupError(`there is no database at ${source}; check --data-dir or DATA_DIR`);
+  const missing = missingDatabase(source);
+  if (missing !== null) throw new BackupError(`${missing}; check --data-dir or DATA_DIR`);
   // As every command does (docs/operations.md, "The data dir"): the files this one makes (the lock,
   // the -wal and -shm of a stopped server's database) private, and a loosened data dir tightened.
   try {

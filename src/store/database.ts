@@ -56,6 +56,21 @@ export function databasePath(dataDir: string): string {
   return join(dataDir, kDatabaseFileName);
 }
 
+/**
+ * Why a command finds no database at `path` to open: it is not there, or looking failed (a data
+ * dir this user may not enter, EACCES: not the same as no database at all); null: it is there.
+ */
+export function missingDatabase(path: string): string | null {
+  try {
+    statSync(path);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return `there is no database at ${path}`;
+    return `the database at ${path} cannot be looked at (${code ?? (error as Error).message}); run the command as the data dir's owner (the service's user) or root`;
+  }
+}
+
 /** --data-dir cannot be used: it names something that is not a directory, or it cannot be made or secured. */
 /** SQLite found the database locked (SQLITE_BUSY and its extended codes): another connection holds it. */
 export function isBusyError(error: unknown): boolean {

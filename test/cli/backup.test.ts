@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { execFile, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { promisify } from 'node:util';
 import { components, createKeyWithCli } from '../_helpers/fingerprint.js';
 import { minimalEvent } from '../_helpers/events.js';
@@ -241,4 +242,22 @@ const kServiceUser = { uid: 65534, gid: 65534 };
   }
   const asService = spawnSync(process.execPath, [kCliPath, 'keys', 'list', '--data-dir', dataDir], { ...kServiceUser, encoding: 'utf8' });
   t.is(asService.status, 0, asService.stderr);
+});
+
+(process.getuid?.() === 0 ? test : test.skip)('a data dir the command\'s user may not enter is said so (EACCES), not "there is no database"', async (t) => {
+  const dataDir = makeDataDir();
+  const server = await startServer({ dataDir, keepDataDir: true });
+  await server.stop();
+  chmodSync(dataDir, 0o700); // root's, as /var/lib/fraud-scorer is the service's
+  if (spawnSync(process.execPath, [kCliPath, '--version'], kServiceUser).status !== 0) {
+    t.log('another user cannot run this checkout here (a private clone): not tried');
+    t.pass();
+    return;
+  }
+  for (const args of [['keys', 'list', '--data-dir', dataDir], ['backup', '--data-dir', dataDir, '--to', join(tmpdir(), `fraud-scorer-nobody-${process.pid}.db`)]]) {
+    const result = spawnSync(process.execPath, [kCliPath, ...args], { ...kServiceUser, encoding: 'utf8' });
+    t.is(result.status, 1, result.stderr);
+    t.regex(result.stderr, /cannot be looked at \(EACCES\); run the command as the data dir's owner/, args[0]);
+    t.notRegex(result.stderr, /there is no database/);
+  }
 });

@@ -147,7 +147,7 @@ for (const args of kDataCommands) {
     const missing = join(parent, 'dta');
     const absent = (await runCli([...args, '--data-dir', missing]));
     t.is(absent.code, 1, absent.stderr);
-    t.regex(absent.stderr, /there is no database in .*dta.*only fraud-scorer serve creates/);
+    t.regex(absent.stderr, /there is no database at .*dta.*only fraud-scorer serve creates/);
     t.is(absent.stderr.trim().split('\n').length, 1, 'one line');
     t.false(existsSync(missing), 'no data dir created');
 
