@@ -260,19 +260,31 @@ function runEnds(text: string, start: number, end: number, run: string): RunEnds
 
 /**
  * Whether the letters glued to the run's end make, with its last group, a word of its own ("3DS",
- * "2nd", "24h") rather than the rest of an identifier: the run has groups, the last one has fewer
- * than four digits (four would continue a sequence of fours: "… 1111 1111abc" is a longer
- * number's), and the letters end the word (no digit after them, as in a hex "9A2B").
+ * "3DS2", "2nd", "14h30") rather than the rest of an identifier: the run has groups, the last one
+ * has fewer than four digits (four would continue a sequence of fours: "… 1111 1111abc" is a
+ * longer number's), and the word is not a group of four that another group of four with a digit
+ * follows ("… 6467 9A2B 3C4D": a key's fingerprint in hex, written in fours).
  */
 function isWordAfterLastGroup(text: string, end: number, run: string): boolean {
   const lastGroup = kLastGroup.exec(run)?.[1];
   if (lastGroup === undefined || lastGroup.length >= 4) return false;
-  let at = end;
-  while (at < text.length && isLetter(text.charCodeAt(at))) at++;
-  return !isDigit(text.charCodeAt(at));
+  const wordEnd = wordCharactersFrom(text, end);
+  if (lastGroup.length + wordEnd - end !== 4) return true;
+  let next = wordEnd;
+  while (next < text.length && next - wordEnd < 3 && kSeparatorCharacter.test(text[next]!)) next++;
+  if (next === wordEnd) return true;
+  const nextEnd = wordCharactersFrom(text, next);
+  return !(nextEnd - next === 4 && /[0-9]/.test(text.slice(next, nextEnd)));
+}
+
+/** Where the letters and digits from `at` end. */
+function wordCharactersFrom(text: string, at: number): number {
+  while (at < text.length && (isLetter(text.charCodeAt(at)) || isDigit(text.charCodeAt(at)))) at++;
+  return at;
 }
 /** A run's last group, after a separator (none: the run is one group). */
 const kLastGroup = new RegExp(`${kSeparatorClass}+([0-9]+)$`);
+const kSeparatorCharacter = new RegExp(`^${kSeparatorClass}$`);
 
 const kMaxPhoneDigits = 15;
 const kPhoneKey = /phone|mobile|msisdn|^tel$|_tel$|^tel_/i;

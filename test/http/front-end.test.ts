@@ -341,6 +341,7 @@ const kEscapedCardBodies: Array<[string, string, string]> = [
   ['a no-break space after it', '{"note":"4111 1111 1111 1111\\u00a0"}', 'extras.note'],
   ['an international prefix before it, with more digits than a phone number has', '{"note":"00 4111 1111 1111 1111"}', 'extras.note'],
   ['an escaped euro sign before it', '{"note":"\\u20ac4111111111111111"}', 'extras.note'],
+  ['a word after it whose last digit is escaped', '{"note":"4111 1111 1111 1111 3DS\\u0032"}', 'extras.note'],
 ];
 
 // Characters beyond ASCII as they are, not escaped: only letters glue to a number.
@@ -367,6 +368,7 @@ const kUnicodeCardBodies: Array<[string, string, string]> = [
   ['fullwidth hyphens between fullwidth digits', '{"note":"４１１１－１１１１－１１１１－１１１１"}', 'extras.note'],
   ['a decimal amount before it', '{"note":"paid 19.99 4111 1111 1111 1111"}', 'extras.note'],
   ['a word that starts with digits after it', '{"note":"Paid 4111 1111 1111 1111 3DS ok"}', 'extras.note'],
+  ['a word with digits after it', '{"note":"Paid 4111 1111 1111 1111 3DS2"}', 'extras.note'],
   ['Chinese text around it (no spaces between words)', '{"note":"卡号4111111111111111已绑定"}', 'extras.note'],
 ];
 

@@ -159,7 +159,10 @@ test('URL escapes write their characters: an encoded list of ids is no card', (t
 
 // A word after the card that starts with digits ("3DS", "2nd") is the word's: its group is left out, the card before it stays.
 test('detects a card before a word that starts with digits', (t) => {
-  for (const text of ['Paid 4111 1111 1111 1111 3DS ok', 'card 5555 5555 5555 4444 2nd try', '4111-1111-1111-1111-3ds', '4111111111111111 1X']) {
+  for (const text of ['Paid 4111 1111 1111 1111 3DS ok', 'card 5555 5555 5555 4444 2nd try', '4111-1111-1111-1111-3ds', '4111111111111111 1X',
+    // Words that go on with digits: a protocol's version, a time, a hex token after the card.
+    '4111 1111 1111 1111 3DS2', 'card 4111 1111 1111 1111 2FA1 done', 'carte 4111 1111 1111 1111 14h30', '4111 1111 1111 1111 1h30m',
+    'pan 4111 1111 1111 1111 3f2a9c1b token', '378282246310005 3DS2 ok', '4111 1111 1111 1111 3ds2.0']) {
     t.true(containsCardNumber(JSON.stringify({ a: text })), text);
   }
 });
