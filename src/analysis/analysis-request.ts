@@ -112,11 +112,15 @@ export function parseStatsQuery(query: string, now: number): Checked<StatsQuery>
     days[name] = day;
   }
   const to = days.to ?? (days.from !== null ? Math.min(days.from + (kDefaultStatsDays - 1) * kDayMs, startOfDay(now)) : startOfDay(now));
-  const from = days.from ?? to - (kDefaultStatsDays - 1) * kDayMs;
+  // Not before year 1: a `to` in its first days leaves fewer days by default.
+  const from = days.from ?? Math.max(to - (kDefaultStatsDays - 1) * kDayMs, kFirstDay);
   if (from > to) return invalid('from', 'from must not be after to.');
   if ((to - from) / kDayMs + 1 > kMaxStatsDays) return invalid('from', `Statistics cover at most ${kMaxStatsDays} days: from must be within ${kMaxStatsDays - 1} days before to.`);
   return { ok: true, value: { from, to } };
 }
+
+/** 0001-01-01, the first day a date names. */
+const kFirstDay = new Date(0).setUTCFullYear(1, 0, 1);
 
 export function startOfDay(time: number): number {
   return time - (((time % kDayMs) + kDayMs) % kDayMs);

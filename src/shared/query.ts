@@ -97,6 +97,8 @@ function cursorCheck(scope: string, json: string): string {
   return createHash('sha256').update(scope).update('\u0000').update(json).digest().subarray(0, 9).toString('base64url');
 }
 
+const kFirstInstant = new Date(0).setUTCFullYear(1, 0, 1);
+const kLastInstant = new Date(0).setUTCFullYear(9999, 11, 31) + 86_400_000 - 1;
 const kRfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/i;
 
 /**
@@ -117,6 +119,8 @@ export function parseRfc3339(value: string, rounding: 'down' | 'up' = 'down'): n
   if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return null;
   if (match[9] !== undefined && (Number(match[9]) > 23 || Number(match[10]) > 59)) return null;
   const time = Date.parse(value);
-  if (Number.isNaN(time)) return null;
+  // In years 1 to 9999 once the offset is applied too: 0001-01-01T00:30:00+01:00 is in year 0, and
+  // 9999-12-31T23:59:59-01:00 in year 10000, which an answer could not write back in four digits.
+  if (Number.isNaN(time) || time < kFirstInstant || time > kLastInstant) return null;
   return rounding === 'up' && /[1-9]/.test(match[7]?.slice(4) ?? '') ? time + 1 : time;
 }

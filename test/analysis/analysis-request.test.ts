@@ -19,6 +19,9 @@ test('times: RFC 3339 with Z or an offset, or a UTC date; nothing else, no impos
   t.is(parseInstant('0099-12-31'), parseInstant('0099-12-31T00:00:00Z'));
   t.is(parseInstant('0004-02-29T00:00:00Z'), new Date(0).setUTCFullYear(4, 1, 29));
   for (const yearZero of ['0000-01-01', '0000-02-29T00:00:00Z']) t.is(parseInstant(yearZero), null, yearZero);
+  // Out of years 1 to 9999 once the offset is applied.
+  for (const outside of ['0001-01-01T00:30:00+01:00', '9999-12-31T23:59:59-01:00']) t.is(parseInstant(outside), null, outside);
+  t.not(parseInstant('9999-12-31T23:59:59Z'), null);
   for (const bad of ['2026-11-20T00:00:00', '2026-11-20 00:00:00Z', '2026-02-30', '2026-02-30T00:00:00Z', '2026-11-20T24:00:00Z', '20261120', 'yesterday', '2026-11-20T00:00:60Z', '2026-13-01']) {
     t.is(parseInstant(bad), null, bad);
   }
@@ -30,6 +33,12 @@ test('a backtest request: version optional, limit defaults to the maximum', (t) 
   t.like(parseBacktestRequest({ from: '2026-11-01', to: '2026-11-08', version: null, limit: 5 }), { ok: true, value: { version: null, limit: 5 } });
   t.like(parseBacktestRequest({ from: '2026-08-01', to: '2026-11-01' }), { ok: true }, '92 days');
   t.like(parseBacktestRequest({ from: '2026-08-01', to: '2026-11-01T00:00:00.001Z' }), { ok: false, error: { parameter: 'to' } });
+});
+
+test('stats ranges: a default from never before year 1', (t) => {
+  const checked = parseStatsQuery('to=0001-01-02', Date.now());
+  t.true(checked.ok);
+  if (checked.ok) t.is(new Date(checked.value.from).toISOString().slice(0, 10), '0001-01-01');
 });
 
 test('stats ranges: UTC days, both ends included; the last 7 days by default; at most 31', (t) => {

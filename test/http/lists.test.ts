@@ -165,6 +165,7 @@ test('items refusals: an invalid value names items[i].value and nothing of the r
     // Impossible dates are refused, not moved (Date.parse reads Feb 30 as Mar 2, T24:00 as the next day).
     [{ items: [{ value: '192.0.2.9', expires_at: '2099-02-30T00:00:00Z' }] }, 'items[0].expires_at'],
     [{ items: [{ value: '192.0.2.9', expires_at: '2099-04-01T24:00:00Z' }] }, 'items[0].expires_at'],
+    [{ items: [{ value: '192.0.2.9', expires_at: '9999-12-31T23:59:59-01:00' }] }, 'items[0].expires_at'],
     [{ items: [{ value: '192.0.2.9', colour: 'red' }] }, 'items[0].colour'],
     [{ items: ['192.0.2.9'] }, 'items[0]'],
     [{ items: [] }, 'items'],
