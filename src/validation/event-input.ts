@@ -96,7 +96,9 @@ export function mayAskForAsync(body: Buffer): boolean {
 export function asksForAsync(body: Buffer): boolean {
   if (!mayAskForAsync(body)) return false;
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    // A byte order mark, as the body's parser takes it (json-body.ts), is no part of the JSON.
+    const start = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? 3 : 0;
+    const parsed = JSON.parse(body.toString('utf8', start)) as unknown;
     return typeof parsed === 'object' && parsed !== null && (parsed as { async?: unknown }).async === true;
   } catch {
     return false;

@@ -34,4 +34,5 @@ test('asksForAsync: a top-level async true only, whatever else the body holds; n
   t.false(asksForAsync(bytes('{"async": true, "event_id": broken')));
   t.false(asksForAsync(bytes('[{"async":true}]')));
   t.false(asksForAsync(bytes('{"event_id":"e"}')));
+  t.true(asksForAsync(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes('{"async":true}')])), 'after a byte order mark');
 });
