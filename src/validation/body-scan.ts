@@ -240,9 +240,10 @@ function nextToEscape(text: string, start: number, end: number): boolean {
  * letter (an identifier's, an IBAN's digits after its country code too), is one group glued to a
  * letter at either end (a hash, a token), ends glued to a letter or digit written as an escape, or
  * is a phone number after '+' (E.164: at most 15 digits). A last group glued to a word after it
- * ("… 1111 3DS", "… 1111 2nd": isWordAfterLastGroup) is that word's, as a group next to a decimal point is a decimal
- * number's or an IP address's: it alone is left out, the others stay ("paid 19.99 4111 1111 1111
- * 1111"). A first group glued to a word stays a reason to drop the whole run: IBANs are written so.
+ * ("… 1111 3DS", "… 1111 2nd": isWordAfterLastGroup) is that word's, as a group next to a decimal
+ * point is a decimal number's or an IP address's: it alone is left out, the others stay ("paid
+ * 19.99 4111 1111 1111 1111"). A first group glued to a word stays a reason to drop the whole run:
+ * IBANs are written so.
  */
 function runEnds(text: string, start: number, end: number, run: string): RunEnds | null {
   const before = start > 0 ? text.charCodeAt(start - 1) : -1;
