@@ -126,9 +126,9 @@ export function eraseListValues(db: Db, tenantId: string, environment: string, v
   }
   // The change log may hold the values too, even of items gone before (added, then removed): one
   // pass over the log (it keeps minutes of changes) takes them out. A worker that had not applied
-  // a row taken out reloads the list instead. Rows of a list purged entirely (no lists row: the
-  // sweep takes its values out of the log since, a database of an older build may still hold them)
-  // go too, whatever their environment: they serve nobody.
+  // a row taken out reloads the list instead. Rows of a list purged entirely (no lists row) go too,
+  // whatever their environment: they serve nobody. (The purge now takes such values out of the
+  // log itself; only a database an older build swept still holds them.)
   const lids = JSON.stringify(lists.map((list) => list.lid));
   const all = JSON.stringify([...values.all()]);
   const inLog = `FROM list_changes WHERE (lid IN (SELECT value FROM json_each(?)) OR lid NOT IN (SELECT lid FROM lists)) AND value IN (SELECT value FROM json_each(?))`;
