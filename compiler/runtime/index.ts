@@ -21,6 +21,7 @@
 
 import { RE2JS } from 're2js';
 import { kEventBudget, kIntMax, kIntMin } from '../limits.js';
+import { isWhiteSpace } from '../../src/shared/text.js';
 
 export const kAbsent: unique symbol = Symbol('absent');
 export const kTypeError: unique symbol = Symbol('type_error');
@@ -832,25 +833,13 @@ export function upperAscii(s: string): string | CelError {
   return kNonAscii.test(s) ? s.replace(/[a-z]+/g, (m) => m.toUpperCase()) : s.toUpperCase();
 }
 
-/**
- * Unicode White_Space (PropList.txt), which CEL's trim() removes: unlike
- * JavaScript's trim() it includes U+0085 (next line) and excludes U+FEFF
- * (byte order mark), which is not white space.
- */
-function whiteSpace(c: number): boolean {
-  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
-  if (c < 0x85) return false;
-  return c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 ||
-    c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000;
-}
-
 /** s.trim(): leading and trailing Unicode White_Space removed (a loop, no regex: linear). */
 export function trim(s: string): string | CelError {
   if (!spend(traversal(s.length))) return X;
   let start = 0;
   let end = s.length;
-  while (start < end && whiteSpace(s.charCodeAt(start))) start++;
-  while (end > start && whiteSpace(s.charCodeAt(end - 1))) end--;
+  while (start < end && isWhiteSpace(s.charCodeAt(start))) start++;
+  while (end > start && isWhiteSpace(s.charCodeAt(end - 1))) end--;
   return start === 0 && end === s.length ? s : s.slice(start, end);
 }
 

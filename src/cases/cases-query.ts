@@ -1,7 +1,7 @@
 // The query strings and the PATCH body of the cases routes, checked into values or a
 // VALIDATION_ERROR naming the parameter. Pure.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { characterLength } from '../shared/text.js';
+import { characterLength, isOnlyWhiteSpace } from '../shared/text.js';
 import { decodeCursor as decodePosition, encodeCursor as encodePosition, parsePageSize, parseRfc3339, unknownOrRepeatedParameter } from '../shared/query.js';
 
 export const kMaxNoteLength = 4000;
@@ -132,7 +132,7 @@ function decodeCursor(projectId: string, oldestFirst: boolean, text: string): Ca
 
 /** What an assignee may be: 1 to kMaxAssigneeLength characters, not only white space. */
 function isAssignee(text: string): boolean {
-  return text.trim() !== '' && characterLength(text) <= kMaxAssigneeLength;
+  return !isOnlyWhiteSpace(text) && characterLength(text) <= kMaxAssigneeLength;
 }
 
 export interface CaseChange {
@@ -178,7 +178,7 @@ export function parseCaseChange(body: Record<string, unknown>): Checked<CaseChan
     change.assignee = body.assignee;
   }
   if ('note' in body) {
-    if (typeof body.note !== 'string' || body.note.trim() === '' || characterLength(body.note) > kMaxNoteLength) {
+    if (typeof body.note !== 'string' || isOnlyWhiteSpace(body.note) || characterLength(body.note) > kMaxNoteLength) {
       return invalid('note', `note must be a string of 1 to ${kMaxNoteLength} characters, not only white space.`);
     }
     change.note = body.note;

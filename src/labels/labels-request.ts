@@ -1,7 +1,7 @@
 // The body of PUT /v1/events/{event_id}/label, checked into a value or a VALIDATION_ERROR naming the
 // field. Pure.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { characterLength } from '../shared/text.js';
+import { characterLength, isOnlyWhiteSpace } from '../shared/text.js';
 import { kLabelReasons, kLabels, type LabelChange } from './labels-store.js';
 
 export const kMaxLabelNoteLength = 4000;
@@ -25,7 +25,7 @@ export function parseLabel(body: Readonly<Record<string, unknown>>): { ok: true;
   if (!(kLabelReasons as readonly unknown[]).includes(body.reason)) return invalid('reason', `reason ${missingOrWrong(body.reason)} one of ${kLabelReasons.join(', ')}.`);
   let note: string | null = null;
   if (body.note !== undefined && body.note !== null) {
-    if (typeof body.note !== 'string' || body.note.trim() === '' || characterLength(body.note) > kMaxLabelNoteLength) {
+    if (typeof body.note !== 'string' || isOnlyWhiteSpace(body.note) || characterLength(body.note) > kMaxLabelNoteLength) {
       return invalid('note', `note must be a string of 1 to ${kMaxLabelNoteLength} characters, not only white space, or null for none.`);
     }
     note = body.note;

@@ -6,6 +6,7 @@
 // docs/events.md.
 import { parseTimestamp } from '../../compiler/runtime/index.js';
 import { apiError, type ApiError } from '../shared/errors.js';
+import { isOnlyWhiteSpace } from '../shared/text.js';
 import { validationErrorOf } from './ajv.js';
 import { kEventSchema, type EventType } from './event-schema.js';
 import type { JsonObject } from './json-body.js';
@@ -120,7 +121,7 @@ export function validateEventInput(body: JsonObject, bodyText: string): EventVal
   }
   // A device id of white space is no device: taken as one, it would link every account that sends it.
   const fpId = event.context?.fp_id;
-  if (typeof fpId === 'string' && fpId.trim() === '') {
+  if (typeof fpId === 'string' && isOnlyWhiteSpace(fpId)) {
     return { ok: false, error: apiError('VALIDATION_ERROR', 'context.fp_id is only white space; leave it out when there is no device id.', 'context.fp_id') };
   }
   // With the rules' own parser, not ajv's date-time, which also takes a space for the T, offsets

@@ -90,6 +90,7 @@ test('refusals: scopes, body fields, unknown events and other projects; nothing 
     [{ label: 'fraud', reason: 'because' }, 'reason'],
     [{ label: 'fraud', reason: 'other', note: '' }, 'note'],
     [{ label: 'fraud', reason: 'other', note: ' \n\t ' }, 'note'],
+    [{ label: 'fraud', reason: 'other', note: '\u0085\u0085 ' }, 'note'],
     [{ label: 'fraud', reason: 'other', note: 'x'.repeat(4001) }, 'note'],
     [{ label: 'fraud', reason: 'other', note: 7 }, 'note'],
     [{ label: 'fraud', reason: 'other', source: 'api' }, 'source'],

@@ -173,6 +173,7 @@ const kInvalidEvents: Array<[string, Record<string, unknown>, string]> = [
   ['context.fp_id too long', { context: { fp_id: 'f'.repeat(129) } }, 'context.fp_id'],
   ['context.fp_id empty', { context: { fp_id: '' } }, 'context.fp_id'],
   ['context.fp_id only white space', { context: { fp_id: ' \t\u00a0' } }, 'context.fp_id'],
+  ['context.fp_id only next-line characters (white space JavaScript\'s trim() keeps)', { context: { fp_id: '\u0085\u0085' } }, 'context.fp_id'],
   ['context.session_id too long', { context: { session_id: 's'.repeat(129) } }, 'context.session_id'],
   ['context.affiliate_id not a string', { context: { affiliate_id: 7 } }, 'context.affiliate_id'],
   ['user not an object', { user: 'jane' }, 'user'],

@@ -58,7 +58,7 @@ test.serial('a case note and an assignee are counted in characters: at the limit
   refusal(t, await api(file.server, 'PATCH', path, { key: file.key, body: { note: kEmoji.repeat(4001) } }), 400, 'VALIDATION_ERROR', 'note');
   refusal(t, await api(file.server, 'PATCH', path, { key: file.key, body: { assignee: kEmoji.repeat(129) } }), 400, 'VALIDATION_ERROR', 'assignee');
   // Only white space is no note nor assignee, and the refusal says so.
-  for (const body of [{ note: ' \n ' }, { assignee: '   ' }, { note: null }]) {
+  for (const body of [{ note: ' \n ' }, { note: '\u0085' }, { assignee: '   ' }, { assignee: '\u0085\u2028' }, { note: null }]) {
     const blank = await api(file.server, 'PATCH', path, { key: file.key, body });
     refusal(t, blank, 400, 'VALIDATION_ERROR', Object.keys(body)[0]!);
     if (!('note' in body && body.note === null)) t.regex(blank.body.errors[0].message, /not only white space/);
