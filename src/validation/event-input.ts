@@ -35,7 +35,7 @@ export type EventInput = {
 };
 
 const kRegisteredAtMessage =
-  'user.registered_at must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z or 2026-01-31T13:00:00.250+01:00 (a T between date and time, a colon in the offset, years 0001 to 9999, seconds 00 to 59).';
+  'user.registered_at must be an RFC 3339 date-time such as 2026-01-31T12:00:00Z or 2026-01-31T13:00:00.250+01:00 (a T between date and time, a colon in the offset, years 0001 to 9999 in UTC once the offset is applied, seconds 00 to 59).';
 
 /**
  * `nullsDropped`: the body had declared members sent as null, taken out of `event`; the payload
