@@ -67,10 +67,20 @@ export function apiError(code: ErrorCode, message?: string, parameter?: string):
   return {
     code,
     status: definition.status,
-    message: message === undefined ? definition.message : maskCardNumbers(message),
-    parameter: parameter === undefined ? '' : maskCardNumbers(parameter),
+    message: message === undefined ? definition.message : maskCardNumbers(wellFormed(message)),
+    parameter: parameter === undefined ? '' : maskCardNumbers(wellFormed(parameter)),
   };
 }
+
+/**
+ * A lone surrogate (from a member name the error names: `{"x\ud800":1}`) written as its escape's
+ * text: no UTF-8 holds one, and the answer must be JSON every parser reads (I-JSON).
+ */
+function wellFormed(text: string): string {
+  return kLoneSurrogate.test(text) ? text.replace(kLoneSurrogates, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`) : text;
+}
+const kLoneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const kLoneSurrogates = new RegExp(kLoneSurrogate.source, 'g');
 
 /** `error` with the underlying cause attached for the log (an Error, or a description). */
 export function causedBy(error: ApiError, cause: unknown): ApiError {

@@ -31,6 +31,7 @@ const refused = test.macro(async (t: ExecutionContext, members: string, paramete
   t.is(response.body.data, null);
   t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR');
   t.is(response.body.errors[0]?.parameter, parameter);
+  t.false(/(?<!\\)\\u[dD][89a-fA-F][0-9a-fA-F]{2}/.test(response.text), 'no surrogate escape in the answer: I-JSON');
   t.is(storedEventCount(server.dataDir, eventId), 0, 'a refused event stores nothing');
   const clean = await api(server, 'POST', '/v1/events', { key, rawBody: bodyText(eventId, '') });
   t.is(clean.status, 200, 'the event_id is still free: ' + clean.text);
@@ -42,7 +43,9 @@ test('a top-level member sent twice is refused', refused, '"brand_id":"a","brand
 test('a member name sent twice, once escaped, is refused', refused, '"user":{"vip":false,"v\\u0069p":true}', 'user.vip');
 test('a member sent twice inside an array item is refused', refused, '"extras":{"list":[{"a":1},{"a":1,"b":2,"a":3}]}', 'extras.list[1].a');
 test('a lone high surrogate in external_account_id is refused', refused, '"external_account_id":"user\\ud800"', 'external_account_id');
-test('a lone low surrogate in a member name is refused', refused, '"extras":{"k\\uDC00":1}', 'extras.k\udc00');
+// The answer names it with the escape's text: a lone surrogate in the answer would make it JSON that strict parsers (jq) refuse.
+test('a lone low surrogate in a member name is refused, and named as its escape', refused, '"extras":{"k\\uDC00":1}', 'extras.k\\udc00');
+test('a lone high surrogate in a top-level member name is refused, and named as its escape', refused, '"\\ud800":1', '\\ud800');
 
 test('one name in different objects, member-like text inside strings and escaped surrogate pairs are accepted', async (t) => {
   const members = [
