@@ -261,22 +261,25 @@ function runEnds(text: string, start: number, end: number, run: string): RunEnds
 
 /**
  * Whether the letters glued to the run's end make, with its last group, a word of its own ("3DS",
- * "3DS2", "2nd", "14h30") rather than the rest of an identifier: the run has groups, the last one
- * has fewer than four digits (four would continue a sequence of fours: "… 1111 1111abc" is a
- * longer number's), and the word is not a group of four that another group of four with a digit
- * follows ("… 6467 9A2B 3C4D": a key's fingerprint in hex, written in fours).
+ * "3DS2", "2nd", "14h30", "10am") rather than the rest of an identifier: the run has groups, the
+ * last one has fewer than four digits (four would continue a sequence of fours: "… 1111 1111abc"
+ * is a longer number's), and the run is not a number in fours going on in hex ("… 6467 9A2B 3C4D",
+ * a key's fingerprint: digits in fours, then a group of four hex characters and another).
  */
 function isWordAfterLastGroup(text: string, end: number, run: string): boolean {
   const lastGroup = kLastGroup.exec(run)?.[1];
   if (lastGroup === undefined || lastGroup.length >= 4) return false;
   const wordEnd = wordCharactersFrom(text, end);
-  if (lastGroup.length + wordEnd - end !== 4) return true;
+  if (lastGroup.length + wordEnd - end !== 4 || !kHexGroup.test(text.slice(end, wordEnd)) || !kInFours.test(run)) return true;
   let next = wordEnd;
   while (next < text.length && next - wordEnd < 3 && kSeparatorCharacter.test(text[next]!)) next++;
   if (next === wordEnd) return true;
   const nextEnd = wordCharactersFrom(text, next);
-  return !(nextEnd - next === 4 && /[0-9]/.test(text.slice(next, nextEnd)));
+  return !(nextEnd - next === 4 && kHexGroup.test(text.slice(next, nextEnd)));
 }
+const kHexGroup = /^[0-9A-Fa-f]+$/;
+/** Groups of four digits, then the last group. */
+const kInFours = new RegExp(`^(?:[0-9]{4}${kSeparatorClass}+)+[0-9]+$`);
 
 /** Where the letters and digits from `at` end. */
 function wordCharactersFrom(text: string, at: number): number {

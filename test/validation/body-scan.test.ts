@@ -162,7 +162,10 @@ test('detects a card before a word that starts with digits', (t) => {
   for (const text of ['Paid 4111 1111 1111 1111 3DS ok', 'card 5555 5555 5555 4444 2nd try', '4111-1111-1111-1111-3ds', '4111111111111111 1X',
     // Words that go on with digits: a protocol's version, a time, a hex token after the card.
     '4111 1111 1111 1111 3DS2', 'card 4111 1111 1111 1111 2FA1 done', 'carte 4111 1111 1111 1111 14h30', '4111 1111 1111 1111 1h30m',
-    'pan 4111 1111 1111 1111 3f2a9c1b token', '378282246310005 3DS2 ok', '4111 1111 1111 1111 3ds2.0']) {
+    'pan 4111 1111 1111 1111 3f2a9c1b token', '378282246310005 3DS2 ok', '4111 1111 1111 1111 3ds2.0',
+    // A word, then a group of four with a digit: not a number in fours going on in hex.
+    'card 4111111111111111 10am-12pm slot', 'card 4111 1111 1111 1111 10am 12pm', 'delivery 4111111111111111 12th 2026', '4111111111111111 1ABC 1234',
+    'card 4111 1111 1111 1111 3DS2 1234', 'card 4111111111111111 3DS2 2024', '4111 1111 1111 1111 3DS2 - 1234']) {
     t.true(containsCardNumber(JSON.stringify({ a: text })), text);
   }
 });
