@@ -67,20 +67,25 @@ export function apiError(code: ErrorCode, message?: string, parameter?: string):
   return {
     code,
     status: definition.status,
-    message: message === undefined ? definition.message : maskCardNumbers(wellFormed(message)),
-    parameter: parameter === undefined ? '' : maskCardNumbers(wellFormed(parameter)),
+    message: message === undefined ? definition.message : answerable(message),
+    parameter: parameter === undefined ? '' : answerable(parameter),
   };
 }
 
 /**
- * A lone surrogate (from a member name the error names: `{"x\ud800":1}`) written as its escape's
- * text: no UTF-8 holds one, and the answer must be JSON every parser reads (I-JSON).
+ * Text an answer may carry: card numbers masked (maskCardNumbers), and a lone surrogate (from a
+ * member name the error names: `{"x\ud800":1}`) written as its escape's text, as no UTF-8 holds
+ * one and the answer must be JSON every parser reads (I-JSON). The text around each surrogate is
+ * masked on its own, the surrogate a boundary that glues to nothing (a card after it is masked),
+ * and the escape's own hex is not taken for digits of a card.
  */
-function wellFormed(text: string): string {
-  return kLoneSurrogate.test(text) ? text.replace(kLoneSurrogates, (unit) => `\\u${unit.charCodeAt(0).toString(16)}`) : text;
+function answerable(text: string): string {
+  if (!kLoneSurrogate.test(text)) return maskCardNumbers(text);
+  return text.split(kLoneSurrogateSplit).map((part, i) => (i % 2 === 0 ? maskCardNumbers(part) : `\\u${part.charCodeAt(0).toString(16)}`)).join('');
 }
 const kLoneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const kLoneSurrogates = new RegExp(kLoneSurrogate.source, 'g');
+/** Splits around lone surrogates, each kept (a capturing group) at the odd indices. */
+const kLoneSurrogateSplit = new RegExp(`(${kLoneSurrogate.source})`);
 
 /** `error` with the underlying cause attached for the log (an Error, or a description). */
 export function causedBy(error: ApiError, cause: unknown): ApiError {

@@ -118,11 +118,10 @@ export function parseRfc3339(value: string, rounding: 'down' | 'up' = 'down'): n
   // Year 0000 (1 BC) is refused: the API's times are of years 1 to 9999, written with four digits.
   if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return null;
   if (match[9] !== undefined && (Number(match[9]) > 23 || Number(match[10]) > 59)) return null;
-  const parsed = Date.parse(value);
-  if (Number.isNaN(parsed)) return null;
-  const time = rounding === 'up' && /[1-9]/.test(match[7]?.slice(4) ?? '') ? parsed + 1 : parsed;
-  // In years 1 to 9999 once the offset (and the rounding) is applied too: 0001-01-01T00:30:00+01:00
-  // is in year 0, and 9999-12-31T23:59:59-01:00 in year 10000, which an answer could not write back
-  // in four digits.
-  return time < kFirstInstant || time > kLastInstant ? null : time;
+  const time = Date.parse(value);
+  // In years 1 to 9999 once the offset is applied too: 0001-01-01T00:30:00+01:00 is in year 0, and
+  // 9999-12-31T23:59:59-01:00 in year 10000, which an answer could not write back in four digits.
+  if (Number.isNaN(time) || time < kFirstInstant || time > kLastInstant) return null;
+  // Rounded up, the last millisecond of year 9999 stays its last (not year 10000's first).
+  return rounding === 'up' && /[1-9]/.test(match[7]?.slice(4) ?? '') ? Math.min(time + 1, kLastInstant) : time;
 }

@@ -22,7 +22,7 @@ test('times: RFC 3339 with Z or an offset, or a UTC date; nothing else, no impos
   // Out of years 1 to 9999 once the offset is applied.
   for (const outside of ['0001-01-01T00:30:00+01:00', '9999-12-31T23:59:59-01:00']) t.is(parseInstant(outside), null, outside);
   t.not(parseInstant('9999-12-31T23:59:59Z'), null);
-  t.is(parseInstant('9999-12-31T23:59:59.9999Z'), null, 'rounded up into year 10000');
+  t.is(parseInstant('9999-12-31T23:59:59.9999Z'), parseInstant('9999-12-31T23:59:59.999Z'), 'rounded up, not into year 10000');
   for (const bad of ['2026-11-20T00:00:00', '2026-11-20 00:00:00Z', '2026-02-30', '2026-02-30T00:00:00Z', '2026-11-20T24:00:00Z', '20261120', 'yesterday', '2026-11-20T00:00:60Z', '2026-13-01']) {
     t.is(parseInstant(bad), null, bad);
   }

@@ -32,6 +32,7 @@ const refused = test.macro(async (t: ExecutionContext, members: string, paramete
   t.is(response.body.errors[0]?.code, 'VALIDATION_ERROR');
   t.is(response.body.errors[0]?.parameter, parameter);
   t.false(/(?<!\\)\\u[dD][89a-fA-F][0-9a-fA-F]{2}/.test(response.text), 'no surrogate escape in the answer: I-JSON');
+  t.false(response.text.includes('4111111111111111'), 'no card number in the answer');
   t.is(storedEventCount(server.dataDir, eventId), 0, 'a refused event stores nothing');
   const clean = await api(server, 'POST', '/v1/events', { key, rawBody: bodyText(eventId, '') });
   t.is(clean.status, 200, 'the event_id is still free: ' + clean.text);
@@ -46,6 +47,8 @@ test('a lone high surrogate in external_account_id is refused', refused, '"exter
 // The answer names it with the escape's text: a lone surrogate in the answer would make it JSON that strict parsers (jq) refuse.
 test('a lone low surrogate in a member name is refused, and named as its escape', refused, '"extras":{"k\\uDC00":1}', 'extras.k\\udc00');
 test('a lone high surrogate in a top-level member name is refused, and named as its escape', refused, '"\\ud800":1', '\\ud800');
+// A card number beside it is masked as anywhere else, and the escape's hex digits are not taken for a card's.
+test('a lone surrogate before a card number in a member name: the card is masked', refused, '"\\ud8004111111111111111":1', '\\ud800****************');
 
 test('one name in different objects, member-like text inside strings and escaped surrogate pairs are accepted', async (t) => {
   const members = [
