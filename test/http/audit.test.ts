@@ -138,6 +138,9 @@ test('filters, paging and time bounds', async (t) => {
   const before = await trail(key, `?action=list.create&created_before=${encodeURIComponent(middle)}`);
   t.true(before.every((record) => record.created_at < middle));
   t.deepEqual(await trail(key, '?created_after=2999-01-01T00:00:00Z'), []);
+  // The last instants that can be written: year 9999's last millisecond, with a finer fraction too, taken; year 10000's refused.
+  t.true((await trail(key, `?action=list.create&created_before=${encodeURIComponent('9999-12-31T23:59:59.9999Z')}`)).length > 0);
+  refusal(t, await api(file.server, 'GET', `/v1/audit?created_before=${encodeURIComponent('9999-12-31T23:59:59-01:00')}`, { key }), 400, 'VALIDATION_ERROR', 'created_before');
   // An instant finer than the stored milliseconds: a record of that millisecond is before it, not after.
   const finer = middle.replace(/Z$/, '5Z');
   t.true((await trail(key, `?target=list:l3&action=list.create&created_before=${encodeURIComponent(finer)}`)).some((record) => record.created_at === middle));
