@@ -55,9 +55,12 @@ const kUnicodeLetter = /[\p{L}\p{M}]/u;
 /**
  * Letters of scripts written without spaces between words (Chinese, Japanese, Korean particles,
  * Thai, Lao, Khmer, Burmese): a number there touches the words around it ("卡号4111…已绑定"), and
- * no identifier glues such letters to its digits, so they do not glue.
+ * no identifier glues such letters to its digits, so they do not glue. With them the marks kana
+ * take that Unicode counts in no script of theirs: the prolonged sound mark (full and halfwidth,
+ * ｶｰﾄﾞ) and the voiced sound marks, combining (as NFD writes them) or not.
  */
-const kUnspacedScriptLetter = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc]/u;
+const kUnspacedScriptLetter =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u3099-\u309c\u30fc\uff70\uff9e\uff9f]/u;
 /** 16 digits in a row: the only text that writes an integer beyond 2^53 without an exponent. */
 const kLongDigitRun = /[0-9]{16}/;
 const kUuid = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;

@@ -179,7 +179,8 @@ test('ignores a run glued to a word after it when it is one group, or when its l
 
 // Scripts written without spaces between words: a card number touches the words around it.
 test('detects a card inside Chinese, Japanese, Korean or Thai text', (t) => {
-  for (const text of ['卡号4111111111111111已绑定', 'カード番号：4111111111111111です', '번호4111111111111111입니다', '卡号：4111 1111 1111 1111已绑定', 'บัตร4111111111111111ครับ']) {
+  for (const text of ['卡号4111111111111111已绑定', 'カード番号：4111111111111111です', '번호4111111111111111입니다', '卡号：4111 1111 1111 1111已绑定', 'บัตร4111111111111111ครับ',
+    'ｶｰﾄﾞ4111111111111111', 'ﾃﾞｰﾀｰ4111111111111111', 'カート\u30994111111111111111']) {
     t.true(containsCardNumber(JSON.stringify({ a: text })), text);
   }
 });
