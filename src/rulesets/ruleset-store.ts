@@ -356,7 +356,7 @@ export function draftChanges(drafts: DraftSnapshot, published: DraftSnapshot | n
   for (const ruleId of publishedRules.keys()) if (!draftIds.has(ruleId)) changed.push(ruleId);
   return {
     changed_rules: changed.sort(),
-    policy_changed: published === null || (published.policy.version !== drafts.policy.version && !sameThresholds(published.policy, drafts.policy)),
+    policy_changed: published === null || !sameThresholds(published.policy, drafts.policy),
   };
 }
 
@@ -511,13 +511,9 @@ export function storeRestoredRuleset(
     setRuleLists(db, projectId, rule.rule_id, lists);
   }
   if (plan.policyChanged) saveDraftPolicy(db, projectId, plan.policy, now);
-  if (resetOnly) {
-    recordRestoreInAuditTrail(db, { projectId, actor: restoredBy, restoredVersion: version, publishedVersion: live.version, rulesChanged: plan.saved.map((rule) => rule.rule_id), policyChanged: plan.policyChanged, at: now });
-    return { kind: 'unchanged', ruleset: live };
-  }
-  const ruleset = insertRuleset(db, projectId, plan, artifact, restoredBy, now);
+  const ruleset = resetOnly ? live : insertRuleset(db, projectId, plan, artifact, restoredBy, now);
   recordRestoreInAuditTrail(db, { projectId, actor: restoredBy, restoredVersion: version, publishedVersion: ruleset.version, rulesChanged: plan.saved.map((rule) => rule.rule_id), policyChanged: plan.policyChanged, at: now });
-  return { kind: 'published', ruleset };
+  return resetOnly ? { kind: 'unchanged', ruleset } : { kind: 'published', ruleset };
 }
 
 export interface RestoreAuditEntry {
