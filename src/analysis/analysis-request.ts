@@ -1,7 +1,7 @@
 // Request checks of the backtest and rule statistics routes (docs/backtests.md). Pure: bodies,
 // query strings and path parameters in, values or the VALIDATION_ERROR naming the parameter out.
 import { apiError, type ApiError } from '../shared/errors.js';
-import { parseRfc3339, unknownOrRepeatedParameter } from '../shared/query.js';
+import { kFirstInstant, parseRfc3339, unknownOrRepeatedParameter } from '../shared/query.js';
 
 export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: ApiError };
 
@@ -113,14 +113,11 @@ export function parseStatsQuery(query: string, now: number): Checked<StatsQuery>
   }
   const to = days.to ?? (days.from !== null ? Math.min(days.from + (kDefaultStatsDays - 1) * kDayMs, startOfDay(now)) : startOfDay(now));
   // Not before year 1: a `to` in its first days leaves fewer days by default.
-  const from = days.from ?? Math.max(to - (kDefaultStatsDays - 1) * kDayMs, kFirstDay);
+  const from = days.from ?? Math.max(to - (kDefaultStatsDays - 1) * kDayMs, kFirstInstant);
   if (from > to) return invalid('from', 'from must not be after to.');
   if ((to - from) / kDayMs + 1 > kMaxStatsDays) return invalid('from', `Statistics cover at most ${kMaxStatsDays} days: from must be within ${kMaxStatsDays - 1} days before to.`);
   return { ok: true, value: { from, to } };
 }
-
-/** 0001-01-01, the first day a date names. */
-const kFirstDay = new Date(0).setUTCFullYear(1, 0, 1);
 
 export function startOfDay(time: number): number {
   return time - (((time % kDayMs) + kDayMs) % kDayMs);

@@ -283,9 +283,10 @@ export class HttpServer {
     const path = req.getUrl();
     const contentLength = req.getHeader('content-length');
     const transferEncoding = req.getHeader('transfer-encoding');
+    // Matched before the framing check: a refusal of a CORS route's framing says Vary: Origin too.
+    const match = this.#router.match(exchange.head ? 'GET' : method, path);
     // getHeader sees only the first of repeated headers: count them only when framing headers are
     // present at all (never on a plain GET).
-    const match = this.#router.match(exchange.head ? 'GET' : method, path);
     let counted: HeaderCounts | null = null;
     if (contentLength !== '' || transferEncoding !== '') {
       exchange.closeAfterAnswer = transferEncoding !== '';

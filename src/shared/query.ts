@@ -97,7 +97,8 @@ function cursorCheck(scope: string, json: string): string {
   return createHash('sha256').update(scope).update('\u0000').update(json).digest().subarray(0, 9).toString('base64url');
 }
 
-const kFirstInstant = new Date(0).setUTCFullYear(1, 0, 1);
+/** The first and the last millisecond an answer can write (years 0001 to 9999, four digits). */
+export const kFirstInstant = new Date(0).setUTCFullYear(1, 0, 1);
 const kLastInstant = new Date(0).setUTCFullYear(9999, 11, 31) + 86_400_000 - 1;
 const kRfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/i;
 
